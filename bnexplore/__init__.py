@@ -1,0 +1,23 @@
+"""bnexplore: learn and explore Bayesian network structure from discrete data.
+
+The Python API in one place::
+
+    import bnexplore as bx
+    data = bx.read_csv("sample_data/asia.csv")
+    result = bx.learn(data, algorithm="hc", score="bdeu")
+    print(result.score, result.graph.arcs())
+"""
+
+from .bif import Network, fit_network, read_bif, sample, write_bif
+from .data import Dataset, Encoder, read_csv
+from .errors import BIFError, BNExploreError, DataError, ResourceError, ScoreError, SearchError
+from .graphs import CPDAG, DAG, PDAG, RPDAG
+from .result import Result
+from .scores import Scorer
+from .search import learn
+
+__all__ = [
+    "BIFError", "BNExploreError", "CPDAG", "DAG", "DataError", "Dataset", "Encoder", "Network", "PDAG",
+    "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError", "fit_network", "learn",
+    "read_bif", "read_csv", "sample", "write_bif",
+]

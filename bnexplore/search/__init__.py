@@ -1,0 +1,53 @@
+"""Structure searches. :func:`learn` is the one entry point for all of them."""
+
+import inspect
+
+from ..errors import SearchError
+from ..scores import Scorer
+from .hillclimb import hill_climb, tabu_search
+
+ALGORITHMS = {
+    "hc": hill_climb,
+    "tabu": tabu_search,
+}
+"""Search functions by name; each takes ``(scorer, **options)`` and returns a Result."""
+
+
+def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
+    """Learn a Bayesian network structure from data.
+
+    Parameters
+    ----------
+    data : Dataset
+        Encoded data (numeric columns discretized). Ignored when ``scorer``
+        is given.
+    algorithm : str
+        One of :data:`ALGORITHMS`.
+    score : str
+        Local score (see :class:`bnexplore.scores.Scorer`).
+    ess : float
+        BDeu equivalent sample size.
+    scorer : Scorer, optional
+        Reuse a scorer (and its cache) instead of building one.
+    **options
+        Passed to the algorithm's function (for example ``max_indegree``,
+        ``time_limit``, ``progress``, ``stop``); unknown names are an error.
+
+    Returns
+    -------
+    Result
+    """
+    try:
+        function = ALGORITHMS[algorithm]
+    except (KeyError, TypeError):
+        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}") from None
+    accepted = set(inspect.signature(function).parameters) - {"scorer"}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise SearchError(f"{algorithm} does not take {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
+    if scorer is None:
+        scorer = Scorer(data, score=score, ess=ess)
+    return function(scorer, **options)
+
+
+__all__ = ["ALGORITHMS", "learn", "hill_climb", "tabu_search"]

@@ -1,0 +1,243 @@
+"""Local search in the space of DAGs: greedy hill climbing and tabu search.
+
+The neighbourhood is the classic one: add, delete or reverse one arc, keeping
+the graph acyclic (Heckerman, Geiger & Chickering 1995). Both searches are the
+DAG baselines of Acid & de Campos (2003), Section 6 ("DAG" and "TS-DAG"),
+including the tabu search's defaults: a tabu list of ``n`` operators and
+``n (n - 1)`` iterations.
+"""
+
+from collections import deque
+
+import numpy as np
+
+from ..control import Control
+from ..errors import SearchError
+from .dagstate import DagState
+from .run import SearchRun
+
+OPS = ("add", "delete", "reverse")
+_INVERSE = {"add": "delete", "delete": "add", "reverse": "reverse"}
+
+
+def _arc_matrix(scorer, arcs, what):
+    """Boolean matrix of arcs given as (u, v) pairs of names or indices."""
+    m = np.zeros((scorer.n_vars, scorer.n_vars), np.bool_)
+    for arc in arcs or ():
+        if isinstance(arc, str) or not hasattr(arc, "__len__") or len(arc) != 2:
+            raise SearchError(f"{what} entries must be (parent, child) pairs, got {arc!r}")
+        m[scorer.index(arc[0]), scorer.index(arc[1])] = True
+    return m
+
+
+class _Constraints:
+    """Blacklist, whitelist and in-degree bound shared by every move."""
+
+    def __init__(self, scorer, blacklist, whitelist, max_indegree):
+        if max_indegree is not None and (int(max_indegree) != max_indegree or max_indegree < 0):
+            raise SearchError(f"max_indegree must be a whole number >= 0, got {max_indegree!r}")
+        black = _arc_matrix(scorer, blacklist, "blacklist")
+        self.white = _arc_matrix(scorer, whitelist, "whitelist")
+        clash = np.argwhere(black & self.white)
+        if len(clash):
+            u, v = clash[0]
+            raise SearchError(f"arc {scorer.names[u]} -> {scorer.names[v]} is both blacklisted and whitelisted")
+        self.allow_add = ~black & ~np.eye(scorer.n_vars, dtype=np.bool_)
+        self.max_indegree = max_indegree
+
+    def start(self, scorer, start):
+        """Parent sets of the start graph with the whitelist added."""
+        if start is None:
+            parents = [set() for _ in range(scorer.n_vars)]
+        else:
+            parents = [set(ps) for ps in scorer.parent_lists(start)]
+        for u, v in np.argwhere(self.white):
+            parents[v].add(int(u))
+        for v, ps in enumerate(parents):
+            for u in ps:
+                if not self.allow_add[u, v]:
+                    raise SearchError(f"the start graph contains the blacklisted arc "
+                                      f"{scorer.names[u]} -> {scorer.names[v]}")
+            if self.max_indegree is not None and len(ps) > self.max_indegree:
+                raise SearchError(f"node {scorer.names[v]!r} has {len(ps)} parents in the start graph, "
+                                  f"more than max_indegree={self.max_indegree}")
+        return parents
+
+    def legal(self, state, tabu=None):
+        """Masks of the legal adds, deletes and reversals of ``state``.
+
+        An addition u -> v must not close a cycle (no path v -> ... -> u);
+        reversals are checked for cycles only when chosen (see
+        :meth:`DagState.reversal_is_acyclic`).
+        """
+        adj = state.adj
+        add = self.allow_add & ~adj & ~adj.T & ~state.reach.T
+        room = state.indegree() < state.max_indegree
+        add &= room[None, :]
+        delete = adj & ~self.white
+        reverse = delete & self.allow_add.T & room[:, None]
+        if tabu is not None:
+            add &= ~tabu["add"]
+            delete &= ~tabu["delete"]
+            reverse &= ~tabu["reverse"]
+        return add, delete, reverse
+
+
+def _best_move(state, constraints, tabu=None):
+    """The best legal move as ``(op, (u, v), delta, evaluated)``, or None.
+
+    ``evaluated`` counts the neighbours considered (the paper's Ind).
+    """
+    add, delete, reverse = constraints.legal(state, tabu)
+    delta = state.delta
+    values = [np.where(add, delta, -np.inf), np.where(delete, delta, -np.inf),
+              np.where(reverse, delta + delta.T, -np.inf)]
+    evaluated = int(add.sum() + delete.sum() + reverse.sum())
+    best = None
+    for op, vals in zip(OPS[:2], values[:2]):
+        t = int(np.argmax(vals))
+        if vals.flat[t] > -np.inf and (best is None or vals.flat[t] > best[2]):
+            best = (op, divmod(t, state.n), float(vals.flat[t]))
+    rev = values[2].ravel()
+    floor = -np.inf if best is None else best[2]
+    candidates = np.flatnonzero(rev > floor)
+    for t in candidates[np.argsort(-rev[candidates], kind="stable")]:
+        u, v = divmod(int(t), state.n)
+        if state.reversal_is_acyclic(u, v):
+            best = ("reverse", (u, v), float(rev[t]))
+            break
+    if best is None:
+        return None
+    return (*best, evaluated)
+
+
+def _climb(state, constraints, run, tol):
+    """Greedy ascent until no legal move improves by more than ``tol``."""
+    while not run.control.should_stop():
+        move = _best_move(state, constraints)
+        if move is None or move[2] <= tol:
+            if move is not None:
+                run.evaluated += move[3]
+            return
+        run.step(state, *move)
+
+
+def _perturb(state, constraints, run, rng, moves):
+    """Apply ``moves`` random legal moves (score ignored), for a restart."""
+    for _ in range(moves):
+        add, delete, reverse = constraints.legal(state)
+        options = [(op, int(u), int(v)) for op, mask in zip(OPS, (add, delete, reverse))
+                   for u, v in np.argwhere(mask)]
+        rng.shuffle(options)
+        for op, u, v in options:
+            if op != "reverse" or state.reversal_is_acyclic(u, v):
+                delta = state.delta[u, v] + (state.delta[v, u] if op == "reverse" else 0.0)
+                run.step(state, op, (u, v), float(delta), 0, kind="perturb")
+                break
+
+
+def _tolerance(state):
+    return 1e-9 * max(1.0, abs(state.score))
+
+
+def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, restarts=0,
+               perturb=None, seed=None, progress=None, time_limit=None, stop=None, control=None):
+    """Greedy hill climbing over DAGs with add / delete / reverse.
+
+    Each step applies the single legal move with the largest score gain and
+    stops at a local optimum (no legal move improves the score). Deltas are
+    incremental: a move recomputes only the local scores of the children
+    whose parent sets changed (see :class:`DagState`).
+
+    Parameters
+    ----------
+    scorer : Scorer
+    start : DAG or parent lists, optional
+        Start graph (default: the empty graph). Whitelisted arcs are added.
+    max_indegree : int, optional
+    blacklist, whitelist : iterables of (parent, child) pairs, optional
+        Arcs that may never appear / must always appear.
+    restarts : int
+        Number of random restarts: from the best graph so far apply
+        ``perturb`` random legal moves, climb again, keep the best.
+    perturb : int, optional
+        Moves per perturbation (default ``max(1, n // 4)``).
+    seed : int, optional
+        Seed of the perturbations.
+    progress, time_limit, stop, control
+        See :class:`bnexplore.control.Control`.
+
+    Returns
+    -------
+    Result
+        ``stats`` holds the paper's counters; ``trajectory`` every step,
+        perturbation moves marked ``kind="perturb"``.
+    """
+    control = Control.of(control, progress, time_limit, stop)
+    if int(restarts) != restarts or restarts < 0:
+        raise SearchError(f"restarts must be a whole number >= 0, got {restarts!r}")
+    perturb = max(1, scorer.n_vars // 4) if perturb is None else int(perturb)
+    constraints = _Constraints(scorer, blacklist, whitelist, max_indegree)
+    run = SearchRun(scorer, control, "hc", {"max_indegree": max_indegree, "restarts": restarts,
+                                       "perturb": perturb, "seed": seed})
+    state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    _climb(state, constraints, run, _tolerance(state))
+    best_parents, best_score = state.parent_lists(), state.score
+    rng = np.random.default_rng(seed)
+    for _ in range(int(restarts)):
+        if control.should_stop():
+            break
+        state = DagState(scorer, best_parents, max_indegree)
+        _perturb(state, constraints, run, rng, perturb)
+        _climb(state, constraints, run, _tolerance(state))
+        if state.score > best_score + _tolerance(state):
+            best_parents, best_score = state.parent_lists(), state.score
+    return run.result(best_parents)
+
+
+def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, tabu_length=None,
+                iterations=None, progress=None, time_limit=None, stop=None, control=None):
+    """Tabu search over DAGs (TS-DAG of Acid & de Campos 2003, Section 6).
+
+    Every iteration applies the best legal move whose operator is not tabu,
+    even when it lowers the score, then makes its inverse tabu (after adding
+    u -> v deleting it is tabu, after deleting adding it, after reversing
+    reversing it back); the list keeps the last ``tabu_length`` operators.
+    The best graph seen is returned.
+
+    Parameters
+    ----------
+    tabu_length : int, optional
+        Length of the tabu list (default ``n``, as in the paper).
+    iterations : int, optional
+        Number of iterations (default ``n (n - 1)``, as in the paper).
+    Other parameters as in :func:`hill_climb`.
+    """
+    control = Control.of(control, progress, time_limit, stop)
+    n = scorer.n_vars
+    tabu_length = n if tabu_length is None else int(tabu_length)
+    iterations = n * (n - 1) if iterations is None else int(iterations)
+    if tabu_length < 0 or iterations < 0:
+        raise SearchError("tabu_length and iterations must be >= 0")
+    constraints = _Constraints(scorer, blacklist, whitelist, max_indegree)
+    run = SearchRun(scorer, control, "tabu", {"max_indegree": max_indegree, "tabu_length": tabu_length,
+                                         "iterations": iterations})
+    state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    best_parents, best_score, best_iteration = state.parent_lists(), state.score, 0
+    recent = deque(maxlen=tabu_length) if tabu_length else None
+    for it in range(1, iterations + 1):
+        if control.should_stop():
+            break
+        tabu = {op: np.zeros((n, n), np.bool_) for op in OPS}
+        for op, u, v in recent or ():
+            tabu[op][u, v] = True
+        move = _best_move(state, constraints, tabu)
+        if move is None:
+            break
+        op, (u, v) = move[:2]
+        run.step(state, *move, done=it / iterations)
+        if recent is not None:
+            recent.append((_INVERSE[op], *((v, u) if op == "reverse" else (u, v))))
+        if state.score > best_score + _tolerance(state):
+            best_parents, best_score, best_iteration = state.parent_lists(), state.score, it
+    return run.result(best_parents, best_iteration=best_iteration)

@@ -1,0 +1,54 @@
+"""Statistics, trajectory and progress shared by the local searches."""
+
+import time
+
+from ..graphs import DAG
+from ..result import Result
+
+
+class SearchRun:
+    """Book-keeping of one local-search run: statistics, trajectory, progress.
+
+    Parameters
+    ----------
+    scorer : Scorer
+    control : Control
+    algorithm : str
+        Name used in results and progress messages.
+    params : dict
+        Search settings (the score settings are added).
+    """
+
+    def __init__(self, scorer, control, algorithm, params):
+        self.scorer = scorer
+        self.control = control
+        self.algorithm = algorithm
+        self.params = {**scorer.params, **params}
+        self.snapshot = scorer.snapshot()
+        self.start = time.perf_counter()
+        self.iterations = 0
+        self.evaluated = 0
+        self.trajectory = []
+
+    def step(self, state, op, nodes, delta, evaluated, done=None, **extra):
+        """Apply ``op`` to ``state`` (anything with ``apply(op, *nodes)`` and
+        ``score``) and record it; ``evaluated`` neighbours were considered."""
+        state.apply(op, *nodes)
+        self.iterations += 1
+        self.evaluated += evaluated
+        names = self.scorer.names
+        self.trajectory.append({"step": len(self.trajectory) + 1, "op": op, "args": [names[x] for x in nodes],
+                                "delta": delta, "score": state.score, **extra})
+        self.control.report(done=done, message=f"{self.algorithm}: step {self.iterations}",
+                            score=state.score, iteration=self.iterations)
+
+    def result(self, parents, extra=None, **stats):
+        """The :class:`Result` for the DAG with these parent lists."""
+        graph = DAG.from_parents(parents, self.scorer.names)
+        score = self.scorer.total(parents)
+        stats = {"seconds": time.perf_counter() - self.start, "iterations": self.iterations,
+                 "structures_evaluated": self.evaluated, **self.scorer.stats(self.snapshot),
+                 "edges": graph.n_edges, "stopped": self.control.reason, **stats}
+        self.control.finish(message=f"{self.algorithm}: done", score=score)
+        return Result(graph=graph, score=score, score_name=self.scorer.score_name, algorithm=self.algorithm,
+                      params=self.params, stats=stats, trajectory=self.trajectory, extra=extra or {})

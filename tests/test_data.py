@@ -1,0 +1,579 @@
+"""Tests of bnexplore.data: typing, discretization, coding, reading, bad input."""
+
+import gzip
+import io
+import math
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bnexplore.data import (
+    MISSING_LABEL,
+    Dataset,
+    Encoder,
+    code_dtype,
+    discretize_values,
+    interval_labels,
+    learn_cut_points,
+    read_csv,
+    read_frame,
+)
+from bnexplore.errors import DataError
+
+SHARED = "/work/shared/data/ebnsl"
+
+
+def quiet(function, *args, **kwargs):
+    """Call ``function`` with warnings silenced (for tests that check other things)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------
+# Slow, obviously-correct references
+# ----------------------------------------------------------------------------
+
+
+def percentile_by_hand(values, p):
+    """Linear-interpolation percentile (numpy's default), from the sorted values."""
+    x = sorted(values)
+    h = (len(x) - 1) * p / 100
+    low = math.floor(h)
+    high = min(low + 1, len(x) - 1)
+    return x[low] + (h - low) * (x[high] - x[low])
+
+
+def code_by_hand(value, cuts):
+    """Right-closed bins: the number of cut points strictly below the value."""
+    return sum(1 for c in cuts if c < value)
+
+
+# ----------------------------------------------------------------------------
+# Discretization
+# ----------------------------------------------------------------------------
+
+
+def test_uniform3_hand_computed_on_0_to_100():
+    # q1 = 2.5, q2 = 97.5, cuts 2.5 + 95/3 and 2.5 + 190/3
+    cuts = learn_cut_points("uniform3", np.arange(101.0))
+    assert cuts == pytest.approx([34.1666667, 65.8333333])
+
+
+def test_uniform3_hand_computed_on_five_values():
+    # 2.5 percentile of 0..4 sits at index 0.1 -> 0.1; 97.5 at index 3.9 -> 3.9
+    # cuts 0.1 + 3.8/3 = 1.36667 and 0.1 + 7.6/3 = 2.63333
+    ds = Dataset.from_frame(pd.DataFrame({"y": [0.0, 1, 2, 3, 4]}), discretize={"y": "uniform3"})
+    assert ds.encoder.cut_points()["y"] == pytest.approx([1.3666667, 2.6333333])
+    assert ds.codes[:, 0].tolist() == [0, 0, 1, 2, 2]
+
+
+def test_quantile_and_width_hand_computed():
+    # quantiles of 1..8 at 1/4, 2/4, 3/4: indices 1.75, 3.5, 5.25 -> 2.75, 4.5, 6.25
+    assert learn_cut_points("quantile:4", np.arange(1.0, 9)) == pytest.approx([2.75, 4.5, 6.25])
+    assert learn_cut_points("width:4", [0.0, 10, 2, 7]) == pytest.approx([2.5, 5.0, 7.5])
+    assert learn_cut_points("manual:1, 2.5", [100.0]).tolist() == [1.0, 2.5]
+    assert learn_cut_points([3, 4], [0.0]).tolist() == [3.0, 4.0]
+
+
+def test_bins_are_right_closed():
+    cuts = [1.25, 3.5]
+    values = [-10, 1.25, 1.26, 3.5, 3.51, 99]
+    assert discretize_values(values, cuts).tolist() == [0, 0, 1, 1, 2, 2]
+    assert interval_labels(cuts) == ["(-inf, 1.25]", "(1.25, 3.5]", "(3.5, inf)"]
+    assert interval_labels([]) == ["(-inf, inf)"]
+
+
+def test_interval_labels_round_but_stay_distinct():
+    assert interval_labels([34.16666666, 65.8333333]) == ["(-inf, 34.17]", "(34.17, 65.83]", "(65.83, inf)"]
+    assert interval_labels([1.000001, 1.000002])[1] == "(1.000001, 1.000002]"
+    assert interval_labels([123456.7]) == ["(-inf, 123457]", "(123457, inf)"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_uniform3_and_codes_match_hand_reference_on_random_data(seed):
+    rng = np.random.default_rng(seed)
+    train = rng.normal(size=int(rng.integers(5, 60))).round(int(rng.integers(0, 3)))
+    test = rng.normal(scale=3, size=40)
+    q1, q2 = percentile_by_hand(train, 2.5), percentile_by_hand(train, 97.5)
+    expected = sorted({c for c in (q1 + (q2 - q1) / 3, q1 + 2 * (q2 - q1) / 3) if c < max(train)})
+    encoder = quiet(Encoder(discretize={"g": "uniform3"}).fit, pd.DataFrame({"g": train}))
+    assert encoder.cut_points()["g"] == pytest.approx(expected)
+    coded = quiet(encoder.transform, pd.DataFrame({"g": test}))
+    cuts = encoder.cut_points()["g"]
+    assert coded.codes[:, 0].tolist() == [code_by_hand(v, cuts) for v in test]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_quantile_and_width_codes_match_hand_reference(seed):
+    rng = np.random.default_rng(100 + seed)
+    x = rng.exponential(size=50)
+    quantile_cuts = learn_cut_points("quantile:5", x)
+    assert quantile_cuts == pytest.approx([percentile_by_hand(x, 20 * k) for k in range(1, 5)])
+    width_cuts = learn_cut_points("width:3", x)
+    assert width_cuts == pytest.approx([x.min() + k * (x.max() - x.min()) / 3 for k in (1, 2)])
+    for cuts in (quantile_cuts, width_cuts):
+        assert discretize_values(x, cuts).tolist() == [code_by_hand(v, cuts) for v in x]
+
+
+def test_cut_points_learned_on_training_rows_are_applied_unchanged_to_test_rows():
+    train = pd.DataFrame({"g": np.arange(101.0), "c": ["a", "b"] * 50 + ["a"]})
+    test = pd.DataFrame({"c": ["b", "a", "a", "b"], "g": [-1000.0, 34.1, 34.2, 1000.0], "extra": 1})
+    encoder = Encoder(discretize="uniform3").fit(train)
+    before = encoder.cut_points()
+    coded = encoder.transform(test)
+    assert encoder.cut_points() == before
+    assert coded.names == ["g", "c"]
+    assert coded.codes[:, 0].tolist() == [0, 0, 1, 2]  # outside the training range: end bins
+    assert coded.codes[:, 1].tolist() == [1, 0, 0, 1]
+    assert coded.states[0] == ["(-inf, 34.17]", "(34.17, 65.83]", "(65.83, inf)"]
+
+
+def test_quantile_with_ties_warns_naming_the_column():
+    df = pd.DataFrame({"tied": [1.5] * 8 + [2.5, 3.5]})
+    with pytest.warns(UserWarning, match="'tied'.*quantile:4 gave 2 bins"):
+        ds = Dataset.from_frame(df, discretize="quantile:4")
+    assert ds.encoder.cut_points()["tied"] == [1.5]
+    assert ds.codes[:, 0].tolist() == [0] * 8 + [1, 1]
+    assert any("tied" in w for w in ds.warnings)
+
+
+def test_discretize_dict_makes_a_column_numeric_and_leaves_others():
+    df = pd.DataFrame({"k": [1, 2, 3, 4, 1, 2], "j": [1, 2, 3, 4, 1, 2]})
+    ds = Dataset.from_frame(df, discretize={"k": "manual:2"})
+    assert ds.encoder.columns["k"].kind == "numeric"
+    assert ds.encoder.columns["j"].kind == "categorical"
+    assert ds.codes[:, 0].tolist() == [0, 0, 1, 1, 0, 0]
+    assert ds.states[1] == ["1", "2", "3", "4"]
+
+
+# ----------------------------------------------------------------------------
+# Typing and states
+# ----------------------------------------------------------------------------
+
+
+def test_column_typing_rules():
+    df = pd.DataFrame(
+        {
+            "text": ["a", "b", "c", "a"],
+            "flag": [True, False, True, True],
+            "few_ints": [1, 5, 5, 2],
+            "ints_with_nan": [1.0, np.nan, 3.0, 3.0],
+            "floats": [0.5, 1.5, 2.5, 3.5],
+            "cat": pd.Categorical(["lo", "hi", "lo", "hi"], categories=["lo", "hi"]),
+        }
+    )
+    profile = Encoder(max_int_levels=2).profile(df)
+    kinds = dict(zip(profile["column"], profile["type"]))
+    assert kinds == {"text": "categorical", "flag": "categorical", "few_ints": "numeric",
+                     "ints_with_nan": "categorical", "floats": "numeric", "cat": "categorical"}
+    kinds_default = dict(zip(Encoder().profile(df)["column"], Encoder().profile(df)["type"]))
+    assert kinds_default["few_ints"] == "categorical"
+    row = profile.set_index("column").loc["ints_with_nan"]
+    assert (row["distinct"], row["missing"], row["min"], row["max"]) == (2, 1, 1.0, 3.0)
+
+
+def test_many_integer_levels_make_a_column_numeric():
+    df = pd.DataFrame({"n": np.arange(11)})
+    with pytest.raises(DataError, match="'n'.*discretize='uniform3'"):
+        Dataset.from_frame(df)
+    assert Dataset.from_frame(df, max_int_levels=11).arities.tolist() == [11]
+
+
+def test_states_sort_numbers_numerically_and_arity_counts_distinct_values():
+    ds = read_csv(io.BytesIO(b"10,a\n2,b\n0,10\n2,2\n"), header=False, types="categorical")
+    assert ds.names == ["X0", "X1"]
+    assert ds.states == [["0", "2", "10"], ["2", "10", "a", "b"]]
+    assert ds.arities.tolist() == [3, 4]  # distinct count, not max + 1
+    assert ds.warnings == []  # declared categorical: mixing numbers and text is expected
+    assert ds.codes.tolist() == [[2, 2], [1, 3], [0, 1], [1, 0]]
+
+
+def test_types_overrides_inference():
+    df = pd.DataFrame({"g": [0.5, 1.5, 0.5], "n": [1, 2, 3]})
+    ds = Dataset.from_frame(df, types={"g": "categorical", "n": "numeric"}, discretize="manual:1.5")
+    assert ds.states == [["0.5", "1.5"], ["(-inf, 1.5]", "(1.5, inf)"]]
+    assert ds.codes.tolist() == [[0, 0], [1, 1], [0, 1]]
+
+
+def test_pandas_categorical_keeps_category_order():
+    df = pd.DataFrame({"size": pd.Categorical(["high", "low", "mid"], categories=["low", "mid", "high", "none"])})
+    ds = Dataset.from_frame(df)
+    assert ds.states == [["low", "mid", "high"]]
+    assert ds.codes[:, 0].tolist() == [2, 0, 1]
+
+
+def test_round_trip_to_frame_gives_back_labels():
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({
+        "colour": rng.choice(["red", "green", "blue"], 200),
+        "count": rng.integers(0, 5, 200),
+        "flag": rng.choice([True, False], 200),
+    })
+    ds = Dataset.from_frame(df)
+    back = ds.to_frame()
+    assert list(back.columns) == ["colour", "count", "flag"]
+    for name in df.columns:
+        assert back[name].astype(str).tolist() == df[name].astype(str).tolist()
+    again = Dataset.from_frame(back)
+    assert np.array_equal(again.codes, ds.codes) and again.states == ds.states
+
+
+def test_from_frame_equals_encoder_fit_transform():
+    df = pd.DataFrame({"a": ["x", "y", None], "b": [0.1, 5.0, 2.0]})
+    one = Dataset.from_frame(df, discretize="width:2")
+    two = Encoder(discretize="width:2").fit_transform(df)
+    assert np.array_equal(one.codes, two.codes)
+    assert (one.states, one.names, one.arities.tolist()) == (two.states, two.names, two.arities.tolist())
+    assert isinstance(one.encoder, Encoder) and one.encoder.cut_points() == two.encoder.cut_points()
+
+
+# ----------------------------------------------------------------------------
+# Codes array
+# ----------------------------------------------------------------------------
+
+
+def test_code_dtype_is_the_smallest_that_fits():
+    assert code_dtype(2) == np.uint8 and code_dtype(256) == np.uint8
+    assert code_dtype(257) == np.uint16 and code_dtype(65536) == np.uint16
+    assert code_dtype(65537) == np.int32
+
+
+def test_codes_are_fortran_ordered_with_the_smallest_dtype():
+    small = Dataset.from_frame(pd.DataFrame({"a": np.arange(255) % 3, "b": np.arange(255)}), types="categorical")
+    assert small.codes.dtype == np.uint8 and small.codes.flags.f_contiguous
+    wide = Dataset.from_frame(pd.DataFrame({"a": np.arange(300) % 3, "b": np.arange(300)}), types="categorical")
+    assert wide.codes.dtype == np.uint16 and wide.codes.flags.f_contiguous
+    assert wide.arities.dtype == np.int32 and wide.arities.tolist() == [3, 300]
+    huge = Dataset.from_codes(np.array([[0], [70000]]))
+    assert huge.codes.dtype == np.int32 and huge.arities.tolist() == [70001]
+
+
+def test_from_codes_defaults_and_checks():
+    ds = Dataset.from_codes([[0, 1], [2, 0], [0, 0]])
+    assert ds.names == ["X0", "X1"] and ds.arities.tolist() == [3, 2]
+    assert ds.states == [["0", "1", "2"], ["0", "1"]]
+    named = Dataset.from_codes(np.array([[0.0, 1.0]]), arities=[2, 3], names=["a", "b"],
+                               states=[["n", "y"], ["l", "m", "h"]])
+    assert named.to_frame().iloc[0].tolist() == ["n", "m"]
+    with pytest.raises(DataError, match="column 'X1' row 2 has code -1"):
+        Dataset.from_codes([[0, 0], [1, -1]])
+    with pytest.raises(DataError, match="column 'b' row 1 has code 3, outside 0..2"):
+        Dataset.from_codes([[0, 3]], arities=[2, 3], names=["a", "b"])
+    with pytest.raises(DataError, match="column 'X0' row 1 has 0.5"):
+        Dataset.from_codes([[0.5]])
+    with pytest.raises(DataError, match="'a' has arity 2 but 3 state labels"):
+        Dataset.from_codes([[0]], arities=[2], names=["a"], states=[["x", "y", "z"]])
+    with pytest.raises(DataError, match="duplicated variable names: 'a'"):
+        Dataset.from_codes([[0, 0]], names=["a", "a"])
+
+
+# ----------------------------------------------------------------------------
+# Dataset methods
+# ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small():
+    df = pd.DataFrame({"a": ["x", "y", "x", None], "b": [1, 2, 1, 2], "g": [0.1, 0.2, 0.3, 9.0]})
+    return Dataset.from_frame(df, discretize="manual:0.25")
+
+
+def test_index_and_indices(small):
+    assert small.n_rows == 4 and small.n_vars == 3
+    assert small.index("g") == 2 and small.index(1) == 1 and small.index(np.int64(0)) == 0
+    assert small.indices(["g", 0]) == [2, 0] and small.indices("b") == [1]
+    with pytest.raises(DataError, match="no variable named 'zz'.*'a', 'b', 'g'"):
+        small.index("zz")
+    with pytest.raises(DataError, match="variable number 3 is out of range"):
+        small.index(3)
+
+
+def test_subset_and_select_keep_states_and_arities(small):
+    rows = small.subset([3, 0])
+    assert rows.codes.tolist() == [[2, 1, 1], [0, 0, 0]] and rows.codes.flags.f_contiguous
+    assert rows.arities.tolist() == small.arities.tolist() and rows.states == small.states
+    assert small.subset(np.array([True, False, False, True])).n_rows == 2
+    cols = small.select(["g", "a"])
+    assert cols.names == ["g", "a"] and cols.codes.tolist() == [[0, 0], [0, 1], [1, 0], [1, 2]]
+    assert cols.states == [small.states[2], small.states[0]] and cols.codes.flags.f_contiguous
+    with pytest.raises(DataError, match="more than once: 'a'"):
+        small.select(["a", 0])
+    with pytest.raises(DataError, match="cannot take rows"):
+        small.subset([10])
+
+
+def test_summary_describes_every_variable(small):
+    summary = small.summary().set_index("name")
+    assert summary.loc["a", "kind"] == "categorical" and summary.loc["a", "levels"] == 3
+    assert summary.loc["a", "missing"] == 1 and summary.loc["a", "states"] == "x, y, <missing>"
+    assert summary.loc["g", "kind"] == "numeric-discretized" and summary.loc["g", "cuts"] == [0.25]
+    assert summary.loc["b", "cuts"] is None and summary.loc["b", "missing"] == 0
+
+
+def test_encoder_column_specs(small):
+    spec = small.encoder.columns["a"]
+    assert (spec.kind, spec.missing, spec.missing_state) == ("categorical", 1, True)
+    assert (spec.constant, spec.arity, spec.declared) == (False, 3, False)
+    numeric = small.encoder.columns["g"]
+    assert (numeric.kind, numeric.method, numeric.cuts.tolist()) == ("numeric", "manual:0.25", [0.25])
+
+
+# ----------------------------------------------------------------------------
+# Missing values
+# ----------------------------------------------------------------------------
+
+
+def missing_table():
+    return pd.DataFrame({"a": ["x", "", "y", "x", "y"], "b": [1.0, 2.0, None, 1.0, 2.0]})
+
+
+def test_missing_state_is_the_last_code_only_where_missing_occurs():
+    ds = Dataset.from_frame(missing_table())
+    assert ds.states == [["x", "y", MISSING_LABEL], ["1", "2", MISSING_LABEL]]
+    assert ds.codes.tolist() == [[0, 0], [2, 1], [1, 2], [0, 0], [1, 1]]
+    complete = Dataset.from_frame(pd.DataFrame({"a": ["x", "y"], "b": ["u", None]}))
+    assert complete.states[0] == ["x", "y"]
+    with pytest.raises(DataError, match="column 'a' row 2 is missing, but 'a' had no missing values"):
+        complete.encoder.transform(pd.DataFrame({"a": ["x", None], "b": ["u", "u"]}))
+
+
+def test_missing_state_of_a_discretized_column_follows_its_bins():
+    ds = Dataset.from_frame(pd.DataFrame({"g": [0.5, None, 2.5, 1.0]}), discretize="manual:1")
+    assert ds.states == [["(-inf, 1]", "(1, inf)", MISSING_LABEL]]
+    assert ds.codes[:, 0].tolist() == [0, 2, 1, 0]
+    assert ds.encoder.transform(pd.DataFrame({"g": [None, 7.0]})).codes[:, 0].tolist() == [2, 1]
+
+
+def test_cells_holding_python_numbers_and_numeric_text_get_one_label():
+    df = pd.DataFrame({"v": [1, "1", 2.0, "x", None]})
+    ds = quiet(Dataset.from_frame, df)
+    assert ds.states == [["1", "2", "x", MISSING_LABEL]]
+    assert ds.codes[:, 0].tolist() == [0, 0, 1, 2, 3]
+
+
+def test_warnings_point_at_the_callers_line():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Dataset.from_frame(pd.DataFrame({"same": ["k", "k"], "v": ["a", "b"]}))
+    assert [os.path.basename(w.filename) for w in caught] == ["test_data.py"]
+
+
+def test_missing_drop_drops_rows_and_says_how_many():
+    with pytest.warns(UserWarning, match="dropped 2 of 5 rows"):
+        ds = Dataset.from_frame(missing_table(), missing="drop")
+    assert ds.codes.tolist() == [[0, 0], [0, 0], [1, 1]]
+    assert ds.states == [["x", "y"], ["1", "2"]]
+    assert any("dropped 2 of 5 rows" in w and "row 2" in w for w in ds.warnings)
+    with pytest.raises(DataError, match="all 2 rows have a missing value"):
+        Dataset.from_frame(pd.DataFrame({"a": [None, "x"], "b": ["y", None]}), missing="drop")
+
+
+def test_missing_drop_at_transform_keeps_original_row_numbers_in_messages():
+    encoder = quiet(Encoder(missing="drop").fit, missing_table())
+    test = pd.DataFrame({"a": [None, "x", "z"], "b": [1.0, 1.0, 2.0]})
+    with pytest.raises(DataError, match="column 'a' row 3 has value 'z'"):
+        quiet(encoder.transform, test)
+
+
+def test_missing_error_names_first_column_and_row():
+    with pytest.raises(DataError, match="column 'a' row 2 is missing"):
+        Dataset.from_frame(missing_table(), missing="error")
+    with pytest.raises(DataError, match="column 'b' row 1 is missing"):
+        Dataset.from_frame(pd.DataFrame({"a": ["x", None], "b": [None, "u"]}), missing="error")
+
+
+# ----------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"discretize": "quantile:1"}, "discretize='quantile:1'.*K >= 2"),
+        ({"discretize": "width:0"}, "discretize='width:0'"),
+        ({"discretize": "magic"}, "discretize='magic' is not a discretization method"),
+        ({"discretize": {"age": "manual:3,1"}}, r"discretize\['age'\]='manual:3,1'.*strictly increasing"),
+        ({"discretize": {"age": [3, 1]}}, r"discretize\['age'\].*strictly increasing"),
+        ({"discretize": "manual:1,x"}, "must be numbers"),
+        ({"max_levels": 1}, "max_levels=1"),
+        ({"max_int_levels": -1}, "max_int_levels=-1"),
+        ({"missing": "ignore"}, "missing='ignore'"),
+        ({"types": "text"}, "types='text'"),
+        ({"types": {"a": "ordinal"}}, r"types\['a'\]='ordinal'"),
+    ],
+)
+def test_impossible_options_name_option_and_value(options, message):
+    with pytest.raises(DataError, match=message):
+        Encoder(**options)
+
+
+def test_every_undiscretized_numeric_column_is_named():
+    df = pd.DataFrame({"x": [0.1, 0.2], "c": ["a", "b"], "y": [1.5, 2.5]})
+    with pytest.raises(DataError, match=r"'x', 'y' need a discretization.*uniform3.*types=\{'x': 'categorical'\}"):
+        Dataset.from_frame(df)
+
+
+def test_options_naming_unknown_columns_are_rejected():
+    with pytest.raises(DataError, match="discretize names column.*'agee'"):
+        Dataset.from_frame(pd.DataFrame({"age": [1.5, 2.5]}), discretize={"agee": "uniform3"})
+    with pytest.raises(DataError, match="'age' is given a discretization but declared categorical"):
+        Dataset.from_frame(pd.DataFrame({"age": [1.5]}), discretize={"age": "uniform3"}, types={"age": "categorical"})
+
+
+def test_too_many_levels_names_column_and_count():
+    df = pd.DataFrame({"id": [f"p{i}" for i in range(60)]})
+    with pytest.raises(DataError, match="column 'id' has 60 distinct values, more than max_levels=50.*max_levels"):
+        Dataset.from_frame(df)
+    assert Dataset.from_frame(df, max_levels=None).arities.tolist() == [60]
+    assert Dataset.from_frame(df, types="categorical").arities.tolist() == [60]  # declared: exempt
+
+
+def test_constant_columns_warn_or_are_dropped():
+    df = pd.DataFrame({"same": ["k"] * 4, "flat": [2.5] * 4, "v": ["a", "b", "a", "b"]})
+    with pytest.warns(UserWarning, match="constant column.*'same', 'flat'"):
+        kept = Dataset.from_frame(df, discretize="uniform3")
+    assert kept.arities.tolist() == [1, 1, 2] and kept.encoder.columns["flat"].constant
+    with pytest.warns(UserWarning, match="dropped constant column.*'same', 'flat'"):
+        dropped = Dataset.from_frame(df, discretize="uniform3", drop_constant=True)
+    assert dropped.names == ["v"] and any("dropped constant" in w for w in dropped.warnings)
+    assert dropped.encoder.transform(df).names == ["v"]
+    with pytest.raises(DataError, match="every column is constant"):
+        quiet(Dataset.from_frame, df[["same"]], drop_constant=True)
+
+
+def test_mixed_column_warns_with_row_and_value_then_is_text():
+    df = pd.DataFrame({"m": ["1", "2", "oops", "3", "2"]})
+    with pytest.warns(UserWarning, match="column 'm' mixes numbers and text \\(row 3: 'oops'\\)"):
+        ds = Dataset.from_frame(df)
+    assert ds.states == [["1", "2", "3", "oops"]]
+
+
+def test_unknown_category_at_transform_names_column_row_value():
+    encoder = Encoder().fit(pd.DataFrame({"c": ["red", "blue"]}))
+    with pytest.raises(DataError, match="column 'c' row 3 has value 'green', which was not seen"):
+        encoder.transform(pd.DataFrame({"c": ["red", "blue", "green"]}))
+    with pytest.raises(DataError, match="no column 'c'"):
+        encoder.transform(pd.DataFrame({"d": ["red"]}))
+    with pytest.raises(DataError, match="has not been fitted"):
+        Encoder().transform(pd.DataFrame({"c": ["red"]}))
+
+
+def test_text_in_numeric_column_names_row_and_value():
+    encoder = Encoder(discretize="width:2").fit(pd.DataFrame({"g": [0.5, 1.5, 2.5]}))
+    with pytest.raises(DataError, match="column 'g' row 2 has 'n/k', which is not a number"):
+        encoder.transform(pd.DataFrame({"g": ["1.0", "n/k"]}))
+    with pytest.raises(DataError, match="column 'g' row 2 has 'inf', which is infinite"):
+        Dataset.from_frame(pd.DataFrame({"g": [0.5, np.inf]}), discretize="width:2")
+
+
+def test_frame_level_problems():
+    with pytest.raises(DataError, match="duplicated column names: 'a'"):
+        Dataset.from_frame(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+    with pytest.raises(DataError, match="no data rows"):
+        Dataset.from_frame(pd.DataFrame({"a": []}))
+    with pytest.raises(DataError, match="expected a pandas DataFrame"):
+        Dataset.from_frame([[1, 2]])
+
+
+# ----------------------------------------------------------------------------
+# Reading files and buffers
+# ----------------------------------------------------------------------------
+
+
+def test_read_csv_from_path_gzip_and_buffers(tmp_path):
+    text = "colour,size,weight\nred,1,0.5\nblue,2,1.5\nred,2,2.5\n"
+    plain = tmp_path / "t.csv"
+    plain.write_text(text)
+    packed = tmp_path / "t.csv.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    for source in (plain, str(packed), io.BytesIO(text.encode()), io.StringIO(text)):
+        ds = read_csv(source, discretize={"weight": "manual:1"})
+        assert ds.names == ["colour", "size", "weight"]
+        assert ds.codes.tolist() == [[1, 0, 0], [0, 1, 1], [1, 1, 1]]
+
+
+def test_read_csv_crlf_lines_are_clean():
+    ds = read_csv(io.BytesIO(b"a,b\r\nx,y\r\nz,y\r\nx,w"))
+    assert ds.states == [["x", "z"], ["w", "y"]]
+    assert ds.codes.tolist() == [[0, 1], [1, 1], [0, 0]]
+
+
+@pytest.mark.parametrize("data, message", [(b"", "empty \\(0 bytes\\)"), (b" \n\r\n\t\n", "only whitespace")])
+def test_read_csv_empty_file(data, message):
+    with pytest.raises(DataError, match=message):
+        read_csv(io.BytesIO(data))
+
+
+def test_read_csv_header_only(tmp_path):
+    path = tmp_path / "head.csv"
+    path.write_text("a,b,c\n")
+    with pytest.raises(DataError, match="'head.csv' has a header line but no data rows"):
+        read_csv(path)
+
+
+def test_read_csv_duplicated_header_names_before_pandas_renames_them():
+    with pytest.raises(DataError, match=r"duplicated column names: 'A' \(columns 1, 3\)"):
+        read_csv(io.BytesIO(b"A,B,A\n1,2,3\n"))
+
+
+def test_read_csv_latin1_falls_back_with_line_number():
+    data = "name,town\nann,Paris\nbob,K\u00f6ln\n".encode("latin-1")
+    with pytest.warns(UserWarning, match="not valid UTF-8.*line 3"):
+        ds = read_csv(io.BytesIO(data))
+    assert ds.states[1] == ["Köln", "Paris"]
+    assert any("line 3" in w for w in ds.warnings)
+    with pytest.raises(DataError, match="line 3 is not valid utf-8"):
+        read_csv(io.BytesIO(data), encoding="utf-8")
+    cp = read_csv(io.BytesIO("a,b\n\u20ac,x\n\u00e9,y\n".encode("cp1252")), encoding="cp1252")
+    assert cp.states == [["é", "€"], ["x", "y"]] and cp.warnings == []
+
+
+def test_read_csv_utf8_with_bom_and_header_false():
+    ds = quiet(read_csv, io.BytesIO("\ufeffa,b\nx,1\n".encode("utf-8")))  # constant columns warn
+    assert ds.names == ["a", "b"]
+    plain = read_csv(io.BytesIO(b"0,1\n1,0\n"), header=False)
+    assert plain.names == ["X0", "X1"] and plain.n_rows == 2
+
+
+def test_read_csv_bad_input_messages(tmp_path):
+    with pytest.raises(DataError, match="file not found"):
+        read_csv(tmp_path / "nope.csv")
+    with pytest.raises(DataError, match="line 3"):
+        read_csv(io.BytesIO(b"a,b\n1,2\n1,2,3\n"))
+    with pytest.raises(DataError, match="encoding='klingon'"):
+        read_csv(io.BytesIO(b"a\n1\n"), encoding="klingon")
+    with pytest.raises(DataError, match="sep=';;'"):
+        read_csv(io.BytesIO(b"a\n1\n"), sep=";;")
+    with pytest.raises(DataError, match="max_levels=0"):
+        read_csv(io.BytesIO(b"a\n1\n"), max_levels=0)
+
+
+def test_read_csv_missing_cells_and_default_na_strings():
+    ds = read_csv(io.BytesIO(b"a,b\nx,1\n,NA\ny,2\n"))
+    assert ds.states == [["x", "y", MISSING_LABEL], ["1", "2", MISSING_LABEL]]
+    assert ds.codes.tolist() == [[0, 0], [2, 2], [1, 1]]
+
+
+def test_read_frame_then_profile():
+    frame, notes = read_frame(io.BytesIO(b"h,w\n1.5,a\n2.5,b\n"))
+    assert notes == [] and frame.shape == (2, 2)
+    profile = Encoder(discretize="uniform3").profile(frame)
+    assert profile["type"].tolist() == ["numeric", "categorical"]
+    assert profile["discretize"].tolist()[0] == "uniform3"
+
+
+@pytest.mark.skipif(not os.path.isdir(SHARED), reason="benchmark data not available")
+def test_read_benchmark_file_with_skipped_codes():
+    ds = read_csv(os.path.join(SHARED, "shuttle.csv"), header=False, types="categorical")
+    assert ds.n_rows == 58000 and ds.n_vars == 10
+    raw = pd.read_csv(os.path.join(SHARED, "shuttle.csv"), header=None)
+    assert ds.arities.tolist() == raw.nunique().tolist()
+    assert ds.codes.dtype == np.uint16
+    column = 5
+    order = np.sort(raw[column].unique())
+    assert np.array_equal(order[ds.codes[:, column]], raw[column].to_numpy())

@@ -1,0 +1,207 @@
+"""DAG hill climbing and tabu search: local optimality by brute force over the
+neighbourhood, constraints, restarts, tabu's best-seen guarantee, statistics."""
+
+import itertools
+import threading
+
+import numpy as np
+import pytest
+
+import naive
+from bnexplore.errors import BNExploreError
+from bnexplore.graphs import is_acyclic
+from bnexplore.scores import Scorer
+from bnexplore.search.dagstate import reachability
+from bnexplore.search.hillclimb import hill_climb, tabu_search
+from test_scores import random_dag_data
+
+
+@pytest.fixture(scope="module")
+def problem():
+    data, truth = random_dag_data(np.random.default_rng(21), 9, 1500, max_parents=2)
+    return data, truth
+
+
+def neighbours(parents, max_indegree=None):
+    """Every DAG one add / delete / reverse away, by brute force."""
+    n = len(parents)
+    cap = n if max_indegree is None else max_indegree
+    for u, v in itertools.permutations(range(n), 2):
+        new = [set(p) for p in parents]
+        if u in parents[v]:
+            new[v].discard(u)
+            yield "delete", u, v, new
+            rev = [set(p) for p in new]
+            rev[u].add(v)
+            if len(rev[u]) <= cap:
+                yield "reverse", u, v, rev
+        elif v not in parents[u] and len(parents[v]) < cap:
+            new[v].add(u)
+            yield "add", u, v, new
+
+
+def adjacency(parents):
+    n = len(parents)
+    adj = np.zeros((n, n), np.uint8)
+    for v, ps in enumerate(parents):
+        for u in ps:
+            adj[u, v] = 1
+    return adj
+
+
+def assert_local_optimum(scorer, result, max_indegree=None, blacklist=()):
+    parents = [set(p) for p in result.graph.parent_sets()]
+    base = scorer.total(parents)
+    assert result.score == pytest.approx(base, rel=1e-12)
+    for op, u, v, new in neighbours(parents, max_indegree):
+        if not is_acyclic(adjacency(new)) or any(b in ps for b, c in blacklist for ps in [new[c]]):
+            continue
+        assert scorer.total(new) <= base + 1e-9 * abs(base), (op, u, v)
+
+
+def test_reachability_matches_naive():
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        n = int(rng.integers(1, 12))
+        order = rng.permutation(n)
+        adj = np.zeros((n, n), np.bool_)
+        for i in range(n):
+            for j in range(i + 1, n):
+                adj[order[i], order[j]] = rng.random() < 0.3
+        assert (reachability(adj) == naive.reachability(adj)).all()
+
+
+@pytest.mark.parametrize("score", ["bdeu", "bic"])
+def test_hill_climbing_ends_in_a_true_local_optimum(problem, score):
+    data, _ = problem
+    scorer = Scorer(data, score)
+    result = hill_climb(scorer)
+    assert result.graph.n_edges > 0
+    assert_local_optimum(scorer, result)
+
+
+def test_local_optimum_with_max_indegree_and_blacklist(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    blacklist = [(data.names[0], data.names[1]), (2, 3)]
+    result = hill_climb(scorer, max_indegree=1, blacklist=blacklist)
+    assert max(len(p) for p in result.graph.parent_sets()) <= 1
+    assert 0 not in result.graph.parents(1) and 2 not in result.graph.parents(3)
+    assert_local_optimum(scorer, result, max_indegree=1, blacklist=[(0, 1), (2, 3)])
+
+
+def test_whitelist_is_kept_and_start_graph_used(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    result = hill_climb(scorer, whitelist=[(8, 0)])
+    assert 8 in result.graph.parents(0)
+    start = [[] for _ in range(9)]
+    start[4] = [3]
+    result = hill_climb(scorer, start=start, max_indegree=0 + 2)
+    assert result.trajectory[0]["score"] > scorer.total(start)
+
+
+def test_trajectory_replays_to_the_result(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    result = hill_climb(scorer, restarts=2, seed=3)
+    parents = [set() for _ in range(9)]
+    index = {name: i for i, name in enumerate(data.names)}
+    best = scorer.total(parents)
+    for step in result.trajectory:
+        u, v = (index[a] for a in step["args"])
+        if step["op"] == "add":
+            parents[v].add(u)
+        elif step["op"] == "delete":
+            parents[v].discard(u)
+        else:
+            parents[v].discard(u)
+            parents[u].add(v)
+        assert scorer.total(parents) == pytest.approx(step["score"], rel=1e-12)
+        best = max(best, step["score"])
+        if step.get("kind") != "perturb":
+            assert step["delta"] > 0
+    assert result.score == pytest.approx(best, rel=1e-12)
+
+
+def test_restarts_never_lose_the_first_optimum(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bic")
+    plain = hill_climb(scorer)
+    restarted = hill_climb(scorer, restarts=4, perturb=3, seed=0)
+    assert restarted.score >= plain.score - 1e-9
+    assert any(step.get("kind") == "perturb" for step in restarted.trajectory)
+
+
+def test_tabu_returns_its_best_seen_graph(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    result = tabu_search(scorer, iterations=60)
+    seen = max(step["score"] for step in result.trajectory)
+    assert result.score == pytest.approx(max(seen, scorer.total([[]] * 9)), rel=1e-12)
+    assert result.stats["iterations"] == 60
+    assert any(step["delta"] < 0 for step in result.trajectory)  # it does walk downhill
+    assert result.score >= hill_climb(scorer).score - 1e-9
+
+
+def test_tabu_list_forbids_undoing_the_last_moves(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    result = tabu_search(scorer, iterations=40, tabu_length=9)
+    steps = [(s["op"], tuple(s["args"])) for s in result.trajectory]
+    inverse = {"add": "delete", "delete": "add"}
+    for i, (op, (u, v)) in enumerate(steps):
+        for later_op, later_args in steps[i + 1: i + 10]:
+            if op == "reverse":
+                assert (later_op, later_args) != ("reverse", (v, u))
+            else:
+                assert (later_op, later_args) != (inverse[op], (u, v))
+
+
+def test_statistics_are_reported(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    result = hill_climb(scorer)
+    stats = result.stats
+    for key in ("seconds", "iterations", "structures_evaluated", "local_scores_computed",
+                "local_score_lookups", "nvar", "cache_hits", "stopped", "edges"):
+        assert key in stats
+    assert stats["iterations"] == len(result.trajectory)
+    assert stats["local_score_lookups"] >= stats["local_scores_computed"] > 0
+    assert 1 <= stats["nvar"] <= 9
+    assert stats["structures_evaluated"] >= 9 * 8 * stats["iterations"] // 2
+    again = hill_climb(scorer)
+    assert again.stats["local_scores_computed"] == 0  # everything cached the second time
+    assert again.score == result.score
+
+
+def test_stop_flag_and_progress(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    event = threading.Event()
+    reports = []
+
+    def progress(info):
+        reports.append(info)
+        if len(reports) == 2:
+            event.set()
+
+    result = tabu_search(scorer, iterations=500, progress=progress, stop=event)
+    assert result.stats["stopped"] == "stopped"
+    assert result.stats["iterations"] < 500
+    assert reports and "score" in reports[0]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"blacklist": [(0, 1)], "whitelist": [(0, 1)]}, "both blacklisted and whitelisted"),
+    ({"max_indegree": -1}, "max_indegree"),
+    ({"restarts": 1.5}, "restarts"),
+    ({"start": [[2], [0], [1]] + [[]] * 6}, "directed cycle: V0 -> V1 -> V2 -> V0"),
+    ({"blacklist": [(3, 4)], "start": [[]] * 4 + [[3]] + [[]] * 4}, "blacklisted arc V3 -> V4"),
+    ({"blacklist": ["V1"]}, "pairs"),
+    ({"blacklist": [("V1", "nope")]}, "unknown variable 'nope'"),
+])
+def test_bad_parameters(problem, kwargs, message):
+    data, _ = problem
+    with pytest.raises(BNExploreError, match=message):
+        hill_climb(Scorer(data), **kwargs)
