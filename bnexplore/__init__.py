@@ -9,15 +9,17 @@ The Python API in one place::
 """
 
 from .bif import Network, fit_network, read_bif, sample, write_bif
+from .classifier import BNKLClassifier, cross_validate
 from .data import Dataset, Encoder, read_csv
 from .errors import BIFError, BNExploreError, DataError, ResourceError, ScoreError, SearchError
 from .graphs import CPDAG, DAG, PDAG, RPDAG
 from .result import Result
 from .scores import Scorer
 from .search import learn
+from .search.bnkl import BNKLResult, bnkl
 
 __all__ = [
-    "BIFError", "BNExploreError", "CPDAG", "DAG", "DataError", "Dataset", "Encoder", "Network", "PDAG",
-    "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError", "fit_network", "learn",
-    "read_bif", "read_csv", "sample", "write_bif",
+    "BIFError", "BNExploreError", "BNKLClassifier", "BNKLResult", "CPDAG", "DAG", "DataError", "Dataset",
+    "Encoder", "Network", "PDAG", "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError",
+    "bnkl", "cross_validate", "fit_network", "learn", "read_bif", "read_csv", "sample", "write_bif",
 ]

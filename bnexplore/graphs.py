@@ -90,7 +90,7 @@ def _kahn_order(arc):
         for c in children[v]:
             indegree[c] -= 1
             if indegree[c] == 0:
-                heapq.heappush(free, int(c))
+                heapq.heappush(free, c)
     return order
 
 
@@ -165,7 +165,8 @@ def _checked_adjacency(adj, names):
     try:
         a = np.array(adj)
     except ValueError:
-        raise SearchError("an adjacency matrix must be square (n x n) with rows of equal length") from None
+        raise SearchError("an adjacency matrix must be square (n x n) "
+                          "with rows of equal length") from None
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise SearchError(f"an adjacency matrix must be square (n x n), got shape {a.shape}")
     names = _checked_names(names, a.shape[0])
@@ -174,12 +175,13 @@ def _checked_adjacency(adj, names):
     bad = np.argwhere((a != 0) & (a != 1))
     if len(bad):
         i, j = bad[0]
-        raise SearchError(f"adjacency entries must be 0 or 1; found {a[i, j].item()!r} at row {i}, "
-                          f"column {j} ({names[i]}, {names[j]})")
+        raise SearchError(f"adjacency entries must be 0 or 1; found {a[i, j].item()!r} "
+                          f"at row {i}, column {j} ({names[i]}, {names[j]})")
     a = a.astype(np.uint8)
     loops = np.flatnonzero(np.diagonal(a))
     if len(loops):
-        raise SearchError(f"node {names[loops[0]]} has a self loop; a node cannot be its own parent")
+        raise SearchError(f"node {names[loops[0]]} has a self loop; "
+                          "a node cannot be its own parent")
     a.flags.writeable = False
     return a, names
 
@@ -387,7 +389,10 @@ class PDAG:
         adj = np.zeros((len(names), len(names)), dtype=np.uint8)
         listed = {}
         for kind in ("arcs", "links"):
-            for item in d.get(kind, []):
+            items = d.get(kind, [])
+            if not isinstance(items, list):
+                raise SearchError(f'graph JSON "{kind}" must be a list of node pairs')
+            for item in items:
                 where = f"{kind} entry {item!r}"
                 if not isinstance(item, (list, tuple)) or len(item) != 2:
                     raise SearchError(f"{where} is not a pair of nodes; write [from, to]")
@@ -655,10 +660,12 @@ class CPDAG(PDAG):
         The product over chain components of the number of acyclic
         orientations without v-structures, counted by the root recursion of
         He, Jia & Yu [5]_ with memoisation over node sets; trees (k nodes, k
-        orientations) and cliques (k!) are counted in closed form. Exact and
-        instant for components of up to about 15 nodes of any shape; larger
-        components that are neither trees nor cliques may take long, since the
-        recursion is exponential in the worst case.
+        orientations) and cliques (k!) are counted in closed form. Exact (Python
+        ints). Limit: the recursion is exponential in the worst case. Measured
+        on random chordal components: up to 15 nodes well under a second
+        whatever the density; 20-25 nodes from 0.1 s (sparse) to a few seconds
+        (dense); dense components of 25-30 nodes can take minutes. Trees and
+        cliques of any size are instant.
         """
         neighbours, comps = self._undirected_parts()
         memo = {}

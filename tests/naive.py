@@ -93,3 +93,182 @@ def reachability(adj):
                 reach[a][b] = True
                 stack.extend(c for c in range(n) if adj[b][c])
     return reach
+
+
+# -- RPDAG search (bnexplore.search.rpdag) ------------------------------------
+
+def partial_reach(adj, starts, banned):
+    """``R[i][v]`` (v != starts[i]): a path from starts[i] to v along arcs
+    forwards and links either way (``adj[u][v]`` true), never using the link
+    starts[i] -- banned[i] (banned[i] = -1 bans nothing)."""
+    n = len(adj)
+    out = []
+    for s, b in zip(starts, banned):
+        row = [False] * n
+        stack = [v for v in range(n) if adj[s][v] and v != b]
+        while stack:
+            v = stack.pop()
+            if v == s or row[v]:
+                continue
+            row[v] = True
+            stack.extend(w for w in range(n) if adj[v][w])
+        out.append(row)
+    return out
+
+
+# -- epsilon-BNSL: pruning, exact search, credible sets ------------------------
+
+def set_statistics(codes, variables):
+    """``(joint entropy in nats, number of occurring configurations)`` of a variable set."""
+    counts = Counter(tuple(int(row[v]) for v in variables) for row in codes)
+    return entropy(codes, variables), len(counts)
+
+
+def all_dags(n):
+    """Every DAG on nodes 0..n-1 as a tuple of parent bitmasks (one per node).
+
+    Every DAG has a topological order; for each of the n! orders take every
+    subset of the forward pairs, and drop the repeats.
+    """
+    import itertools
+
+    dags = set()
+    for order in itertools.permutations(range(n)):
+        pairs = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n)]
+        for chosen in range(1 << len(pairs)):
+            parents = [0] * n
+            for t, (u, v) in enumerate(pairs):
+                if (chosen >> t) & 1:
+                    parents[v] |= 1 << u
+            dags.add(tuple(parents))
+    return sorted(dags)
+
+
+def dag_score(local, dag):
+    """Score of a DAG (tuple of parent masks) from ``local[(v, mask)]``."""
+    return sum(local[(v, mask)] for v, mask in enumerate(dag))
+
+
+def subset_table(local, n):
+    """``B(S)`` of Silander & Myllymaki for every subset, from ``local[(v, mask)]`` (plain recursion)."""
+    table = {0: 0.0}
+    for s in sorted(range(1, 1 << n), key=lambda m: bin(m).count("1")):
+        best = -math.inf
+        for v in range(n):
+            if (s >> v) & 1:
+                rest = s ^ (1 << v)
+                fits = [score for (w, mask), score in local.items() if w == v and mask & ~rest == 0]
+                if fits:
+                    best = max(best, max(fits) + table[rest])
+        table[s] = best
+    return [table[s] for s in range(1 << n)]
+
+
+def credible_dags(local, n, epsilon, slack):
+    """Brute force: ``{dag: score}`` for every DAG whose parent sets are all in
+    ``local`` and whose score is at least ``OPT - epsilon - slack``; and OPT."""
+    scores = {dag: dag_score(local, dag) for dag in all_dags(n)
+              if all((v, mask) in local for v, mask in enumerate(dag))}
+    opt = max(scores.values())
+    return {dag: s for dag, s in scores.items() if s >= opt - epsilon - slack}, opt
+
+
+def mec_key(dag):
+    """Skeleton and v-structures of a DAG (tuple of parent masks), from the definitions."""
+    n = len(dag)
+    parents = [{u for u in range(n) if (dag[v] >> u) & 1} for v in range(n)]
+    skeleton = frozenset(frozenset((u, v)) for v in range(n) for u in parents[v])
+    colliders = frozenset((a, v, b) for v in range(n) for a in parents[v] for b in parents[v]
+                          if a < b and frozenset((a, b)) not in skeleton)
+    return skeleton, colliders
+
+
+def rpdag_key(dag):
+    """Skeleton and head-to-head patterns (shielded or not) of a DAG."""
+    n = len(dag)
+    parents = [{u for u in range(n) if (dag[v] >> u) & 1} for v in range(n)]
+    skeleton = frozenset(frozenset((u, v)) for v in range(n) for u in parents[v])
+    patterns = frozenset((a, v, b) for v in range(n) for a in parents[v] for b in parents[v] if a < b)
+    return skeleton, patterns
+
+
+def arc_probabilities(dags, opt):
+    """Model-averaged arc probabilities over ``{dag: score}`` with weights exp(score - opt)."""
+    n = len(next(iter(dags)))
+    weights = {dag: math.exp(s - opt) for dag, s in dags.items()}
+    total = sum(weights.values())
+    return [[sum(w for dag, w in weights.items() if (dag[v] >> u) & 1) / total for v in range(n)]
+            for u in range(n)]
+
+
+# -- ordering-based search (bnexplore.search.ordering) -----------------------
+
+def best_fitting(candidates, allowed):
+    """First of ``candidates`` (``(parents, score)``, best first) inside ``allowed``."""
+    for parents, score in candidates:
+        if set(parents) <= set(allowed):
+            return tuple(parents), score
+    return None
+
+
+def obs_choice(candidates, order):
+    """OBS: every node's best candidate whose parents all come earlier in ``order``."""
+    return [best_fitting(candidates[v], order[: list(order).index(v)]) for v in range(len(order))]
+
+
+def descendants(parent_lists, v):
+    """Nodes reachable from ``v`` along arcs parent -> child (``v`` excluded)."""
+    seen, stack = set(), [v]
+    while stack:
+        u = stack.pop()
+        for c, ps in enumerate(parent_lists):
+            if u in ps and c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return seen
+
+
+def asobs_choice(candidates, order):
+    """ASOBS: from the last node of ``order`` to the first, the best candidate
+    that has no descendant of the node among its parents (so no cycle)."""
+    lists = [()] * len(order)
+    chosen = [None] * len(order)
+    for v in reversed(list(order)):
+        below = descendants(lists, v)
+        chosen[v] = next((tuple(ps), s) for ps, s in candidates[v] if not set(ps) & below)
+        lists[v] = chosen[v][0]
+    return chosen
+
+
+def obs_total(candidates, order):
+    return sum(s for _, s in obs_choice(candidates, order))
+
+
+def obs_swap_gain(candidates, order, j):
+    """OBS score after swapping positions ``j`` and ``j + 1`` minus before."""
+    swapped = list(order)
+    swapped[j], swapped[j + 1] = swapped[j + 1], swapped[j]
+    return obs_total(candidates, swapped) - obs_total(candidates, order)
+
+
+def obs_climb(candidates, order, tol):
+    """Best-improvement adjacent-swap climbing with every gain recomputed from scratch."""
+    order = list(order)
+    while len(order) > 1:
+        gains = [obs_swap_gain(candidates, order, j) for j in range(len(order) - 1)]
+        j = max(range(len(gains)), key=lambda i: (gains[i], -i))
+        if gains[j] <= tol:
+            return order
+        order[j], order[j + 1] = order[j + 1], order[j]
+    return order
+
+
+# -- parent-set exploration (bnexplore.parents.explore) ----------------------
+
+def interaction_information(codes, a, b, x):
+    """``ii(A; B; X) = I(A; B | X) - I(A; B)`` from joint entropies (lists of columns)."""
+    def h(*groups):
+        return entropy(codes, [v for g in groups for v in g])
+    conditional = h(a, x) + h(b, x) - h(a, b, x) - h(x)
+    marginal = h(a) + h(b) - h(a, b)
+    return conditional - marginal

@@ -341,3 +341,23 @@ def test_kl_label_errors(data):
         kl_statistics(data, np.full(data.codes.shape[0], 2), [0], [[]])
     with pytest.raises(ScoreError, match="no row belongs to class 0"):
         kl_statistics(data, np.ones(data.codes.shape[0]), [0], [[]])
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_toggles_match_naive(data, score):
+    """Scorer.toggles (the local-search path, with the shared-parents kernel)."""
+    rng = np.random.default_rng(14)
+    codes = np.asarray(data.codes)
+    n = codes.shape[1]
+    for _ in range(10):
+        child = int(rng.integers(n))
+        parents = set(rng.choice([v for v in range(n) if v != child], int(rng.integers(0, 3)), replace=False).tolist())
+        others = [u for u in range(n) if u != child]
+        scorer = Scorer(data, score, ess=3.0)
+        got = scorer.toggles(child, parents, others)
+        for u, value in zip(others, got):
+            expected = naive.local_score(codes, data.arities, child, sorted(parents ^ {u}), score, ess=3.0)
+            assert value == pytest.approx(expected, rel=1e-10, abs=1e-9)
+        assert scorer.computed == len(others) and scorer.hits == 0
+        again = scorer.toggles(child, parents, others)
+        assert np.array_equal(again, got) and scorer.hits == len(others)

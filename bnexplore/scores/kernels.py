@@ -256,6 +256,35 @@ def local_scores(cols, arities, children, parents, sizes, score, ess, dense_cell
     return out
 
 
+@njit(cache=True, parallel=True)
+def added_parent_scores(cols, arities, child, parents, extras, score, ess):
+    """``s(child, parents + {u})`` for every ``u`` in ``extras``, in parallel.
+
+    The moves of a local search add one parent to a fixed set, so the key of
+    ``parents`` is computed once and each candidate costs one fused pass
+    (extend the key by ``u`` and the child) plus the histogram. Dense tables
+    only: the caller makes sure every ``q * r_u * r`` fits.
+    """
+    n_rows = cols.shape[1]
+    base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
+    q = _n_configs(arities, parents)
+    r_child = arities[child]
+    r = np.int32(r_child)
+    child_col = cols[child]
+    out = np.empty(extras.shape[0])
+    for t in prange(extras.shape[0]):
+        u = extras[t]
+        r_u = np.int32(arities[u])
+        col = cols[u]
+        keys = np.empty(n_rows, np.int32)
+        for i in range(n_rows):
+            keys[i] = (base[i] * r_u + np.int32(col[i])) * r + np.int32(child_col[i])
+        m = int(q) * arities[u]
+        counts = _histogram(keys, m * r_child).reshape((m, r_child))
+        out[t] = _score_from_counts(counts, q * r_u, n_rows, score, ess)
+    return out
+
+
 @njit(cache=True)
 def entropy(cols, arities, variables, dense_cells):
     """Empirical joint entropy ``H(variables)`` in nats (0 for the empty set)."""

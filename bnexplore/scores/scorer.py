@@ -160,9 +160,27 @@ class Scorer:
         """``s(child, parents xor {u})`` for every ``u`` in ``others``.
 
         The scores a local search needs to add or delete one parent; all
-        arguments are trusted ints (no checks), ``parents`` a set.
+        arguments are trusted ints (no checks), ``parents`` a set. Missing
+        additions are computed together by
+        :func:`~bnexplore.scores.kernels.added_parent_scores`, which counts
+        the shared parents once.
         """
-        return self.lookup([(child, tuple(sorted(parents ^ {u}))) for u in others])
+        keys = [(child, tuple(sorted(parents ^ {u}))) for u in others]
+        cache = self._cache
+        if cache is None:
+            return self.lookup(keys)
+        base = np.array(sorted(parents), np.int64)
+        room = self._dense / (float(np.prod(self.arities[base])) * self.arities[child])
+        added = [u for u, key in zip(others, keys)
+                 if u not in parents and key not in cache and self.arities[u] <= room]
+        if len(added) > 1:
+            values = kernels.added_parent_scores(self.cols, self.arities, child, base,
+                                                 np.array(added, np.int64), self._code, self.ess)
+            self._count(len(added), len(added) * (len(base) + 2))
+            for u, value in zip(added, values.tolist()):
+                cache[(child, tuple(sorted(parents | {u})))] = value
+            self.hits -= len(added)  # the look-up below finds them in the cache
+        return self.lookup(keys)
 
     def lookup(self, keys):
         """Scores of ``(child, sorted parent tuple)`` keys (trusted, no checks)."""

@@ -5,10 +5,13 @@ import inspect
 from ..errors import SearchError
 from ..scores import Scorer
 from .hillclimb import hill_climb, tabu_search
+from .rpdag import rpdag_hill_climb, rpdag_tabu_search
 
 ALGORITHMS = {
     "hc": hill_climb,
     "tabu": tabu_search,
+    "rpdag": rpdag_hill_climb,
+    "rpdag-tabu": rpdag_tabu_search,
 }
 """Search functions by name; each takes ``(scorer, **options)`` and returns a Result."""
 
@@ -50,4 +53,4 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     return function(scorer, **options)
 
 
-__all__ = ["ALGORITHMS", "learn", "hill_climb", "tabu_search"]
+__all__ = ["ALGORITHMS", "learn", "hill_climb", "tabu_search", "rpdag_hill_climb", "rpdag_tabu_search"]

@@ -98,20 +98,14 @@ class DagState:
         return [sorted(p) for p in self.parents]
 
     def _refresh(self, children):
-        """Recompute the delta columns of ``children`` in one batched look-up."""
-        keys, cells = [], []
+        """Recompute the delta columns of ``children``."""
         for v in children:
             ps = self.parents[v]
             room = len(ps) < self.max_indegree
-            for u in range(self.n):
-                if u != v and (u in ps or room):
-                    keys.append((v, tuple(sorted(ps ^ {u}))))
-                    cells.append((u, v))
+            others = [u for u in range(self.n) if u != v and (u in ps or room)]
             self.delta[:, v] = -np.inf
-        if keys:
-            values = self.scorer.lookup(keys)
-            rows, cols = np.array(cells).T
-            self.delta[rows, cols] = values - self.local[cols]
+            if others:
+                self.delta[others, v] = self.scorer.toggles(v, ps, others) - self.local[v]
 
     def reversal_is_acyclic(self, u, v):
         """Reversing ``u -> v`` is legal when no other path leads from u to v."""

@@ -1,0 +1,62 @@
+"""bnexplore, the app: ``streamlit run app.py``.
+
+This script runs on every interaction: it sets up the shared session state
+(loading a bundled sample on first start, so the app is useful at once), makes
+sure the numba core is compiled, then runs the selected page inside the error
+boundary.
+"""
+
+import streamlit as st
+
+from ui import state
+from ui.errors import error_boundary
+from ui.warmup import warm_up
+from ui.widgets import data_status
+
+st.set_page_config(page_title="bnexplore", page_icon=":material/hub:", layout="wide")
+
+
+def home():
+    """The home page: what the app does and where to start."""
+    st.title("bnexplore — learn Bayesian networks from a table")
+    with error_boundary("the home page"):
+        home_content()
+
+
+def home_content():
+    data_status()
+    st.markdown(
+        "A **Bayesian network** draws the variables of a table as nodes and the direct dependencies between them "
+        "as arrows. This app *learns* such networks from data, without code, and shows what came out and why.")
+    steps = [
+        ("pages/1_Data.py", "1 · Data", "Load a table: a bundled sample (already loaded: *asia*), your own CSV, "
+                                        "or rows drawn from a known network, which then serves as ground truth."),
+        ("pages/2_Tune.py", "2 · Tune", "Choose the score (BDeu, BIC, K2), its settings and the Bayes factor; "
+                                        "see how big the search will be before it runs."),
+        ("pages/3_Search.py", "3 · Search", "Run one or more searches with a live score trace and a Stop button; "
+                                            "replay a hill climb step by step."),
+        ("pages/4_Networks.py", "4 · Networks", "Look at a learned network: DAG, RPDAG, CPDAG, all the DAGs of its "
+                                                "class; hover for scores and probability tables; export."),
+        ("pages/5_Compare.py", "5 · Compare", "Put networks side by side or on top of each other, against the "
+                                              "ground truth: SHD, added / deleted / reversed edges."),
+    ]
+    for path, label, text in steps:
+        left, right = st.columns([1, 5])
+        left.page_link(path, label=label)
+        right.markdown(text)
+    st.info("Quick start for a lecture: go to **3 · Search**, press **Run**, then open **4 · Networks**. "
+            "Every picture has a caption under it saying what it shows.")
+
+
+with error_boundary("start-up"):
+    state.init()
+    warm_up()
+pages = [
+    st.Page(home, title="Home", icon=":material/home:", default=True),
+    st.Page("pages/1_Data.py", title="1 · Data", icon=":material/table:"),
+    st.Page("pages/2_Tune.py", title="2 · Tune", icon=":material/tune:"),
+    st.Page("pages/3_Search.py", title="3 · Search", icon=":material/search:"),
+    st.Page("pages/4_Networks.py", title="4 · Networks", icon=":material/hub:"),
+    st.Page("pages/5_Compare.py", title="5 · Compare", icon=":material/compare_arrows:"),
+]
+st.navigation(pages).run()

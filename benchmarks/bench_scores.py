@@ -1,0 +1,142 @@
+"""Local-score throughput: BDeu evaluations per second on alarm data.
+
+Samples N rows (default 20,000) from the bundled alarm network, draws random
+families with 0-3 parents, and times, with the cache off:
+
+- ``Scorer.local`` one call at a time (single thread),
+- ``Scorer.local_many`` batched, on one numba thread and on all threads,
+- pgmpy's ``BDeu.local_score`` and pyAgrum's ``BNLearner.score`` (BDeu) when
+  installed (benchmark environment only), checking that they agree with ours.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_scores.py`` (add ``--quick`` for a
+smoke run). Prints a Markdown table for benchmarks/BENCHMARKS.md.
+"""
+
+import argparse
+import math
+import os
+import platform
+import tempfile
+import time
+
+import numba
+import numpy as np
+
+from bnexplore import Dataset, Scorer, read_bif
+from bnexplore.bif import sample_codes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALARM = os.path.join(HERE, "..", "sample_data", "networks", "alarm.bif.gz")
+
+
+def families(rng, n_vars, size, count):
+    out = []
+    for _ in range(count):
+        child = int(rng.integers(n_vars))
+        others = [v for v in range(n_vars) if v != child]
+        out.append((child, sorted(rng.choice(others, size, replace=False).tolist())))
+    return out
+
+
+def rate(seconds, count):
+    return count / seconds if seconds > 0 else float("inf")
+
+
+def time_single(scorer, fams):
+    start = time.perf_counter()
+    for child, parents in fams:
+        scorer.local(child, parents)
+    return rate(time.perf_counter() - start, len(fams))
+
+
+def time_batched(scorer, fams, threads):
+    numba.set_num_threads(threads)
+    children = [c for c, _ in fams]
+    parents = [p for _, p in fams]
+    scorer.local_many(children[:10], parents[:10])  # warm the threads
+    start = time.perf_counter()
+    scorer.local_many(children, parents)
+    elapsed = time.perf_counter() - start
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return rate(elapsed, len(fams))
+
+
+def time_pgmpy(frame, names, fams, ours):
+    try:
+        import warnings
+
+        warnings.simplefilter("ignore")
+        from pgmpy.estimators import BDeu
+    except ImportError:
+        return None, None
+    scorer = BDeu(frame, equivalent_sample_size=1)
+    start = time.perf_counter()
+    values = [scorer.local_score(names[c], [names[p] for p in ps]) for c, ps in fams]
+    elapsed = time.perf_counter() - start
+    return rate(elapsed, len(fams)), max(abs(a - b) / abs(b) for a, b in zip(values, ours))
+
+
+def time_pyagrum(frame, names, fams, ours):
+    try:
+        import pyagrum as gum
+    except ImportError:
+        return None, None
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as handle:
+        frame.to_csv(handle, index=False)
+        path = handle.name
+    learner = gum.BNLearner(path)
+    learner.useScoreBDeu()
+    learner.useNoPrior()
+    learner.score(names[0], [])  # builds its data structures
+    start = time.perf_counter()
+    values = [learner.score(names[c], [names[p] for p in ps]) for c, ps in fams]
+    elapsed = time.perf_counter() - start
+    os.unlink(path)
+    # pyAgrum reports log2 scores
+    return rate(elapsed, len(fams)), max(abs(a * math.log(2) - b) / abs(b) for a, b in zip(values, ours))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=20000)
+    parser.add_argument("--families", type=int, default=4000)
+    parser.add_argument("--peer-families", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="small smoke run")
+    args = parser.parse_args()
+    if args.quick:
+        args.families, args.peer_families = 300, 20
+
+    network = read_bif(ALARM)
+    codes = sample_codes(network, args.rows, seed=1)
+    data = Dataset.from_codes(codes, arities=network.arities, names=network.names, states=network.states)
+    frame = data.to_frame()
+    rng = np.random.default_rng(0)
+    warm = Scorer(data, "bdeu", cache=False)
+    warm.local(0, [1, 2, 3])
+    warm.local_many([0, 1], [[1], [2, 3]])
+
+    print(f"# Local-score throughput, alarm N = {args.rows:,}, BDeu ess = 1, cache off")
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads\n")
+    print("| parents | local (1 call at a time) | local_many, 1 thread | local_many, all threads "
+          "| pgmpy | pyAgrum | ours batched / pgmpy | ours single / pyAgrum | max rel. diff pgmpy / pyAgrum |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for size in range(4):
+        fams = families(rng, data.n_vars, size, args.families)
+        scorer = Scorer(data, "bdeu", cache=False)
+        single = time_single(scorer, fams)
+        one = time_batched(scorer, fams, 1)
+        every = time_batched(scorer, fams, numba.config.NUMBA_NUM_THREADS)
+        peer = fams[: args.peer_families]
+        ours = [scorer.local(c, p) for c, p in peer]
+        pg, pg_diff = time_pgmpy(frame, data.names, peer, ours)
+        ag, ag_diff = time_pyagrum(frame, data.names, peer, ours)
+        fmt = lambda x: "n/a" if x is None else f"{x:,.0f}"
+        ratio = lambda a, b: "n/a" if b is None else f"{a / b:,.0f}x"
+        diffs = "/".join("n/a" if d is None else f"{d:.1e}" for d in (pg_diff, ag_diff))
+        print(f"| {size} | {single:,.0f} | {one:,.0f} | {every:,.0f} | {fmt(pg)} | {fmt(ag)} "
+              f"| {ratio(every, pg)} | {ratio(single, ag)} | {diffs} |")
+
+
+if __name__ == "__main__":
+    main()

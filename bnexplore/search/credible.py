@@ -1,0 +1,634 @@
+"""Every network within a Bayes factor of the optimum, grouped and averaged.
+
+Liao, Sharma, Cussens & van Beek (2019), "Finding all Bayesian network
+structures within a factor of optimal", AAAI: the *credible set* for a Bayes
+factor ``BF`` is every DAG ``G`` with ``score(G) >= OPT - epsilon``,
+``epsilon = log(BF)`` (Eq. 3; natural-log scores, higher is better). The paper
+collects them with GOBNILP; here they are enumerated exactly, each once, from
+the dynamic-programming table of :mod:`bnexplore.search.exact`:
+
+1. candidate parent sets pruned with the epsilon-relaxed rules
+   (:func:`bnexplore.parents.pruning.candidate_parent_sets`), which keep the
+   parent sets of every credible DAG;
+2. ``B(S)``, the best score of a DAG over every subset ``S`` (Silander &
+   Myllymaki 2006), and ``OPT = B(V)``;
+3. a depth-first search over canonical constructions (:func:`enumerate_dags`)
+   bounded by ``B``, which emits every credible DAG exactly once;
+4. grouping into Markov equivalence classes (same skeleton and v-structures;
+   Verma & Pearl 1990) and into RPDAG classes (same skeleton and head-to-head
+   patterns; Acid & de Campos 2003, Proposition 4), and model averaging with
+   weights ``exp(score - OPT)`` normalised over the set.
+
+A DAG is taken as credible when its score is at least
+``OPT - epsilon - tolerance(OPT)`` (:func:`bnexplore.parents.pruning.tolerance`):
+sums of the same local scores in different orders differ in the last bits,
+and with ``epsilon = 0`` every DAG equivalent to an optimal one must still be
+found.
+"""
+
+import json
+import math
+import time
+from functools import cached_property
+
+import numpy as np
+from numba import njit
+
+from ..control import Control
+from ..errors import SearchError
+from ..graphs import DAG
+from ..parents.pruning import RULES, tolerance
+from ..result import Result, _plain
+from ..scores import Scorer
+from .exact import (Candidates, check_memory, format_bytes, mask_to_parents, memory_needed, prepare_parent_sets,
+                    subset_table)
+
+DEFAULT_LIMIT = 150_000
+"""Most credible DAGs collected (the paper's counting limit)."""
+
+_STEPS = 2_000_000
+"""Search steps per kernel call, between two checks of the stop flag."""
+
+
+@njit(cache=True)
+def enumerate_dags(table, masks, scores, offsets, n, threshold, subset, need, acc, node, choice, depth,
+                   out_masks, out_scores, count, max_steps):
+    """Depth-first enumeration of every DAG scoring at least ``threshold``, resumable.
+
+    Each DAG is built by one canonical sequence: remove its highest-index sink
+    ``v`` from the node set ``S``, record ``v``'s parents ``P`` (inside
+    ``R = S - v``), continue on ``R``. The search state at depth ``d`` is
+    ``(S, need, acc)``: ``need`` holds the nodes of ``S`` that must still get
+    a child from a node removed later (they may not be sinks here) and
+    ``acc`` the local scores so far. From a state it tries every ``v`` in
+    ``S - need`` and, best first, every candidate ``P`` of ``v`` inside ``R``
+    with ``acc + s(v, P) + B(R) >= threshold`` (stopping at the first that
+    falls short), and moves to ``(R, (need | {u in R: u > v}) - P, acc +
+    s(v, P))``: the nodes above ``v`` must not be sinks of the DAG on ``S``,
+    so each needs a child, and the members of ``P`` just got one.
+
+    Exactly once: the sinks removed are forced (the highest-index sink at
+    each step), so two different paths give two different DAGs, and every
+    DAG's canonical sequence obeys the ``need`` rule. None missed: ``B(R)`` is
+    the best score of any DAG over ``R``, so the bound never cuts the
+    canonical path of a DAG above the threshold; branches whose ``need``
+    cannot be met die without emitting.
+
+    Parameters
+    ----------
+    table : float64 array
+        ``B`` over all subsets (:func:`bnexplore.search.exact.fill_layer`).
+    masks, scores, offsets : arrays
+        Candidate parent sets, best first per node (see
+        :class:`bnexplore.search.exact.Candidates`).
+    n : int
+    threshold : float
+    subset, need, acc, node, choice : arrays of length ``n + 1``
+        The search stack (state and the candidate chosen at each depth);
+        start with ``subset[0] = 2**n - 1``, ``need[0] = acc[0] = 0``,
+        ``node[0] = choice[0] = -1`` and depth 0.
+    depth : int
+    out_masks : (capacity, n) int64 array
+        Row t receives the parent bitmask of every node of DAG t.
+    out_scores : float64 array
+        Its score (the sum of its local scores in removal order).
+    count : int
+        Rows of ``out_masks`` already filled.
+    max_steps : int
+        Return after this many steps (the stack holds the state to resume).
+
+    Returns
+    -------
+    count : int
+    depth : int
+        -1 once the search is finished; else pass it back to resume.
+    steps : int
+        Search steps taken (states visited plus DAGs emitted).
+    """
+    d = depth
+    steps = 0
+    capacity = out_masks.shape[0]
+    while d >= 0 and count < capacity and steps < max_steps:
+        steps += 1
+        s = subset[d]
+        if s == 0:
+            for i in range(d):
+                out_masks[count, node[i]] = masks[choice[i]]
+            out_scores[count] = acc[d]
+            count += 1
+            d -= 1
+            continue
+        v = node[d]
+        j = choice[d] + 1
+        found = False
+        while v < n:
+            if v >= 0 and (s >> v) & 1 and not (need[d] >> v) & 1:
+                rest = s ^ (np.int64(1) << v)
+                below = table[rest]
+                while j < offsets[v + 1]:
+                    if acc[d] + scores[j] + below < threshold:
+                        break
+                    if masks[j] & ~rest == 0:
+                        found = True
+                        break
+                    j += 1
+                if found:
+                    break
+            v += 1
+            if v < n:
+                j = offsets[v]
+        if not found:
+            d -= 1
+            continue
+        node[d] = v
+        choice[d] = j
+        rest = s ^ (np.int64(1) << v)
+        above = rest & ~((np.int64(2) << v) - 1)
+        subset[d + 1] = rest
+        need[d + 1] = (need[d] | above) & ~masks[j]
+        acc[d + 1] = acc[d] + scores[j]
+        node[d + 1] = -1
+        choice[d + 1] = -1
+        d += 1
+    return count, d, steps
+
+
+@njit(cache=True)
+def class_keys(parent_masks, rpdag):
+    """Keys that are equal exactly for DAGs of the same class.
+
+    Row t is ``[neighbours of each node..., per node w: V(w)]`` for DAG t,
+    where the neighbour masks give the skeleton and ``V(w)`` is, for Markov
+    equivalence, the parents of ``w`` that form a v-structure at ``w`` (a
+    parent not adjacent to another parent of ``w``); the v-structures at
+    ``w`` are exactly the non-adjacent pairs inside ``V(w)``, so skeleton and
+    ``V`` determine the skeleton and the v-structures. For RPDAG classes
+    (``rpdag=True``) ``V(w)`` is every parent of ``w`` when ``w`` has at least
+    two, which determines the head-to-head patterns.
+    """
+    k, n = parent_masks.shape
+    keys = np.zeros((k, 2 * n), np.int64)
+    for t in range(k):
+        for w in range(n):
+            pa = parent_masks[t, w]
+            keys[t, w] |= pa
+            for u in range(n):
+                if (pa >> u) & 1:
+                    keys[t, u] |= np.int64(1) << w
+        for w in range(n):
+            pa = parent_masks[t, w]
+            if rpdag:
+                if pa & (pa - 1):
+                    keys[t, n + w] = pa
+                continue
+            marked = np.int64(0)
+            for a in range(n):
+                if (pa >> a) & 1 and pa & ~keys[t, a] & ~(np.int64(1) << a):
+                    marked |= np.int64(1) << a
+            keys[t, n + w] = marked
+    return keys
+
+
+def _group(parent_masks, rpdag):
+    """Class of every DAG (ids in order of first appearance) and each class's members."""
+    if len(parent_masks) == 0:
+        return np.zeros(0, np.int64), []
+    keys = class_keys(parent_masks, rpdag)
+    rows = keys.view(np.dtype((np.void, keys.shape[1] * keys.itemsize))).reshape(-1)
+    _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    ids = rank[inverse.reshape(-1)]
+    order = np.argsort(ids, kind="stable")
+    bounds = np.searchsorted(ids[order], np.arange(len(first) + 1))
+    return ids, [order[bounds[c]:bounds[c + 1]] for c in range(len(first))]
+
+
+class CredibleClass:
+    """One class of credible DAGs: a Markov equivalence class or an RPDAG class.
+
+    Attributes
+    ----------
+    kind : {"mec", "rpdag"}
+    rank : int
+        1 for the class of the best DAG, then by best score.
+    members : int array
+        Indices of its credible DAGs in the credible set, best first.
+    n_dags : int
+        How many of its DAGs are credible (collected).
+    score : float
+        Best score of its DAGs (all equal for score-equivalent scores).
+    bayes_factor : float
+        ``exp(OPT - score)``.
+    share : float
+        Its share of the model-averaging weight of the credible set.
+    """
+
+    def __init__(self, owner, kind, rank, members):
+        self._owner = owner
+        self.kind = kind
+        self.rank = rank
+        self.members = members
+        self.n_dags = len(members)
+        self.score = float(owner.scores[members[0]])
+        self.bayes_factor = math.exp(owner.opt - self.score)
+        self.share = float(owner.weights[members].sum())
+
+    def __repr__(self):
+        return (f"CredibleClass({self.kind} #{self.rank}: {self.n_dags} DAGs, score {self.score:.4f}, "
+                f"BF {self.bayes_factor:.3g}, share {self.share:.3f})")
+
+    @property
+    def dag(self):
+        """Its best credible DAG."""
+        return self._owner.dag(int(self.members[0]))
+
+    @cached_property
+    def cpdag(self):
+        """The CPDAG of the Markov equivalence class its DAGs belong to."""
+        return self.dag.cpdag()
+
+    @cached_property
+    def graph(self):
+        """The class's own graph: the CPDAG for a Markov class, the RPDAG for an RPDAG class."""
+        return self.cpdag if self.kind == "mec" else self.dag.rpdag()
+
+    def size(self):
+        """Number of DAGs in the whole class, credible or not (:meth:`CPDAG.n_dags`)."""
+        return self.graph.n_dags()
+
+    def to_json(self, graph=True):
+        """A JSON-ready dict; ``graph=False`` leaves out the class graph."""
+        out = {"rank": self.rank, "n_dags": self.n_dags, "score": self.score,
+               "bayes_factor": self.bayes_factor, "share": self.share,
+               "members": self.members.tolist()}
+        if graph:
+            out["cpdag" if self.kind == "mec" else "rpdag"] = self.graph.to_json()
+        return out
+
+
+class _DagList:
+    """The credible DAGs as a read-only sequence of ``(DAG, score)``, built on access."""
+
+    def __init__(self, owner):
+        self._owner = owner
+
+    def __len__(self):
+        return len(self._owner.scores)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[t] for t in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"credible DAG index {i} out of range ({len(self)} DAGs)")
+        i %= len(self)
+        return self._owner.dag(i), float(self._owner.scores[i])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+class CredibleSet:
+    """The credible DAGs of a data set for one Bayes factor, with their groupings.
+
+    Parameters
+    ----------
+    names : list of str
+    parent_masks : (k, n) int64 array
+        Parent bitmask of every node of every credible DAG.
+    scores : float array
+        Their scores.
+    opt : float or None
+        The optimal score (None when the search stopped before finding it).
+    epsilon : float
+        ``log(BF)``.
+    score_name : str
+    params : dict, optional
+        The settings (score, ess, bf, max_indegree, limit, pruning).
+    stats : dict, optional
+    truncated_reason : str, optional
+        Why the set may be incomplete (counting limit, stop flag, time limit).
+
+    Attributes
+    ----------
+    scores, parent_masks : arrays
+        Best first (ties in enumeration order).
+    dags : sequence of (DAG, score)
+        Built on access; :meth:`dag` gives one DAG.
+    weights : float array
+        ``exp(score - OPT)`` normalised to sum 1 over the set.
+    truncated : bool
+        True when the set may be incomplete (see ``truncated_reason``).
+    """
+
+    def __init__(self, names, parent_masks, scores, opt, epsilon, score_name, params=None, stats=None,
+                 truncated_reason=None):
+        self.names = list(names)
+        scores = np.asarray(scores, np.float64)
+        order = np.argsort(-scores, kind="stable")
+        self.scores = scores[order]
+        self.parent_masks = np.asarray(parent_masks, np.int64).reshape(len(scores), len(self.names))[order]
+        self.opt = None if opt is None else float(opt)
+        self.epsilon = float(epsilon)
+        self.score_name = score_name
+        self.params = dict(params or {})
+        self.stats = dict(stats or {})
+        self.truncated_reason = truncated_reason
+        if len(self.scores):
+            raw = np.exp(self.scores - self.opt)
+            self.weights = raw / raw.sum()
+        else:
+            self.weights = np.zeros(0)
+        t0 = time.perf_counter()
+        self._class_ids, self._mec_members = _group(self.parent_masks, False)
+        self._rpdag_ids, self._rpdag_members = _group(self.parent_masks, True)
+        self.stats.update({"n_dags": len(self.scores), "n_classes": len(self._mec_members),
+                           "n_rpdag_classes": len(self._rpdag_members),
+                           "seconds_grouping": time.perf_counter() - t0})
+
+    def __len__(self):
+        return len(self.scores)
+
+    def __repr__(self):
+        more = f", truncated: {self.truncated_reason}" if self.truncated else ""
+        return (f"CredibleSet(BF {self.bayes_factor:.3g}, {len(self)} DAGs in {len(self._mec_members)} "
+                f"equivalence classes, OPT {self.opt}{more})")
+
+    @property
+    def n_vars(self):
+        return len(self.names)
+
+    @property
+    def bayes_factor(self):
+        """``exp(epsilon)``."""
+        return math.exp(self.epsilon)
+
+    @property
+    def truncated(self):
+        return self.truncated_reason is not None
+
+    @property
+    def dags(self):
+        return _DagList(self)
+
+    def dag(self, i):
+        """Credible DAG ``i`` (0 is a best one)."""
+        return DAG.from_parents([mask_to_parents(m, self.n_vars) for m in self.parent_masks[i]], self.names)
+
+    @cached_property
+    def classes(self):
+        """Markov equivalence classes, best first (list of :class:`CredibleClass`)."""
+        return [CredibleClass(self, "mec", c + 1, m) for c, m in enumerate(self._mec_members)]
+
+    @cached_property
+    def rpdag_classes(self):
+        """RPDAG classes (skeleton + head-to-head patterns), finer than :attr:`classes`."""
+        return [CredibleClass(self, "rpdag", c + 1, m) for c, m in enumerate(self._rpdag_members)]
+
+    @property
+    def class_index(self):
+        """Index into :attr:`classes` of every credible DAG."""
+        return self._class_ids
+
+    @property
+    def class_shares(self):
+        """Model-averaging weight of each Markov equivalence class, best class first."""
+        return np.bincount(self._class_ids, weights=self.weights, minlength=len(self._mec_members))
+
+    @cached_property
+    def arc_probabilities(self):
+        """``P[u, v]``: weighted share of credible DAGs with the arc u -> v (model averaging)."""
+        n = self.n_vars
+        out = np.zeros((n, n))
+        for u in range(n):
+            out[u] = self.weights @ ((self.parent_masks >> u) & 1)
+        return out
+
+    @property
+    def adjacency_probabilities(self):
+        """``P[u, v] = P[v, u]``: weighted share of credible DAGs where u and v are adjacent."""
+        arcs = self.arc_probabilities
+        return arcs + arcs.T
+
+    def best_result(self):
+        """The :class:`Result` of a best credible DAG (the optimum unless truncated before it)."""
+        if not len(self):
+            raise SearchError("the credible set is empty: the search stopped before the optimum was found")
+        stats = {key: self.stats.get(key) for key in ("seconds", "local_scores_computed", "local_score_lookups",
+                                                      "cache_hits", "nvar")}
+        graph = self.dag(0)
+        stats.update(iterations=self.n_vars, structures_evaluated=self.stats.get("search_steps", 0),
+                     opt=self.opt, edges=graph.n_edges, stopped=self.stats.get("stopped"))
+        return Result(graph=graph, score=float(self.scores[0]), score_name=self.score_name, algorithm="exact",
+                      params=dict(self.params), stats=stats,
+                      extra={"credible_set": {"bayes_factor": self.bayes_factor, "epsilon": self.epsilon,
+                                              "n_dags": len(self), "n_classes": len(self._mec_members),
+                                              "truncated": self.truncated}})
+
+    # -- JSON ------------------------------------------------------------------
+    def to_json(self, graphs=100):
+        """A JSON-ready dict that :meth:`from_json` reads back.
+
+        Parameters
+        ----------
+        graphs : int or None
+            Include the CPDAG (and RPDAG) of the best ``graphs`` classes
+            (None: all; each takes about a millisecond to build).
+        """
+        def classes(items):
+            return [c.to_json(graph=graphs is None or c.rank <= graphs) for c in items]
+
+        parents = [[mask_to_parents(m, self.n_vars) for m in row] for row in self.parent_masks]
+        return {"kind": "credible_set", "names": self.names, "score_name": self.score_name,
+                "params": _plain(self.params), "opt": self.opt, "epsilon": self.epsilon,
+                "bayes_factor": self.bayes_factor, "truncated": self.truncated,
+                "truncated_reason": self.truncated_reason, "stats": _plain(self.stats),
+                "dags": {"scores": self.scores.tolist(), "parents": parents},
+                "classes": classes(self.classes), "rpdag_classes": classes(self.rpdag_classes),
+                "arc_probabilities": self.arc_probabilities.tolist(),
+                "adjacency_probabilities": self.adjacency_probabilities.tolist()}
+
+    def dumps(self, **kwargs):
+        """The JSON text of :meth:`to_json` (keyword ``graphs`` goes to it)."""
+        graphs = kwargs.pop("graphs", 100)
+        return json.dumps(self.to_json(graphs=graphs), **kwargs)
+
+    @classmethod
+    def from_json(cls, data):
+        """Rebuild a CredibleSet from :meth:`to_json` output (a dict or JSON text)."""
+        if isinstance(data, (str, bytes)):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as err:
+                raise SearchError(f"not a bnexplore credible-set file: invalid JSON at line {err.lineno}") from None
+        if not isinstance(data, dict) or data.get("kind") != "credible_set":
+            raise SearchError('not a bnexplore credible-set file: expected "kind": "credible_set"')
+        missing = [k for k in ("names", "score_name", "opt", "epsilon", "dags") if k not in data]
+        if missing:
+            raise SearchError(f"not a bnexplore credible-set file: missing {', '.join(missing)}")
+        names = list(data["names"])
+        dags = data["dags"]
+        scores, parents = dags.get("scores", []), dags.get("parents", [])
+        if len(scores) != len(parents):
+            raise SearchError(f"credible-set file lists {len(scores)} scores but {len(parents)} DAGs")
+        masks = np.zeros((len(parents), len(names)), np.int64)
+        for t, row in enumerate(parents):
+            if len(row) != len(names):
+                raise SearchError(f"credible-set file: DAG {t} has {len(row)} parent lists, expected {len(names)}")
+            for v, ps in enumerate(row):
+                for p in ps:
+                    if not (isinstance(p, int) and 0 <= p < len(names) and p != v):
+                        raise SearchError(f"credible-set file: DAG {t} gives {names[v]!r} the invalid parent {p!r}")
+                    masks[t, v] |= 1 << p
+        return cls(names, masks, scores, data["opt"], data["epsilon"], data["score_name"],
+                   params=data.get("params"), stats=data.get("stats"),
+                   truncated_reason=data.get("truncated_reason"))
+
+
+def _checked_epsilon(bf, epsilon):
+    if epsilon is None:
+        if not (isinstance(bf, (int, float, np.integer, np.floating)) and math.isfinite(bf) and bf >= 1):
+            raise SearchError(f"the Bayes factor must be a finite number >= 1, got bf={bf!r}")
+        return math.log(bf)
+    if not (isinstance(epsilon, (int, float, np.integer, np.floating)) and math.isfinite(epsilon) and epsilon >= 0):
+        raise SearchError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    return float(epsilon)
+
+
+def _checked_limit(limit):
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise SearchError(f"limit must be a whole number >= 1 (the most DAGs to collect), got {limit!r}")
+    return int(limit)
+
+
+def enumeration_memory(n, limit):
+    """Bytes for the collected DAGs: masks, scores and grouping keys of ``limit + 1`` DAGs."""
+    return (limit + 1) * (3 * n + 2) * 8
+
+
+def collect(candidates, table, threshold, limit, control):
+    """Run :func:`enumerate_dags` to the end, to ``limit`` DAGs, or to a stop.
+
+    Returns ``(parent_masks, scores, reason, steps)`` where ``reason`` says
+    why the set may be incomplete (None when it is complete). One DAG beyond
+    the limit is looked for, so hitting the limit means more DAGs exist.
+    """
+    n = candidates.n
+    subset = np.zeros(n + 1, np.int64)
+    subset[0] = (1 << n) - 1
+    need = np.zeros(n + 1, np.int64)
+    acc = np.zeros(n + 1)
+    node = np.full(n + 1, -1, np.int64)
+    choice = np.full(n + 1, -1, np.int64)
+    capacity = min(limit + 1, 1 << 16)
+    out_masks = np.zeros((capacity, n), np.int64)
+    out_scores = np.empty(capacity)
+    count, depth, steps = 0, 0, 0
+    reason = None
+    while depth >= 0:
+        if control.should_stop():
+            reason = f"{control.reason}: the search ended after {count:,} DAGs, more may exist"
+            break
+        if count == capacity:
+            if capacity == limit + 1:
+                count = limit
+                reason = f"the counting limit of {limit:,} DAGs was reached; more credible DAGs exist"
+                break
+            capacity = min(2 * capacity, limit + 1)
+            out_masks = np.concatenate([out_masks, np.zeros((capacity - len(out_masks), n), np.int64)])
+            out_scores = np.concatenate([out_scores, np.empty(capacity - len(out_scores))])
+        count, depth, done = enumerate_dags(table, candidates.masks, candidates.scores, candidates.offsets, n,
+                                            threshold, subset, need, acc, node, choice, depth, out_masks, out_scores,
+                                            count, _STEPS)
+        steps += done
+        control.report(done=None, message=f"credible set: {min(count, limit):,} DAGs so far")
+    if count > limit:
+        count = limit
+        reason = f"the counting limit of {limit:,} DAGs was reached; more credible DAGs exist"
+    return out_masks[:count], out_scores[:count], reason, steps
+
+
+def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_indegree=None, limit=DEFAULT_LIMIT,
+                 pruning=True, parent_sets=None, progress=None, time_limit=None, stop=None, control=None):
+    """Every DAG whose score is within ``log(bf)`` of the optimum.
+
+    Liao, Sharma, Cussens & van Beek (2019), Eq. (3), solved exactly by
+    dynamic programming and a bounded enumeration (see the module docstring).
+
+    Parameters
+    ----------
+    data_or_scorer : Dataset or Scorer
+        The data, or a Scorer (then ``score`` and ``ess`` are ignored).
+    score : {"bic", "bdeu"} or another Scorer score
+    bf : float
+        Bayes factor >= 1 (3, 20 and 150 mark positive, strong and very strong
+        evidence on the Kass & Raftery scale the paper uses).
+    epsilon : float, optional
+        The margin ``log(BF)`` directly; overrides ``bf``.
+    ess : float
+        BDeu equivalent sample size.
+    max_indegree : int, optional
+        Only DAGs with at most this many parents per node.
+    limit : int
+        Most DAGs to collect; when more exist the set is truncated and says so.
+    pruning : bool
+        Use the pruning rules (False scores every parent set: slow, for checks).
+    parent_sets : ParentSets, optional
+        Reuse candidate parent sets built by
+        :func:`~bnexplore.parents.pruning.candidate_parent_sets` for this
+        scorer with an epsilon at least this one (then ``pruning`` is ignored).
+    progress, time_limit, stop, control
+        See :class:`bnexplore.control.Control`.
+
+    Returns
+    -------
+    CredibleSet
+        ``stats`` hold the seconds of each phase (``seconds_candidates``,
+        ``seconds_dp``, ``seconds_enumeration``, ``seconds_grouping``),
+        ``candidate_sets``, ``search_steps``, ``memory_bytes`` and the
+        candidate statistics under ``candidates``.
+
+    Raises
+    ------
+    SearchError
+        On a bad Bayes factor, epsilon or limit.
+    ResourceError
+        When the table and the collected DAGs need more memory than is available.
+    """
+    scorer = data_or_scorer if isinstance(data_or_scorer, Scorer) else Scorer(data_or_scorer, score=score, ess=ess)
+    epsilon = _checked_epsilon(bf, epsilon)
+    limit = _checked_limit(limit)
+    control = Control.of(control, progress, time_limit, stop)
+    start = time.perf_counter()
+    snapshot = scorer.snapshot()
+    n = scorer.n_vars
+    needed = memory_needed(n) + enumeration_memory(n, limit)
+    check_memory(needed, f"the credible set over {n} variables with limit={limit:,}")
+    control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
+    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
+                                      rules=RULES if pruning else ())
+    candidates = Candidates(parent_sets)
+    t_candidates = time.perf_counter()
+    table, size = subset_table(candidates, control)
+    t_dp = time.perf_counter()
+    opt = float(table[-1]) if size == n else None
+    if opt is None:
+        masks, scores, steps = np.zeros((0, n), np.int64), np.zeros(0), 0
+        reason = f"{control.reason}: stopped before the optimum was found"
+    else:
+        threshold = opt - epsilon - tolerance(opt)
+        masks, scores, reason, steps = collect(candidates, table, threshold, limit, control)
+    del table
+    t_enum = time.perf_counter()
+    params = {**scorer.params, "bf": math.exp(epsilon), "epsilon": epsilon, "max_indegree": max_indegree,
+              "limit": limit, "pruning": bool(pruning)}
+    stats = {"seconds_candidates": t_candidates - start, "seconds_dp": t_dp - t_candidates,
+             "seconds_enumeration": t_enum - t_dp, "candidate_sets": len(parent_sets), "search_steps": steps,
+             "memory_bytes": needed, "stopped": control.reason, **scorer.stats(snapshot),
+             "candidates": parent_sets.stats}
+    result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params, stats=stats,
+                         truncated_reason=reason)
+    result.stats["seconds"] = time.perf_counter() - start
+    control.finish(message=f"credible set: {len(result):,} DAGs in {result.stats['n_classes']:,} classes",
+                   score=opt)
+    return result

@@ -1,0 +1,365 @@
+"""The optimal network by dynamic programming over variable subsets.
+
+Silander & Myllymaki (2006), "A simple approach for finding the globally
+optimal Bayesian network structure", UAI, Section 3: every DAG over a set
+``S`` has a sink ``v`` whose parents lie in ``S - v``, so the best score of a
+DAG over ``S`` is
+
+    B(S) = max over v in S of  bp(v, S - v) + B(S - v),    B({}) = 0,
+
+where ``bp(v, R)`` is the best local score of ``v`` with all parents inside
+``R``. Here ``bp`` is not tabulated (that needs ``n 2^(n-1)`` entries): the
+candidate parent sets of ``v`` are kept best first as bitmasks
+(:class:`bnexplore.parents.ParentSets`), so ``bp(v, R)`` is the score of the
+first candidate whose mask is a subset of ``R``. Only ``B`` is stored, one
+float64 per subset (``8 * 2^n`` bytes), filled layer by layer (all subsets of
+one size, in parallel) so that a layer only reads the one before it.
+"""
+
+import math
+import os
+import time
+
+import numpy as np
+from numba import njit, prange
+
+from ..control import Control
+from ..errors import ResourceError, SearchError
+from ..graphs import DAG
+from ..parents import ParentSets
+from ..parents.pruning import RULES, candidate_parent_sets
+from ..result import Result
+
+MAX_VARIABLES = 62
+"""Subsets are int64 bitmasks: at most this many variables (memory runs out long before)."""
+
+_OVERHEAD = 64 << 20
+"""Bytes allowed beyond the table for candidates, Python and numba."""
+
+_SLICE = 1 << 21
+"""Subsets per kernel call, between two checks of the stop flag."""
+
+
+def memory_needed(n):
+    """Bytes the dynamic programme over ``n`` variables needs (the table ``B`` and headroom)."""
+    return 8 * (1 << int(n)) + _OVERHEAD
+
+
+def available_memory():
+    """Bytes of memory available now: ``MemAvailable`` of /proc/meminfo, else free physical pages."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def format_bytes(n_bytes):
+    """``n_bytes`` as a short human-readable string (binary units)."""
+    value = float(n_bytes)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def check_memory(needed, what):
+    """Raise ResourceError when ``needed`` bytes exceed the available memory."""
+    available = available_memory()
+    if available is not None and needed > available:
+        raise ResourceError(f"{what} needs {format_bytes(needed)} of memory but only {format_bytes(available)} "
+                            "is available; use fewer variables or a heuristic search (hill climbing, ordering-based)")
+
+
+def _checked_size(n):
+    if n > MAX_VARIABLES:
+        raise ResourceError(f"the exact search handles at most {MAX_VARIABLES} variables (it needs 8 * 2^n bytes), "
+                            f"this problem has {n}; use a heuristic search (hill climbing, ordering-based)")
+
+
+class Candidates:
+    """Candidate parent sets of all nodes as flat arrays for the kernels.
+
+    ``masks[offsets[v]:offsets[v + 1]]`` and ``scores[...]`` are node ``v``'s
+    candidates best first; ``top[v]`` its best score.
+    """
+
+    def __init__(self, parent_sets):
+        n = parent_sets.n_vars
+        _checked_size(n)
+        masks = [parent_sets.masks(v) for v in range(n)]
+        scores = [np.asarray(parent_sets.scores(v), np.float64) for v in range(n)]
+        for v, m in enumerate(masks):
+            if len(np.unique(m)) != len(m):
+                raise SearchError(f"node {parent_sets.names[v]!r} lists a candidate parent set twice")
+        self.n = n
+        self.offsets = np.zeros(n + 1, np.int64)
+        self.offsets[1:] = np.cumsum([len(m) for m in masks])
+        self.masks = np.concatenate(masks).astype(np.int64)
+        self.scores = np.concatenate(scores)
+        self.top = np.array([s[0] for s in scores])
+
+
+@njit(cache=True)
+def best_within(masks, scores, lo, hi, allowed):
+    """Index of the first candidate in ``lo:hi`` whose mask lies inside ``allowed`` (-1 if none)."""
+    for j in range(lo, hi):
+        if masks[j] & ~allowed == 0:
+            return j
+    return -1
+
+
+@njit(cache=True)
+def _unrank(rank, k, binom):
+    """The ``k``-subset of colexicographic rank ``rank``, as a bitmask."""
+    mask = np.int64(0)
+    for i in range(k, 0, -1):
+        c = i - 1
+        while binom[c + 1, i] <= rank:
+            c += 1
+        rank -= binom[c, i]
+        mask |= np.int64(1) << c
+    return mask
+
+
+@njit(cache=True)
+def _next_subset(s):
+    """The next bitmask with as many bits as ``s`` (Gosper's hack: colex order)."""
+    c = s & -s
+    r = s + c
+    return (((r ^ s) >> 2) // c) | r
+
+
+@njit(cache=True)
+def _subset_score(table, s, n, masks, scores, offsets, top):
+    """``B(s)``: the best sink ``v`` of ``s`` and its best parents inside ``s - v``."""
+    best = -np.inf
+    for v in range(n):
+        bit = np.int64(1) << v
+        if s & bit:
+            rest = s ^ bit
+            below = table[rest]
+            if top[v] + below > best:
+                j = best_within(masks, scores, offsets[v], offsets[v + 1], rest)
+                if j >= 0 and scores[j] + below > best:
+                    best = scores[j] + below
+    return best
+
+
+@njit(cache=True, parallel=True)
+def fill_layer(table, k, first, count, n, masks, scores, offsets, top, binom):
+    """Fill ``B`` for the ``count`` subsets of size ``k`` from colex rank ``first`` on.
+
+    The subsets of size ``k - 1`` must be filled. The range is cut into
+    pieces, each started by unranking and walked with Gosper's hack, in
+    parallel (a piece writes only its own subsets).
+    """
+    pieces = min(count, 512)
+    for p in prange(pieces):
+        lo = first + count * p // pieces
+        hi = first + count * (p + 1) // pieces
+        if lo == hi:
+            continue
+        s = _unrank(lo, k, binom)
+        for _ in range(hi - lo):
+            table[s] = _subset_score(table, s, n, masks, scores, offsets, top)
+            s = _next_subset(s)
+
+
+@njit(cache=True)
+def optimal_parents(table, full, n, masks, scores, offsets):
+    """Parent bitmask of every node in an optimal DAG over ``full``, from a filled table.
+
+    Walks down from ``full``: at ``S`` the first sink ``v`` whose best parent
+    set inside ``S - v`` attains ``B(S)`` (the same sum as in the table, so the
+    comparison is exact). Nodes outside ``full``, and every node when
+    ``B(full)`` is minus infinity (no DAG fits the candidates), get -1.
+    """
+    parents = np.full(n, -1, np.int64)
+    s = full
+    found = True
+    while s != 0 and found:
+        found = False
+        for v in range(n):
+            bit = np.int64(1) << v
+            if s & bit:
+                rest = s ^ bit
+                j = best_within(masks, scores, offsets[v], offsets[v + 1], rest)
+                if j >= 0 and scores[j] + table[rest] == table[s]:
+                    parents[v] = masks[j]
+                    s = rest
+                    found = True
+                    break
+    return parents
+
+
+def _binomials(n):
+    table = np.zeros((n + 2, n + 2), np.int64)
+    for a in range(n + 2):
+        for b in range(a + 1):
+            table[a, b] = math.comb(a, b)
+    return table
+
+
+def subset_table(candidates, control):
+    """Fill the table ``B`` over all subsets of the candidates' nodes.
+
+    Returns ``(table, size)``: ``size`` is the largest subset size whose
+    layer is complete (``n`` unless the stop flag or time limit fired).
+    """
+    n = candidates.n
+    table = np.empty(1 << n, np.float64)
+    table[0] = 0.0
+    binom = _binomials(n)
+    done = 1
+    total = float(1 << n)
+    for k in range(1, n + 1):
+        count = int(binom[n, k])
+        for first in range(0, count, _SLICE):
+            if control.should_stop():
+                return table, k - 1
+            size = min(_SLICE, count - first)
+            fill_layer(table, k, first, size, n, candidates.masks, candidates.scores, candidates.offsets,
+                       candidates.top, binom)
+            done += size
+            control.report(done=done / total, message=f"exact: subsets of size {k} of {n}")
+    return table, n
+
+
+def mask_to_parents(mask, n):
+    """The node indices in a bitmask, ascending."""
+    return [u for u in range(n) if (int(mask) >> u) & 1]
+
+
+def _greedy_completion(candidates, table, size):
+    """A DAG from a table complete up to ``size``: greedy sinks above it, optimal below.
+
+    Above ``size`` each step removes the sink whose best parent set among the
+    remaining nodes scores highest; used when the search was stopped early.
+    """
+    n = candidates.n
+    parents = np.full(n, -1, np.int64)
+    s = (1 << n) - 1
+    while bin(s).count("1") > size:
+        best, choice = -np.inf, None
+        for v in mask_to_parents(s, n):
+            rest = s ^ (1 << v)
+            j = best_within(candidates.masks, candidates.scores, candidates.offsets[v], candidates.offsets[v + 1],
+                            rest)
+            if j >= 0 and candidates.scores[j] > best:
+                best, choice = candidates.scores[j], (v, j)
+        if choice is None:
+            raise SearchError("no candidate parent set fits: give every node the empty parent set")
+        parents[choice[0]] = candidates.masks[choice[1]]
+        s ^= 1 << choice[0]
+    if np.isneginf(table[s]):
+        raise SearchError("no DAG fits the candidate parent sets: give every node the empty parent set")
+    below = optimal_parents(table, np.int64(s), n, candidates.masks, candidates.scores, candidates.offsets)
+    return np.where(parents >= 0, parents, below)
+
+
+def prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control, rules=RULES):
+    """The given candidate sets (checked, cut to ``max_indegree``) or new ones pruned for ``epsilon``.
+
+    Given sets must come from the scorer's variables and score and, when
+    their ``stats`` say how they were pruned, be complete and pruned for at
+    least ``epsilon`` (sets kept for a larger margin are a superset of those
+    a smaller one needs).
+    """
+    if parent_sets is None:
+        _checked_size(scorer.n_vars)
+        return candidate_parent_sets(scorer, epsilon=epsilon, max_indegree=max_indegree, rules=rules,
+                                     control=control)
+    if not isinstance(parent_sets, ParentSets):
+        raise SearchError(f"parent_sets must be a ParentSets, got {type(parent_sets).__name__}")
+    if list(parent_sets.names) != list(scorer.names):
+        raise SearchError("parent_sets were built for other variables than the scorer's data")
+    if parent_sets.score_name != scorer.score_name:
+        raise SearchError(f"parent_sets hold {parent_sets.score_name} scores but the scorer computes "
+                          f"{scorer.score_name}")
+    pruned_for = parent_sets.stats.get("epsilon", epsilon)
+    if pruned_for < epsilon:
+        raise SearchError(f"the candidate parent sets were pruned for epsilon={pruned_for:g}, less than the "
+                          f"{epsilon:g} needed: rebuild them for this Bayes factor")
+    if parent_sets.stats.get("complete") is False:
+        raise SearchError("the candidate parent sets are incomplete (their computation was stopped): rebuild them")
+    if max_indegree is None:
+        return parent_sets
+    kept = [[(ps, s) for ps, s in zip(parent_sets.sets(v), parent_sets.scores(v)) if len(ps) <= max_indegree]
+            for v in range(parent_sets.n_vars)]
+    return ParentSets(parent_sets.names, kept, parent_sets.score_name, parent_sets.stats)
+
+
+def exact_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_limit=None, stop=None,
+                 control=None):
+    """The highest-scoring DAG, by dynamic programming over subsets.
+
+    Silander & Myllymaki (2006), Section 3, over the candidate parent sets of
+    :func:`bnexplore.parents.pruning.candidate_parent_sets` (pruned for the
+    optimum, ``epsilon = 0``) or the given ones.
+
+    Parameters
+    ----------
+    scorer : Scorer
+    max_indegree : int, optional
+        Largest number of parents of a node.
+    parent_sets : ParentSets, optional
+        Candidate parent sets to search over (computed when not given).
+    progress, time_limit, stop, control
+        See :class:`bnexplore.control.Control`. Progress is the fraction of
+        subsets done. When stopped early the result is a DAG built greedily
+        above the completed layers (``stats["exact"]`` is False).
+
+    Returns
+    -------
+    Result
+        ``algorithm = "exact"``; ``stats`` hold ``seconds``,
+        ``seconds_candidates``, ``seconds_dp``, ``candidate_sets``,
+        ``memory_bytes`` (needed by the table), ``opt`` (the table's optimum)
+        and ``exact``.
+
+    Raises
+    ------
+    ResourceError
+        When the table needs more memory than is available (checked before
+        allocating; :func:`memory_needed`).
+    """
+    control = Control.of(control, progress, time_limit, stop)
+    start = time.perf_counter()
+    snapshot = scorer.snapshot()
+    n = scorer.n_vars
+    _checked_size(n)
+    needed = memory_needed(n)
+    check_memory(needed, f"the exact search over {n} variables")
+    control.report(done=0.0, message=f"exact: needs {format_bytes(needed)} for {n} variables")
+    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control)
+    seconds_candidates = time.perf_counter() - start
+    candidates = Candidates(parent_sets)
+    table, size = subset_table(candidates, control)
+    if size == n:
+        if np.isneginf(table[-1]):
+            raise SearchError("no DAG fits the candidate parent sets: give every node the empty parent set")
+        masks = optimal_parents(table, np.int64((1 << n) - 1), n, candidates.masks, candidates.scores,
+                                candidates.offsets)
+    else:
+        masks = _greedy_completion(candidates, table, size)
+    parents = [mask_to_parents(m, n) for m in masks]
+    graph = DAG.from_parents(parents, scorer.names)
+    score = scorer.total(parents)
+    stats = {"seconds": time.perf_counter() - start, "seconds_candidates": seconds_candidates,
+             "seconds_dp": time.perf_counter() - start - seconds_candidates, "iterations": size,
+             "structures_evaluated": int(sum(math.comb(n, k) for k in range(size + 1))),
+             **scorer.stats(snapshot), "candidate_sets": len(parent_sets), "memory_bytes": needed,
+             "opt": float(table[-1]) if size == n else None, "exact": size == n,
+             "edges": graph.n_edges, "stopped": control.reason}
+    params = {**scorer.params, "max_indegree": max_indegree}
+    control.finish(message="exact: done", score=score)
+    return Result(graph=graph, score=score, score_name=scorer.score_name, algorithm="exact", params=params,
+                  stats=stats, extra={"candidates": parent_sets.stats})

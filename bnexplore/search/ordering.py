@@ -1,0 +1,555 @@
+"""Ordering-based structure search over candidate parent sets: OBS and ASOBS.
+
+OBS (Teyssier & Koller, "Ordering-based search", UAI 2005): for a total
+ordering of the variables every node takes its best candidate parent set
+whose parents all come earlier; the ordering is improved by swapping adjacent
+variables, with random restarts.
+
+ASOBS (Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks
+with Thousands of Variables", NIPS 2015, Section 4): the ordering is read from
+last to first and every node takes its best candidate that does not close a
+cycle with the parent sets chosen so far, so arcs may point backwards in the
+ordering. A boolean descendant matrix kept up to date with todo lists makes a
+whole pass cost O(Ck + n^2) (``C`` candidates in all, ``k`` their largest
+size). Theorem 3: on every ordering ASOBS scores at least as high as OBS.
+
+Candidates come from :mod:`bnexplore.parents.explore` (or any
+:class:`ParentSets`); the inner loops are numba kernels over one flat copy of
+the candidates: ``parents`` (C x k, padded with -1), ``sizes``, ``scores``
+and ``offsets`` (node ``v`` owns rows ``offsets[v]:offsets[v + 1]``, best
+first).
+"""
+
+import inspect
+import time
+
+import numpy as np
+from numba import njit
+
+from ..control import Control
+from ..errors import SearchError
+from ..parents.candidates import ParentSets
+from ..parents.explore import METHODS as EXPLORERS
+from ..parents.explore import explore_parent_sets
+from .run import SearchRun
+
+METHODS = ("asobs", "obs")
+SWAPS_PER_CALL = 2000
+"""Swaps the climbing kernel makes between two checks of the stop flag."""
+
+DEFAULT_TIME_PER_VARIABLE = 1.0
+"""Seconds per variable for parent-set identification when no budget is given."""
+
+
+# -- kernels -------------------------------------------------------------------
+
+@njit(cache=True)
+def first_consistent(parents, sizes, start, stop, pos, limit):
+    """First row in ``start:stop`` whose parents all have ``pos < limit`` (-1 if none)."""
+    for t in range(start, stop):
+        ok = True
+        for s in range(sizes[t]):
+            if pos[parents[t, s]] >= limit:
+                ok = False
+                break
+        if ok:
+            return t
+    return -1
+
+
+@njit(cache=True)
+def obs_parents(parents, sizes, offsets, order):
+    """OBS choice for an ordering: each node's best candidate with all parents
+    earlier (Teyssier & Koller 2005, Section 3). Returns ``(chosen rows, pos)``."""
+    n = order.shape[0]
+    pos = np.empty(n, np.int64)
+    for j in range(n):
+        pos[order[j]] = j
+    chosen = np.empty(n, np.int64)
+    for v in range(n):
+        chosen[v] = first_consistent(parents, sizes, offsets[v], offsets[v + 1], pos, pos[v])
+    return chosen, pos
+
+
+@njit(cache=True)
+def _contains(parents, sizes, t, x):
+    for s in range(sizes[t]):
+        if parents[t, s] == x:
+            return True
+    return False
+
+
+@njit(cache=True)
+def swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j):
+    """Score change of swapping ``order[j]`` and ``order[j + 1]`` under OBS.
+
+    Only the two swapped nodes' choices change (Teyssier & Koller 2005,
+    Section 3.2): ``a = order[j]`` may now use ``b`` (its new best is at or
+    before its current one), ``b`` loses ``a`` (it must look further only if
+    its current set contains ``a``). Returns ``(delta, new row of a, new row
+    of b)``; ``pos`` is restored.
+    """
+    a = order[j]
+    b = order[j + 1]
+    pos[a] = j + 1
+    pos[b] = j
+    new_a = first_consistent(parents, sizes, offsets[a], chosen[a] + 1, pos, j + 1)
+    new_b = chosen[b]
+    if _contains(parents, sizes, new_b, a):
+        new_b = first_consistent(parents, sizes, new_b + 1, offsets[b + 1], pos, j)
+    pos[a] = j
+    pos[b] = j + 1
+    delta = (scores[new_a] - scores[chosen[a]]) + (scores[new_b] - scores[chosen[b]])
+    return delta, new_a, new_b
+
+
+@njit(cache=True)
+def swap_deltas(parents, sizes, scores, offsets, order, pos, chosen):
+    """:func:`swap_delta` of every adjacent pair (``n - 1`` values)."""
+    n = order.shape[0]
+    deltas = np.empty(max(n - 1, 0))
+    for j in range(n - 1):
+        deltas[j] = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j)[0]
+    return deltas
+
+
+@njit(cache=True)
+def climb_swaps(parents, sizes, scores, offsets, order, pos, chosen, deltas, max_swaps, tol):
+    """Best-improvement hill climbing over adjacent swaps, in place.
+
+    Applies the swap of largest gain while it gains more than ``tol``, at
+    most ``max_swaps`` times; after a swap at ``j`` only the gains at
+    ``j - 1, j, j + 1`` change (the set of nodes before every other pair is
+    the same). Returns the number of swaps made.
+    """
+    n = order.shape[0]
+    swaps = 0
+    while swaps < max_swaps and n > 1:
+        j = np.argmax(deltas)
+        if deltas[j] <= tol:
+            break
+        _, new_a, new_b = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j)
+        a = order[j]
+        b = order[j + 1]
+        order[j] = b
+        order[j + 1] = a
+        pos[b] = j
+        pos[a] = j + 1
+        chosen[a] = new_a
+        chosen[b] = new_b
+        for i in range(max(j - 1, 0), min(j + 2, n - 1)):
+            deltas[i] = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, i)[0]
+        swaps += 1
+    return swaps
+
+
+@njit(cache=True)
+def insertion_gains(parents, sizes, scores, offsets, order, pos, chosen):
+    """OBS score change of every insertion move, in O(Ck + n^2).
+
+    ``gains[v, j]`` is the change when node ``v`` (at ``i = pos[v]``) is
+    taken out and put back just before the node now at ``j`` (``j < i``) or
+    just after it (``j > i``); ``gains[v, i] = 0``. Adjacent swaps are the
+    moves with ``j = i +- 1``. Moving ``v`` earlier lets the nodes it passes
+    use ``v`` (``enter[v, p]``: the gain of the node at ``p``, from one scan
+    of its candidates better than its current one: those missing exactly one
+    parent); moving it later takes ``v`` away from them (``leave[v, p]``,
+    non-zero only for ``v``'s children). ``v``'s own best for every cut of
+    the ordering comes from a prefix maximum over its candidates' latest
+    parent positions.
+    """
+    n = order.shape[0]
+    enter = np.zeros((n, n))
+    leave = np.zeros((n, n))
+    stamp = np.full(n, -1, np.int64)
+    for u in range(n):
+        p = pos[u]
+        current = scores[chosen[u]]
+        for t in range(offsets[u], chosen[u]):
+            missing = -1
+            count = 0
+            for s in range(sizes[t]):
+                if pos[parents[t, s]] >= p:
+                    missing = parents[t, s]
+                    count += 1
+            if count == 1 and stamp[missing] != u:
+                stamp[missing] = u
+                enter[missing, p] = scores[t] - current
+        c = chosen[u]
+        for s in range(sizes[c]):
+            v = parents[c, s]
+            for t in range(c + 1, offsets[u + 1]):
+                if first_consistent(parents, sizes, t, t + 1, pos, p) == t and not _contains(parents, sizes, t, v):
+                    leave[v, p] = scores[t] - current
+                    break
+    gains = np.zeros((n, n))
+    own = np.empty(n + 1)
+    for v in range(n):
+        own[:] = -np.inf
+        for t in range(offsets[v], offsets[v + 1]):
+            latest = -1
+            for s in range(sizes[t]):
+                latest = max(latest, pos[parents[t, s]])
+            own[latest + 1] = max(own[latest + 1], scores[t])
+        for x in range(1, n + 1):
+            own[x] = max(own[x], own[x - 1])
+        i = pos[v]
+        current = scores[chosen[v]]
+        total = 0.0
+        for j in range(i - 1, -1, -1):
+            total += enter[v, j]
+            gains[v, j] = own[j] - current + total
+        total = 0.0
+        for j in range(i + 1, n):
+            total += leave[v, j]
+            gains[v, j] = own[j + 1] - current + total
+    return gains
+
+
+def insert(order, v, j):
+    """``order`` with ``v`` moved next to the node at ``j`` (before it if
+    ``j`` is earlier than ``v``, after it if later), as in :func:`insertion_gains`."""
+    rest = [u for u in order.tolist() if u != v]
+    rest.insert(j, v)
+    return np.array(rest, np.int64)
+
+
+@njit(cache=True)
+def first_acyclic(parents, sizes, start, stop, descendants_of_v):
+    """First row in ``start:stop`` with no parent among the marked descendants."""
+    for t in range(start, stop):
+        ok = True
+        for s in range(sizes[t]):
+            if descendants_of_v[parents[t, s]]:
+                ok = False
+                break
+        if ok:
+            return t
+    return -1
+
+
+@njit(cache=True)
+def asobs_step(v, parents, sizes, offsets, chosen, desc, todo):
+    """One step of an ASOBS pass (Scanagatta et al. 2015, Section 4, steps 2a-2d).
+
+    Node ``v`` takes its best candidate with no parent among its descendants
+    (``desc[v, y]``: y is a descendant of v), so no cycle closes. Then every
+    ancestor of ``v`` gains ``v`` and ``v``'s descendants: for each such
+    ``y`` a todo list (a stack) starts with ``v``'s new parents and is passed
+    up the parent links, and a node is passed on only when its cell
+    ``desc[x, y]`` turns from false to true. Each cell turns true at most once
+    per pass, so all steps together cost O(Ck + k n^2). ``chosen[x] = -1``
+    marks nodes not yet processed (no parents yet). Returns the chosen row.
+    """
+    t = first_acyclic(parents, sizes, offsets[v], offsets[v + 1], desc[v])
+    chosen[v] = t
+    n = desc.shape[0]
+    for y in range(n):
+        if y != v and not desc[v, y]:
+            continue
+        top = 0
+        for s in range(sizes[t]):
+            p = parents[t, s]
+            if not desc[p, y]:
+                desc[p, y] = True
+                todo[top] = p
+                top += 1
+        while top > 0:
+            top -= 1
+            x = todo[top]
+            tx = chosen[x]
+            if tx < 0:
+                continue
+            for s in range(sizes[tx]):
+                p = parents[tx, s]
+                if not desc[p, y]:
+                    desc[p, y] = True
+                    todo[top] = p
+                    top += 1
+    return t
+
+
+@njit(cache=True)
+def asobs_parents(parents, sizes, offsets, order):
+    """ASOBS choice for an ordering: nodes from last to first, each taking its
+    best candidate that closes no cycle. Returns the chosen rows."""
+    n = order.shape[0]
+    chosen = np.full(n, -1, np.int64)
+    desc = np.zeros((n, n), np.bool_)
+    todo = np.empty(n, np.int64)
+    for j in range(n - 1, -1, -1):
+        asobs_step(order[j], parents, sizes, offsets, chosen, desc, todo)
+    return chosen
+
+
+@njit(cache=True)
+def topological_order(parents, sizes, chosen, order):
+    """A topological order of the chosen DAG that follows ``order`` where it
+    can: repeatedly the earliest node (in ``order``) whose parents are all
+    placed. O(n^2 + nk)."""
+    n = order.shape[0]
+    missing = np.empty(n, np.int64)
+    children = np.zeros((n, n), np.bool_)
+    for v in range(n):
+        t = chosen[v]
+        missing[v] = sizes[t]
+        for s in range(sizes[t]):
+            children[parents[t, s], v] = True
+    placed = np.zeros(n, np.bool_)
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        v = -1
+        for j in range(n):
+            if not placed[order[j]] and missing[order[j]] == 0:
+                v = order[j]
+                break
+        placed[v] = True
+        out[i] = v
+        for c in range(n):
+            if children[v, c]:
+                missing[c] -= 1
+    return out
+
+
+# -- candidates ----------------------------------------------------------------
+
+class Candidates:
+    """One flat copy of a :class:`ParentSets` for the kernels.
+
+    Attributes
+    ----------
+    parents : (C, k) int64 array, padded with -1
+    sizes, offsets : int64 arrays
+    scores : float64 array
+    """
+
+    def __init__(self, parent_sets):
+        packed = [parent_sets.packed(v) for v in range(parent_sets.n_vars)]
+        width = max(p.shape[1] for p, _, _ in packed)
+        counts = [p.shape[0] for p, _, _ in packed]
+        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.parents = np.full((self.offsets[-1], width), -1, np.int64)
+        for (p, _, _), start in zip(packed, self.offsets[:-1]):
+            self.parents[start:start + p.shape[0], :p.shape[1]] = p
+        self.sizes = np.concatenate([s for _, s, _ in packed]).astype(np.int64)
+        self.scores = np.concatenate([s for _, _, s in packed]).astype(np.float64)
+        self.n = parent_sets.n_vars
+
+    def parent_lists(self, chosen):
+        return [self.parents[t, :self.sizes[t]].tolist() for t in chosen]
+
+    def score(self, chosen):
+        return float(self.scores[chosen].sum())
+
+    def obs(self, order):
+        """OBS choice (rows) and position array for ``order``."""
+        return obs_parents(self.parents, self.sizes, self.offsets, order)
+
+    def asobs(self, order):
+        """ASOBS choice (rows) for ``order``."""
+        return asobs_parents(self.parents, self.sizes, self.offsets, order)
+
+
+# -- search --------------------------------------------------------------------
+
+class _Climb:
+    """One ordering under hill climbing with OBS choices.
+
+    Adjacent swaps first (Teyssier & Koller 2005: O(c_j + c_{j+1}) per swap
+    once the gains are known); at a swap optimum, the best insertion move
+    (:func:`insertion_gains`, O(Ck + n^2)), then swaps again, until no move
+    gains. Insertions are our addition: adjacent swaps alone stall on large
+    networks, as a node can only travel through pairs that each gain.
+    """
+
+    def __init__(self, cands, order):
+        self.cands = cands
+        self._reset(np.array(order, np.int64))
+
+    def _reset(self, order):
+        c = self.cands
+        self.order = order
+        self.chosen, self.pos = c.obs(order)
+        self.deltas = swap_deltas(c.parents, c.sizes, c.scores, c.offsets, order, self.pos, self.chosen)
+
+    def run(self, control, counters):
+        """Climb to a local optimum (or until stopped), counting ``swaps`` and ``insertions``."""
+        c = self.cands
+        while not control.should_stop():
+            tol = 1e-9 * max(1.0, abs(c.score(self.chosen)))
+            made = climb_swaps(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen,
+                               self.deltas, SWAPS_PER_CALL, tol)
+            counters["swaps"] += made
+            if made == SWAPS_PER_CALL:
+                continue
+            gains = insertion_gains(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen)
+            v, j = divmod(int(np.argmax(gains)), c.n)
+            if gains[v, j] <= tol:
+                break
+            self._reset(insert(self.order, v, j))
+            counters["insertions"] += 1
+
+
+def _restart(cands, order, method, control, counters):
+    """One restart from ``order``: climb; for ASOBS, read the climbed ordering
+    with acyclic selection, then climb again from a topological order of the
+    ASOBS graph (its OBS score is at least the graph's score) while that
+    improves. Returns ``(chosen rows, score)``."""
+    climb = _Climb(cands, order)
+    climb.run(control, counters)
+    best, best_score = climb.chosen.copy(), cands.score(climb.chosen)
+    counters["orderings"] += 1
+    while method == "asobs":
+        chosen = cands.asobs(climb.order)
+        score = cands.score(chosen)
+        counters["orderings"] += 1
+        if score <= best_score + 1e-9 * max(1.0, abs(best_score)):
+            break
+        best, best_score = chosen, score
+        if control.should_stop():
+            break
+        climb = _Climb(cands, topological_order(cands.parents, cands.sizes, chosen, climb.order))
+        climb.run(control, counters)
+    return best, best_score
+
+
+def _search(cands, method, restarts, seed, control, run):
+    """Random restarts of :func:`_restart`; returns the best rows and counters."""
+    rng = np.random.default_rng(seed)
+    best, best_score = None, -np.inf
+    counters = {"swaps": 0, "insertions": 0, "restarts": 0, "orderings": 0}
+    for r in range(restarts):
+        if r > 0 and control.should_stop():
+            break
+        chosen, score = _restart(cands, rng.permutation(cands.n), method, control, counters)
+        counters["restarts"] = r + 1
+        if score > best_score:
+            run.trajectory.append({"step": len(run.trajectory) + 1, "op": "restart", "args": [],
+                                   "delta": score - best_score if best is not None else None,
+                                   "score": score, "restart": r})
+            best, best_score = chosen, score
+        control.report(done=(r + 1) / restarts, message=f"{method}: restart {r + 1}/{restarts}",
+                       score=best_score, iteration=r + 1, time_left=control.remaining)
+    run.evaluated = counters["swaps"] + counters["insertions"] + counters["orderings"]
+    return best, counters
+
+
+def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations, time_limit, workers,
+                 scheduler, control):
+    """The candidate parent sets: given, or found by an explorer (locally or on Dask)."""
+    if isinstance(parents, ParentSets):
+        if parents.names != scorer.names:
+            raise SearchError("the candidate parent sets are for other variables than the data: "
+                              "explore them with this data's scorer")
+        return parents
+    if parents not in EXPLORERS:
+        raise SearchError(f"parents must be a ParentSets or one of {', '.join(EXPLORERS)}, got {parents!r}")
+    if time_per_variable is None and max_evaluations is None:
+        if time_limit is not None:
+            time_per_variable = 0.5 * time_limit * max(1, int(workers)) / scorer.n_vars
+        else:
+            time_per_variable = DEFAULT_TIME_PER_VARIABLE
+    options = dict(method=parents, max_indegree=max_indegree, time_per_variable=time_per_variable,
+                   max_evaluations=max_evaluations)
+    if int(workers) > 1 or scheduler is not None:
+        from ..distributed import explore_distributed
+
+        return explore_distributed(scorer, **options, workers=workers, scheduler=scheduler, control=control)
+    return explore_parent_sets(scorer, **options, control=control)
+
+
+def ordering_search(scorer, method="asobs", parents="independence", max_indegree=None, time_per_variable=None,
+                    max_evaluations=None, time_limit=None, restarts=10, seed=None, workers=1, scheduler=None,
+                    progress=None, stop=None, control=None):
+    """Learn a DAG by OBS or ASOBS over explored candidate parent sets.
+
+    Two phases (Scanagatta et al. 2015): parent-set identification (Section
+    3, :func:`bnexplore.parents.explore.explore_parent_sets`), then structure
+    optimisation over orderings (Section 4). Each restart draws a random
+    ordering and climbs under the OBS rule (Teyssier & Koller 2005) by
+    adjacent swaps and, at a swap optimum, insertion moves (see
+    :class:`_Climb`); ASOBS then reads the climbed ordering with acyclic
+    selection and, while that improves, climbs again from a topological order
+    of the ASOBS graph. With the same seed both methods climb the same
+    orderings, so ASOBS never ends below OBS (Theorem 3) unless stopped early.
+
+    Parameters
+    ----------
+    scorer : Scorer
+    method : {"asobs", "obs"}
+    parents : {"independence", "greedy", "sequential"} or ParentSets
+        The explorer, or candidates already found (for this scorer's data).
+    max_indegree, time_per_variable, max_evaluations
+        Budgets of the explorer (see :class:`ExploreSettings`). With neither
+        budget given, ``time_per_variable`` is half of ``time_limit`` spread
+        over the variables (times ``workers``), or 1 second.
+    time_limit : float, optional
+        Seconds for the whole run; the search stops at the end of the climb
+        step under way (at least one ordering is always evaluated).
+    restarts : int
+        Random orderings tried.
+    seed : int, optional
+        Seed of the random orderings.
+    workers : int
+        With more than 1, parent sets are explored on a local Dask cluster of
+        that many processes (see :mod:`bnexplore.distributed`).
+    scheduler : str, optional
+        Address ``"tcp://host:port"`` of an existing Dask scheduler to use.
+    progress, stop, control
+        See :class:`bnexplore.control.Control`. Reports carry
+        ``variables_done`` during identification, then ``score`` (best so
+        far) and ``time_left``.
+
+    Returns
+    -------
+    Result
+        ``stats`` adds ``parent_seconds``, ``parent_sets_evaluated``,
+        ``candidates`` (kept, in all), ``swaps``, ``insertions``, ``restarts``,
+        ``orderings`` (OBS and ASOBS readings);
+        ``extra["candidates"]`` maps each variable to its number of
+        candidates and ``extra["ordering"]`` is the best ordering (names).
+    """
+    if method not in METHODS:
+        raise SearchError(f"unknown ordering search {method!r}: choose one of {', '.join(METHODS)}")
+    if int(restarts) != restarts or restarts < 1:
+        raise SearchError(f"restarts must be a whole number >= 1, got {restarts!r}")
+    if int(workers) != workers or workers < 1:
+        raise SearchError(f"workers must be a whole number >= 1, got {workers!r}")
+    control = Control.of(control, progress, time_limit, stop)
+    explorer = parents if isinstance(parents, str) else "given"
+    run = SearchRun(scorer, control, method, {"parents": explorer, "max_indegree": max_indegree,
+                                              "time_per_variable": time_per_variable,
+                                              "max_evaluations": max_evaluations, "restarts": restarts,
+                                              "seed": seed, "workers": workers})
+    start = time.perf_counter()
+    candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations,
+                                  control.time_limit, workers, scheduler, control)
+    parent_seconds = time.perf_counter() - start
+    cands = Candidates(candidate_sets)
+    best, counters = _search(cands, method, int(restarts), seed, control, run)
+    order = topological_order(cands.parents, cands.sizes, best, np.arange(cands.n))
+    counts = candidate_sets.counts()
+    extra = {"candidates": dict(zip(scorer.names, counts.tolist())),
+             "ordering": [scorer.names[v] for v in order.tolist()]}
+    return run.result(cands.parent_lists(best), extra=extra, parent_seconds=parent_seconds,
+                      parent_sets_evaluated=candidate_sets.stats.get("evaluated"),
+                      candidates=int(counts.sum()), **counters)
+
+
+def _variant(method):
+    """``ordering_search`` with ``method`` fixed, with a signature :func:`bnexplore.learn` can read."""
+    def search(scorer, **options):
+        return ordering_search(scorer, method=method, **options)
+
+    signature = inspect.signature(ordering_search)
+    search.__signature__ = signature.replace(parameters=[p for name, p in signature.parameters.items()
+                                                         if name != "method"])
+    search.__name__ = search.__qualname__ = method
+    search.__doc__ = f"{method.upper()}: :func:`ordering_search` with ``method={method!r}``."
+    return search
+
+
+asobs = _variant("asobs")
+obs = _variant("obs")
+
+__all__ = ["ordering_search", "asobs", "obs", "Candidates"]

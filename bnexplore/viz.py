@@ -1,0 +1,882 @@
+"""Pictures of networks: layouts, styles, and HTML / PNG / DOT / GraphML output.
+
+A picture is built in two steps. A *drawing* function turns graphs (and the
+numbers to show on them) into a :class:`Drawing`: nodes and edges with their
+colours, widths, dash patterns and hover texts, a legend and an optional
+colour bar, following the visual language of DESIGN.md:
+
+- arcs solid with arrowheads; links (undirected edges) dashed, no arrowheads;
+  in a CPDAG compelled arcs dark and reversible edges light;
+- comparing A with B: common edges grey, only in A blue, only in B orange,
+  same adjacency but different direction purple;
+- quantities on edges as width (exact number on hover), quantities on nodes
+  as fill colour on one sequential scale with a colour bar.
+
+An *output* function then renders the Drawing at fixed node positions
+(:func:`layered_layout`, computed once per node set so every view of a
+session puts every node in the same place): :func:`to_html` (an interactive
+vis-network page that works offline), :func:`to_png`, :func:`to_dot` and
+:func:`to_graphml`. Nothing here imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import math
+import re
+from dataclasses import dataclass, field
+
+import networkx as nx
+import numpy as np
+
+ARC_COLOR = "#37474f"
+COMPELLED_COLOR = "#212121"
+REVERSIBLE_COLOR = "#b0b0b0"
+COMMON_COLOR = "#9e9e9e"
+ONLY_A_COLOR = "#1f77b4"
+ONLY_B_COLOR = "#ff7f0e"
+REVERSED_COLOR = "#8e44ad"
+NODE_FILL = "#e3f2fd"
+NODE_BORDER = "#1565c0"
+FONT_SIZE = 22
+MIN_WIDTH, MAX_WIDTH = 1.5, 9.0
+# Viridis, sampled at 9 points: dark purple (low) to yellow (high).
+_SCALE = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"]
+
+
+@dataclass
+class NodeStyle:
+    """How one node is drawn.
+
+    Attributes
+    ----------
+    name : str
+        The variable name (the node's id).
+    fill : str
+        Fill colour (``#rrggbb``).
+    title : str
+        Hover text, as HTML (escaped by the caller).
+    border : str
+        Border colour.
+    """
+
+    name: str
+    fill: str = NODE_FILL
+    title: str = ""
+    border: str = NODE_BORDER
+
+
+@dataclass
+class EdgeStyle:
+    """How one edge is drawn.
+
+    Attributes
+    ----------
+    u, v : str
+        End points; for an arc the tail and the head.
+    directed : bool
+        Arc with an arrowhead at ``v`` (True) or link without arrowheads.
+    dashed : bool
+    color : str
+    width : float
+        Line width in pixels.
+    title : str
+        Hover text, as HTML (escaped by the caller).
+    kind : str
+        What the edge is in the drawing (e.g. "arc", "link", "only in A");
+        kept in DOT and GraphML output.
+    """
+
+    u: str
+    v: str
+    directed: bool = True
+    dashed: bool = False
+    color: str = ARC_COLOR
+    width: float = 2.5
+    title: str = ""
+    kind: str = "arc"
+
+
+@dataclass
+class LegendItem:
+    """One legend entry: a line sample (edge) or a swatch (node) and its label."""
+
+    label: str
+    color: str
+    dashed: bool = False
+    directed: bool = True
+
+
+@dataclass
+class ColorBar:
+    """The scale of the node fill colours: what it measures and its range."""
+
+    label: str
+    low: float
+    high: float
+
+
+@dataclass
+class Drawing:
+    """Nodes, edges, legend and colour bar of one picture."""
+
+    nodes: list
+    edges: list
+    legend: list = field(default_factory=list)
+    colorbar: ColorBar | None = None
+    title: str = ""
+
+    @property
+    def names(self):
+        return [node.name for node in self.nodes]
+
+
+# ---------------------------------------------------------------------------
+# colours and sizes
+
+
+def sequential_color(t):
+    """Colour of ``t`` in [0, 1] on the sequential (viridis) scale.
+
+    Values outside [0, 1] are clipped; NaN gives the neutral node fill.
+    """
+    if t is None or not math.isfinite(t):
+        return NODE_FILL
+    t = min(max(float(t), 0.0), 1.0) * (len(_SCALE) - 1)
+    k = min(int(t), len(_SCALE) - 2)
+    a, b = _rgb(_SCALE[k]), _rgb(_SCALE[k + 1])
+    f = t - k
+    return "#%02x%02x%02x" % tuple(round(x + (y - x) * f) for x, y in zip(a, b))
+
+
+def _rgb(color):
+    color = color.lstrip("#")
+    return tuple(int(color[i: i + 2], 16) for i in (0, 2, 4))
+
+
+def text_color(fill):
+    """Black or white, whichever reads better on ``fill``."""
+    r, g, b = _rgb(fill)
+    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+
+
+def scaled(values):
+    """Map numbers to [0, 1] linearly over their range (all 0.5 when constant).
+
+    Parameters
+    ----------
+    values : dict
+        Key -> finite number.
+
+    Returns
+    -------
+    dict
+        Same keys, values in [0, 1].
+    """
+    if not values:
+        return {}
+    low, high = min(values.values()), max(values.values())
+    if high - low <= 1e-12 * max(1.0, abs(high)):
+        return {key: 0.5 for key in values}
+    return {key: (value - low) / (high - low) for key, value in values.items()}
+
+
+def widths(magnitudes):
+    """Line widths proportional to the magnitudes (largest gets MAX_WIDTH).
+
+    Parameters
+    ----------
+    magnitudes : dict
+        Key -> number; the absolute value sets the width.
+
+    Returns
+    -------
+    dict
+        Key -> width in ``[MIN_WIDTH, MAX_WIDTH]``.
+    """
+    top = max((abs(m) for m in magnitudes.values()), default=0.0)
+    if top <= 0:
+        return {key: MIN_WIDTH for key in magnitudes}
+    return {key: MIN_WIDTH + (MAX_WIDTH - MIN_WIDTH) * abs(m) / top for key, m in magnitudes.items()}
+
+
+def fmt(value, digits=4):
+    """A number rounded for reading (``digits`` significant digits)."""
+    if value is None:
+        return "–"
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)
+    if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+        return f"{value:.{digits - 1}e}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value)))) if value else 0
+    return f"{value:,.{decimals}f}"
+
+
+# ---------------------------------------------------------------------------
+# layout
+
+
+def layered_layout(names, edges, spacing=None):
+    """Fixed positions for drawing a graph top to bottom.
+
+    A small Sugiyama layout: each node's layer is the length of the longest
+    directed path reaching it (links are read as arcs from the node listed
+    first), and a source is then moved down to just above its highest child;
+    nodes without any edge go on a last row; within a layer nodes are
+    ordered by the barycentre of their neighbours in the layers above and
+    below (a few downward and upward sweeps), and a layer wider than about
+    ``1.5 sqrt(n)`` nodes is folded into several rows so large graphs keep a
+    readable aspect ratio. Deterministic: the same names and edges always give
+    the same positions.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Every node.
+    edges : iterable of (str, str)
+        Directed pairs (tail, head); pairs that would close a cycle are
+        ignored for layering.
+    spacing : (float, float), optional
+        Horizontal and vertical distance between neighbouring nodes (default:
+        wide enough for the longest name at the graphs' font size, and 140).
+
+    Returns
+    -------
+    dict
+        Name -> (x, y) in pixels, y growing downwards.
+    """
+    names = list(names)
+    graph = nx.DiGraph()
+    graph.add_nodes_from(names)
+    for u, v in edges:
+        if u != v and u in graph and v in graph:
+            graph.add_edge(u, v)
+            if not nx.is_directed_acyclic_graph(graph):
+                graph.remove_edge(u, v)
+    connected = [v for v in names if graph.degree(v) > 0]
+    layer = {}
+    for v in nx.topological_sort(graph):
+        if v in connected:
+            layer[v] = max((layer[u] + 1 for u in graph.predecessors(v)), default=0)
+    for v in connected:
+        if graph.in_degree(v) == 0:
+            layer[v] = min(layer[c] for c in graph.successors(v)) - 1
+    layers = [[v for v in names if layer.get(v) == k] for k in range(max(layer.values(), default=-1) + 1)]
+    _order_by_barycentre(layers, graph)
+    isolated = [v for v in names if v not in layer]
+    if isolated:
+        layers.append(isolated)
+    width = max(6, math.ceil(1.5 * math.sqrt(len(names))))
+    rows = [layer_nodes[i: i + width] for layer_nodes in layers for i in range(0, len(layer_nodes), width)]
+    longest = max((len(v) for v in names), default=1)
+    dx, dy = spacing or (max(150.0, 0.6 * FONT_SIZE * longest + 50.0), 140.0)
+    positions = {}
+    for r, row in enumerate(rows):
+        shift = 0.25 * dx if r % 2 else 0.0
+        for i, v in enumerate(row):
+            positions[v] = (round((i - (len(row) - 1) / 2) * dx + shift, 1), round(r * dy, 1))
+    return positions
+
+
+def _order_by_barycentre(layers, graph, sweeps=6):
+    """Reorder each layer in place by the mean position of its neighbours."""
+    undirected = graph.to_undirected(as_view=True)
+    for sweep in range(sweeps):
+        order = range(1, len(layers)) if sweep % 2 == 0 else range(len(layers) - 2, -1, -1)
+        for k in order:
+            reference = layers[k - 1] if sweep % 2 == 0 else layers[k + 1]
+            where = {v: i for i, v in enumerate(reference)}
+            current = {v: i for i, v in enumerate(layers[k])}
+
+            def key(v):
+                near = [where[u] for u in undirected.neighbors(v) if u in where]
+                return (sum(near) / len(near) if near else current[v], current[v])
+
+            layers[k].sort(key=key)
+
+
+def graph_edges(graph):
+    """The (tail, head) name pairs of a graph's arcs and links, for :func:`layered_layout`."""
+    names = graph.names
+    return [(names[u], names[v]) for u, v in list(graph.arcs()) + list(graph.links())]
+
+
+# ---------------------------------------------------------------------------
+# drawings
+
+
+def _node_styles(names, node_values=None, node_titles=None):
+    node_values = node_values or {}
+    node_titles = node_titles or {}
+    shades = scaled({k: v for k, v in node_values.items() if v is not None and math.isfinite(v)})
+    return [NodeStyle(name, fill=sequential_color(shades[name]) if name in shades else NODE_FILL,
+                      title=node_titles.get(name, f"<b>{html.escape(name)}</b>"))
+            for name in names]
+
+
+def _colorbar(node_values, label):
+    finite = [v for v in (node_values or {}).values() if v is not None and math.isfinite(v)]
+    if not finite or not label:
+        return None
+    return ColorBar(label, min(finite), max(finite))
+
+
+def pdag_drawing(graph, arc_weights=None, arc_titles=None, node_values=None, node_titles=None,
+                 value_label=None, arc_color=ARC_COLOR, link_color=ARC_COLOR, arc_label="arc",
+                 link_label="link (undirected)", weight_label="thicker = larger number (on hover)", title=""):
+    """Drawing of a DAG, PDAG, CPDAG or RPDAG.
+
+    Arcs are solid with an arrowhead; links dashed without arrowheads.
+
+    Parameters
+    ----------
+    graph : bnexplore.graphs.PDAG
+    arc_weights : dict, optional
+        ``(u, v)`` name pair -> number shown as the edge's width (for a link
+        either order).
+    arc_titles : dict, optional
+        ``(u, v)`` -> hover HTML of that edge.
+    node_values : dict, optional
+        Name -> number shown as fill colour (with a colour bar labelled
+        ``value_label``).
+    node_titles : dict, optional
+        Name -> hover HTML.
+    arc_color, link_color : str
+        Colours of arcs and links (a CPDAG uses dark and light).
+    arc_label, link_label, weight_label : str
+        Legend labels (the last says what the widths measure).
+    title : str
+        What the picture shows (first line of the legend and of exports).
+
+    Returns
+    -------
+    Drawing
+    """
+    names = graph.names
+    arc_weights = arc_weights or {}
+    arc_titles = arc_titles or {}
+    thickness = widths(arc_weights)
+    edges = []
+    for kind, pairs in (("arc", graph.arcs()), ("link", graph.links())):
+        for u, v in pairs:
+            a, b = names[u], names[v]
+            key = (a, b) if (a, b) in thickness or kind == "arc" else (b, a)
+            default_title = f"{html.escape(a)} {'→' if kind == 'arc' else '—'} {html.escape(b)}"
+            edges.append(EdgeStyle(a, b, directed=kind == "arc", dashed=kind == "link",
+                                   color=arc_color if kind == "arc" else link_color,
+                                   width=thickness.get(key, 2.5), title=arc_titles.get(key, default_title),
+                                   kind=kind))
+    legend = []
+    if graph.arcs() or not graph.links():
+        legend.append(LegendItem(arc_label, arc_color))
+    if graph.links():
+        legend.append(LegendItem(link_label, link_color, dashed=True, directed=False))
+    if arc_weights:
+        legend.append(LegendItem(weight_label, arc_color))
+    return Drawing(_node_styles(names, node_values, node_titles), edges, legend,
+                   _colorbar(node_values, value_label), title)
+
+
+def cpdag_drawing(cpdag, node_titles=None, title=""):
+    """Drawing of a CPDAG: compelled arcs dark, reversible edges light and dashed."""
+    return pdag_drawing(cpdag, node_titles=node_titles, arc_color=COMPELLED_COLOR, link_color=REVERSIBLE_COLOR,
+                        arc_label="compelled arc (same in every DAG of the class)",
+                        link_label="reversible edge (either direction)", title=title)
+
+
+def _pair_states(graph, order):
+    """Edge state of every pair of ``order`` positions: 0 none, 1 i->j, 2 j->i, 3 link."""
+    position = [graph.index(name) for name in order]
+    adj = np.asarray(graph.adj)[np.ix_(position, position)].astype(np.int8)
+    return adj + 2 * adj.T
+
+
+COMPARE_KINDS = ("common", "only in A", "only in B", "different direction")
+
+
+def compare_edges(a, b):
+    """Classify the adjacent pairs of two graphs over the same variables.
+
+    Parameters
+    ----------
+    a, b : bnexplore.graphs.PDAG
+        DAGs (or PDAGs) over the same names, matched by name.
+
+    Returns
+    -------
+    dict
+        ``{"common": [...], "only in A": [...], "only in B": [...],
+        "different direction": [...]}``; each entry is a tuple
+        ``(u, v, directed)`` of names oriented as in the graph that has the
+        edge (as in A for the common and different-direction pairs).
+    """
+    names = a.names
+    sa, sb = _pair_states(a, names), _pair_states(b, names)
+    out = {kind: [] for kind in COMPARE_KINDS}
+    n = len(names)
+    for i in range(n):
+        for j in range(i + 1, n):
+            x, y = int(sa[i, j]), int(sb[i, j])
+            if not x and not y:
+                continue
+            kind = ("only in B" if not x else "only in A" if not y
+                    else "common" if x == y else "different direction")
+            state = x or y
+            u, v = (names[j], names[i]) if state == 2 else (names[i], names[j])
+            out[kind].append((u, v, state != 3))
+    return out
+
+
+def comparison_drawing(a, b, name_a="A", name_b="B", title=""):
+    """Overlay of two graphs in the comparison colours.
+
+    Common edges grey, edges only in A blue, only in B orange, and pairs
+    adjacent in both but oriented differently purple (drawn as in A; the
+    hover text gives both).
+
+    Returns
+    -------
+    Drawing
+    """
+    colours = {"common": COMMON_COLOR, "only in A": ONLY_A_COLOR, "only in B": ONLY_B_COLOR,
+               "different direction": REVERSED_COLOR}
+    labels = {"common": "in both", "only in A": f"only in A ({name_a})", "only in B": f"only in B ({name_b})",
+              "different direction": "in both, different direction"}
+    edges = []
+    for kind, pairs in compare_edges(a, b).items():
+        for u, v, directed in pairs:
+            hover = f"{html.escape(u)} {'→' if directed else '—'} {html.escape(v)}: {labels[kind]}"
+            if kind == "different direction":
+                hover += f"<br>A: {_edge_text(a, u, v)}<br>B: {_edge_text(b, u, v)}"
+            edges.append(EdgeStyle(u, v, directed=directed, dashed=not directed, color=colours[kind],
+                                   width=3.5 if kind != "common" else 2.5, title=hover, kind=kind))
+    legend = [LegendItem(labels[kind], colours[kind]) for kind in COMPARE_KINDS]
+    return Drawing(_node_styles(a.names), edges, legend, None, title)
+
+
+def comparison_sides(a, b, name_a="A", name_b="B"):
+    """Each graph drawn on its own in the comparison colours, for side-by-side views.
+
+    A's picture shows A's edges: grey when B has them too, blue when only A
+    has them, purple when B has them the other way; B's picture likewise with
+    orange for edges only in B.
+
+    Returns
+    -------
+    (Drawing, Drawing)
+    """
+    def side(graph, other, colour, own_label, title):
+        kinds = {"common": (COMMON_COLOR, "in both"), "only in A": (colour, own_label),
+                 "different direction": (REVERSED_COLOR, "in both, different direction")}
+        edges = []
+        for kind, pairs in compare_edges(graph, other).items():
+            if kind not in kinds:
+                continue
+            for u, v, directed in pairs:
+                edges.append(EdgeStyle(u, v, directed=directed, dashed=not directed, color=kinds[kind][0],
+                                       width=3.5 if kind != "common" else 2.5,
+                                       title=f"{html.escape(u)} {'→' if directed else '—'} {html.escape(v)}: "
+                                             f"{kinds[kind][1]}", kind=kinds[kind][1]))
+        legend = [LegendItem(label, color) for color, label in kinds.values()]
+        return Drawing(_node_styles(graph.names), edges, legend, None, title)
+
+    return (side(a, b, ONLY_A_COLOR, f"only in A ({name_a})", f"A: {name_a}"),
+            side(b, a, ONLY_B_COLOR, f"only in B ({name_b})", f"B: {name_b}"))
+
+
+def _edge_text(graph, u, v):
+    i, j = graph.index(u), graph.index(v)
+    if graph.adj[i, j] and graph.adj[j, i]:
+        return f"{html.escape(u)} — {html.escape(v)}"
+    if graph.adj[i, j]:
+        return f"{html.escape(u)} → {html.escape(v)}"
+    return f"{html.escape(v)} → {html.escape(u)}"
+
+
+# ---------------------------------------------------------------------------
+# numbers shown on hover
+
+
+def arc_contributions(scorer, dag):
+    """Score contribution of every arc: ``s(v, Pa(v)) - s(v, Pa(v) minus {u})``.
+
+    How much the score would drop if the arc u -> v were deleted (a negative
+    number: deleting it would raise the score).
+
+    Parameters
+    ----------
+    scorer : bnexplore.scores.Scorer
+        Over the same variable names as ``dag``.
+    dag : bnexplore.graphs.DAG
+
+    Returns
+    -------
+    dict
+        ``(u, v)`` name pair -> float.
+    """
+    names = dag.names
+    out = {}
+    for v in range(dag.n):
+        parents = [names[p] for p in dag.parents(v)]
+        full = scorer.local(names[v], parents)
+        for p in parents:
+            out[(p, names[v])] = full - scorer.local(names[v], [q for q in parents if q != p])
+    return out
+
+
+def cpt_html(network, v, max_rows=12):
+    """The conditional probability table of variable ``v`` as a small HTML table.
+
+    Parameters
+    ----------
+    network : bnexplore.bif.Network
+    v : int
+        Variable index.
+    max_rows : int
+        Parent configurations shown (a note gives how many more there are).
+
+    Returns
+    -------
+    str
+        Escaped HTML: one row per parent configuration, one column per state,
+        probabilities rounded to 3 decimals.
+    """
+    parents = network.parents[v]
+    states = network.states[v]
+    table = network.cpts[v].reshape(-1, len(states))
+    esc = html.escape
+    head = "".join(f"<th>{esc(network.names[p])}</th>" for p in parents)
+    head += "".join(f"<th>P({esc(s)})</th>" for s in states)
+    rows = []
+    shape = [len(network.states[p]) for p in parents]
+    for config in range(min(len(table), max_rows)):
+        labels = np.unravel_index(config, shape) if parents else ()
+        cells = "".join(f"<td>{esc(network.states[p][k])}</td>" for p, k in zip(parents, labels))
+        cells += "".join(f"<td>{x:.3f}</td>" for x in table[config])
+        rows.append(f"<tr>{cells}</tr>")
+    more = len(table) - max_rows
+    note = f"<div>… {more} more parent configurations (full table in the BIF export)</div>" if more > 0 else ""
+    return f"<table class='bnx-cpt'><tr>{head}</tr>{''.join(rows)}</table>{note}"
+
+
+# ---------------------------------------------------------------------------
+# HTML (pyvis / vis-network, offline)
+
+_CDN_TAG = re.compile(r"<link[^>]*cdn\.[^>]*/>|<script[^>]*src=\"https?://[^\"]*\"[^>]*>\s*</script>", re.DOTALL)
+_EMPTY_HEADING = re.compile(r"<center>\s*<h1>\s*</h1>\s*</center>")
+_STYLE = """
+<style>
+body { margin: 0; font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; }
+#mynetwork { border: none !important; float: none !important; }
+.card { border: none !important; }
+div.vis-tooltip { white-space: normal; font-size: 16px; max-width: 560px; padding: 8px; }
+table.bnx-cpt { border-collapse: collapse; margin-top: 4px; font-size: 14px; }
+table.bnx-cpt th, table.bnx-cpt td { border: 1px solid #bbb; padding: 2px 6px; text-align: right; }
+#bnx-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 22px; padding: 6px 8px;
+  border-bottom: 1px solid #e0e0e0; font-size: 16px; line-height: 1.4; background: #fafafa; }
+#bnx-legend .bnx-title { font-weight: 600; flex-basis: 100%; }
+</style>
+"""
+_HOVER_SCRIPT = """
+<script>
+(function () {
+  function element(text) { var d = document.createElement('div'); d.innerHTML = text; return d; }
+  nodes.update(nodes.get().filter(function (n) { return n.title; })
+    .map(function (n) { return {id: n.id, title: element(n.title)}; }));
+  edges.update(edges.get().filter(function (e) { return e.title; })
+    .map(function (e) { return {id: e.id, title: element(e.title)}; }));
+})();
+</script>
+"""
+
+
+def _line_sample(item, length=34):
+    dash = ' stroke-dasharray="6,4"' if item.dashed else ""
+    head = (f'<polygon points="{length},6 {length - 9},1 {length - 9},11" fill="{item.color}"/>'
+            if item.directed else "")
+    return (f'<svg width="{length + 2}" height="12" style="vertical-align:middle">'
+            f'<line x1="1" y1="6" x2="{length - (8 if item.directed else 1)}" y2="6" stroke="{item.color}" '
+            f'stroke-width="3"{dash}/>{head}</svg>')
+
+
+def legend_html(drawing):
+    """The legend box (title, edge styles, colour bar) as HTML."""
+    parts = []
+    if drawing.title:
+        parts.append(f"<div class='bnx-title'>{html.escape(drawing.title)}</div>")
+    for item in drawing.legend:
+        parts.append(f"<div>{_line_sample(item)} {html.escape(item.label)}</div>")
+    bar = drawing.colorbar
+    if bar is not None:
+        gradient = ", ".join(_SCALE)
+        parts.append(
+            f"<div>{html.escape(bar.label)}</div><div style='display:flex;align-items:center;gap:6px'>"
+            f"<span>{fmt(bar.low)}</span><span style='display:inline-block;width:140px;height:12px;"
+            f"background:linear-gradient(to right, {gradient})'></span><span>{fmt(bar.high)}</span></div>")
+    return f"<div id='bnx-legend'>{''.join(parts)}</div>" if parts else ""
+
+
+def to_html(drawing, positions, height=620):
+    """An interactive, offline HTML page of a drawing (pyvis / vis-network).
+
+    vis-network is written into the page (``cdn_resources="in_line"``) and
+    pyvis's Bootstrap links are removed, so the page needs no internet. Node
+    positions are fixed and physics is off; nodes can be dragged and the view
+    zoomed. Hover texts are shown as HTML (CPTs as tables). The legend is a
+    strip above the drawing area, so it never hides a node and is always in
+    view. Edges are drawn slightly curved so that an edge between two nodes of
+    one row does not run through the nodes between them.
+
+    Parameters
+    ----------
+    drawing : Drawing
+    positions : dict
+        Name -> (x, y), e.g. from :func:`layered_layout`.
+    height : int
+        Height of the drawing area in pixels.
+
+    Returns
+    -------
+    str
+    """
+    from pyvis.network import Network
+
+    net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line")
+    for node in drawing.nodes:
+        x, y = positions[node.name]
+        net.add_node(node.name, label=node.name, title=node.title, x=x, y=y, physics=False, shape="box",
+                     color={"background": node.fill, "border": node.border,
+                            "highlight": {"background": node.fill, "border": "#d81b60"},
+                            "hover": {"background": node.fill, "border": "#d81b60"}},
+                     font={"size": FONT_SIZE, "color": text_color(node.fill)}, borderWidth=2, margin=8)
+    for edge in drawing.edges:
+        net.add_edge(edge.u, edge.v, title=edge.title, color=edge.color, width=edge.width, dashes=edge.dashed,
+                     arrows={"to": {"enabled": edge.directed, "scaleFactor": 1.1}})
+    net.set_options(json.dumps({
+        "physics": {"enabled": False},
+        "edges": {"smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12}, "selectionWidth": 2,
+                  "hoverWidth": 1.5},
+        "interaction": {"hover": True, "tooltipDelay": 80, "dragNodes": True, "zoomView": True,
+                        "navigationButtons": False, "multiselect": False},
+        "layout": {"improvedLayout": False},
+    }))
+    page = net.generate_html()
+    page = _CDN_TAG.sub("", page)
+    page = _EMPTY_HEADING.sub("", page)
+    page = page.replace("</head>", _STYLE + "</head>", 1)
+    page = page.replace("<body>", "<body>" + legend_html(drawing), 1)
+    return page.replace("</body>", _HOVER_SCRIPT + "</body>", 1)
+
+
+# ---------------------------------------------------------------------------
+# PNG (Pillow)
+
+
+def to_png(drawing, positions, width=None, scale=1.0):
+    """A PNG picture of a drawing: legend strip on top, graph below.
+
+    Parameters
+    ----------
+    drawing : Drawing
+    positions : dict
+        Name -> (x, y), the same as for :func:`to_html`.
+    width : int, optional
+        Image width in pixels (default: wide enough to draw the layout at
+        full size, between 1000 and 4000); the height follows the layout.
+    scale : float
+        Text size factor.
+
+    Returns
+    -------
+    bytes
+        PNG file content.
+    """
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=round(20 * scale))
+    small = ImageFont.load_default(size=round(17 * scale))
+    legend_height = _legend_height(drawing, small)
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    boxes = {name: _text_size(probe, name, font) for name in drawing.names}
+    xs = [positions[n][0] for n in drawing.names] or [0.0]
+    ys = [positions[n][1] for n in drawing.names] or [0.0]
+    pad = 30 + max((w for w, _ in boxes.values()), default=0) / 2 + 10
+    span_x = max(xs) - min(xs) or 1.0
+    if width is None:
+        width = int(min(4000, max(1000, span_x + 2 * pad)))
+    factor = min(1.0, (width - 2 * pad) / span_x) if span_x > 1 else 1.0
+    factor = max(factor, 0.35)
+    graph_height = (max(ys) - min(ys)) * factor + 2 * 50
+    height = int(legend_height + graph_height + 20)
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    centre = (min(xs) + max(xs)) / 2
+
+    def place(name):
+        x, y = positions[name]
+        return width / 2 + (x - centre) * factor, legend_height + 50 + (y - min(ys)) * factor
+
+    half = {name: ((w + 16) / 2, (h + 12) / 2) for name, (w, h) in boxes.items()}
+    for edge in drawing.edges:
+        _draw_edge(draw, place(edge.u), place(edge.v), half[edge.v], half[edge.u], edge)
+    for node in drawing.nodes:
+        x, y = place(node.name)
+        hw, hh = half[node.name]
+        draw.rounded_rectangle([x - hw, y - hh, x + hw, y + hh], radius=6, fill=node.fill, outline=node.border,
+                               width=2)
+        draw.text((x, y), node.name, fill=text_color(node.fill), font=font, anchor="mm")
+    _draw_legend(draw, drawing, small, width)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _text_size(draw, text, font):
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+    return right - left, bottom - top
+
+
+def _legend_height(drawing, font):
+    lines = len(drawing.legend) + (1 if drawing.title else 0) + (2 if drawing.colorbar else 0)
+    return 16 + lines * round(font.size * 1.45) if lines else 0
+
+
+def _box_exit(centre, towards, half):
+    """Where the segment from ``centre`` to ``towards`` leaves a box of half sizes ``half``."""
+    dx, dy = towards[0] - centre[0], towards[1] - centre[1]
+    if dx == 0 and dy == 0:
+        return centre
+    t = min(half[0] / abs(dx) if dx else math.inf, half[1] / abs(dy) if dy else math.inf)
+    return centre[0] + dx * min(t, 1.0), centre[1] + dy * min(t, 1.0)
+
+
+def _draw_edge(draw, start, end, head_half, tail_half, edge):
+    a = _box_exit(start, end, tail_half)
+    b = _box_exit(end, start, head_half)
+    width = max(1, round(edge.width))
+    if edge.directed:
+        length = math.hypot(b[0] - a[0], b[1] - a[1]) or 1.0
+        ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+        size = 12 + 1.5 * width
+        base = (b[0] - ux * size, b[1] - uy * size)
+        _draw_line(draw, a, base, edge.color, width, edge.dashed)
+        draw.polygon([b, (base[0] - uy * size / 2.2, base[1] + ux * size / 2.2),
+                      (base[0] + uy * size / 2.2, base[1] - ux * size / 2.2)], fill=edge.color)
+    else:
+        _draw_line(draw, a, b, edge.color, width, edge.dashed)
+
+
+def _draw_line(draw, a, b, color, width, dashed):
+    if not dashed:
+        draw.line([a, b], fill=color, width=width)
+        return
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    dash, gap = 10.0, 7.0
+    t = 0.0
+    while t < length:
+        t2 = min(t + dash, length)
+        p = (a[0] + (b[0] - a[0]) * t / length, a[1] + (b[1] - a[1]) * t / length)
+        q = (a[0] + (b[0] - a[0]) * t2 / length, a[1] + (b[1] - a[1]) * t2 / length)
+        draw.line([p, q], fill=color, width=width)
+        t = t2 + gap
+
+
+def _draw_legend(draw, drawing, font, width):
+    step = round(font.size * 1.45)
+    y = 10
+    if drawing.title:
+        draw.text((14, y), drawing.title, fill="#000000", font=font)
+        y += step
+    for item in drawing.legend:
+        mid = y + step / 2 - 2
+        _draw_edge(draw, (14, mid), (60, mid), (0, 0), (0, 0),
+                   EdgeStyle("", "", directed=item.directed, dashed=item.dashed, color=item.color, width=3))
+        draw.text((70, y), item.label, fill="#000000", font=font)
+        y += step
+    bar = drawing.colorbar
+    if bar is not None:
+        draw.text((14, y), bar.label, fill="#000000", font=font)
+        y += step
+        draw.text((14, y), fmt(bar.low), fill="#000000", font=font)
+        start = 110
+        for i in range(200):
+            draw.line([(start + i, y + 3), (start + i, y + step - 6)], fill=sequential_color(i / 199))
+        draw.text((start + 210, y), fmt(bar.high), fill="#000000", font=font)
+    if y > 10:
+        draw.line([(0, _legend_height(drawing, font) - 4), (width, _legend_height(drawing, font) - 4)],
+                  fill="#dddddd", width=1)
+
+
+# ---------------------------------------------------------------------------
+# DOT and GraphML
+
+
+def _plain_text(text):
+    """Hover HTML as one line of plain text (tags dropped, entities decoded)."""
+    return html.unescape(re.sub(r"<br\s*/?>|</tr>", "; ", re.sub(r"</t[dh]>", " ", text))).replace("  ", " ")
+
+
+def _strip_tags(text):
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", _plain_text(text))).strip()
+
+
+def to_dot(drawing, positions=None):
+    """Graphviz DOT text of a drawing (colours, widths and dash styles kept).
+
+    Parameters
+    ----------
+    drawing : Drawing
+    positions : dict, optional
+        Name -> (x, y); written as ``pos`` (points, y up) so ``neato -n``
+        reproduces the app's layout.
+
+    Returns
+    -------
+    str
+    """
+    def quote(text):
+        return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = ["digraph bnexplore {", f"  label={quote(drawing.title)};" if drawing.title else "",
+             '  node [shape=box, style="rounded,filled", fontname="Helvetica"];']
+    for node in drawing.nodes:
+        pos = ""
+        if positions is not None:
+            x, y = positions[node.name]
+            pos = f", pos={quote(f'{x:.1f},{-y:.1f}!')}"
+        lines.append(f"  {quote(node.name)} [fillcolor={quote(node.fill)}, color={quote(node.border)}, "
+                     f"fontcolor={quote(text_color(node.fill))}, tooltip={quote(_strip_tags(node.title))}{pos}];")
+    for edge in drawing.edges:
+        style = "dashed" if edge.dashed else "solid"
+        lines.append(f"  {quote(edge.u)} -> {quote(edge.v)} [color={quote(edge.color)}, "
+                     f"penwidth={edge.width:.2f}, style={style}, dir={'forward' if edge.directed else 'none'}, "
+                     f"tooltip={quote(_strip_tags(edge.title))}, kind={quote(edge.kind)}];")
+    lines.append("}")
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def to_graphml(drawing, positions=None):
+    """GraphML text of a drawing.
+
+    Every edge is stored once from ``u`` to ``v`` with the attributes
+    ``directed`` (False for a link), ``kind``, ``color``, ``width``,
+    ``dashed`` and ``info`` (the hover text as plain text); nodes carry
+    ``color``, ``info`` and, when given, ``x`` and ``y``.
+
+    Returns
+    -------
+    str
+    """
+    graph = nx.DiGraph(title=drawing.title)
+    for node in drawing.nodes:
+        attributes = {"color": node.fill, "info": _strip_tags(node.title)}
+        if positions is not None:
+            attributes["x"], attributes["y"] = map(float, positions[node.name])
+        graph.add_node(node.name, **attributes)
+    for edge in drawing.edges:
+        graph.add_edge(edge.u, edge.v, directed=edge.directed, kind=edge.kind, color=edge.color,
+                       width=float(edge.width), dashed=edge.dashed, info=_strip_tags(edge.title))
+    return "\n".join(nx.generate_graphml(graph)) + "\n"

@@ -1,0 +1,281 @@
+"""1 · Data: load a table, look at its columns, choose how to discretize them."""
+
+import json
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bnexplore.data import Encoder, learn_cut_points
+from bnexplore.errors import DataError
+from ui import state
+from ui.page import run_page
+from ui.widgets import data_status
+
+METHODS = ("uniform3", "quantile", "width", "manual")
+METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
+               "with about the same number of rows; width:K: K bins of equal width; manual: your cut points.")
+CLASS_NAMES = ("class", "diagnosis", "label", "target", "y", "group")
+UPLOAD_LIMIT_MB = st.get_option("server.maxUploadSize")
+
+
+def draft():
+    """The table being prepared and its encoding settings (the data in use by default)."""
+    if "draft" not in st.session_state:
+        st.session_state["draft"] = {"table": st.session_state["table"],
+                                     "encoding": json.loads(json.dumps(st.session_state["encoding"]))}
+    return st.session_state["draft"]
+
+
+def load(make_table):
+    """Read a new table; make it the data in use if it encodes with the default settings."""
+    try:
+        table = make_table()
+    except DataError as error:
+        st.error(f"{error}")
+        st.info(f"Nothing changed: the data in use are still **{st.session_state['data_label']}**.")
+        return
+    encoding = json.loads(json.dumps(state.DEFAULT_ENCODING))
+    st.session_state["draft"] = {"table": table, "encoding": encoding}
+    try_use(table, encoding)
+
+
+def try_use(table, encoding):
+    """Use the table with these settings, or show why not (the data in use stay as they were)."""
+    try:
+        state.use_table(table, encoding)
+    except DataError as error:
+        st.error(f"{error}")
+        st.warning(f"The data in use are still **{st.session_state['data_label']}**. Change the settings under "
+                   "*Columns* below to fix the new table, or load another one.")
+        return False
+    choose_class_column()
+    st.success(f"Now using **{table.label}**: {state.dataset().n_rows:,} rows × {state.dataset().n_vars} "
+               "variables.")
+    return True
+
+
+def choose_class_column():
+    """Pick an obvious two-class column (named like 'class' or 'diagnosis') after loading."""
+    data = state.dataset()
+    for i, name in enumerate(data.names):
+        if name.lower() in CLASS_NAMES and data.arities[i] == 2:
+            st.session_state["class_column"] = st.session_state["data_class"] = name
+            return
+
+
+def source_section():
+    st.subheader("Load a table")
+    kind = st.radio("Where is the table?", ["Bundled sample", "Upload a CSV file", "Paste CSV text",
+                                            "Sample from a known network"], horizontal=True, key="data_source")
+    if kind == "Bundled sample":
+        names = state.available_samples()
+        left, right = st.columns([3, 1])
+        name = left.selectbox("Sample", names, key="data_sample",
+                              help="Rows drawn from a published network (sample_data/README.md); that network "
+                                   "is kept as the ground truth for the Compare page.")
+        right.write("")
+        if right.button("Load sample", type="primary", key="data_load_sample"):
+            load(lambda: state.sample_table(name))
+    elif kind == "Upload a CSV file":
+        st.markdown(f"**Files up to {UPLOAD_LIMIT_MB} MB** (the server's limit, `server.maxUploadSize` in "
+                    "`.streamlit/config.toml`). The first line must hold the column names; one row per sample. "
+                    "Gzipped CSV (.csv.gz) works too.")
+        upload = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="data_upload")
+        if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
+            st.session_state["_last_upload"] = upload.file_id
+            load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue()))
+    elif kind == "Paste CSV text":
+        text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
+                            placeholder="smoker,cancer\nyes,no\nno,no\n...")
+        if st.button("Use this table", type="primary", key="data_use_paste"):
+            load(lambda: state.upload_table("pasted table", text.encode("utf-8")))
+    else:
+        networks = state.available_networks()
+        a, b, c, d = st.columns([3, 2, 2, 1])
+        name = a.selectbox("Network", networks, index=networks.index("alarm") if "alarm" in networks else 0,
+                           key="data_network")
+        rows = b.number_input("Rows", 10, 200_000, 2_000, step=500, key="data_rows")
+        seed = c.number_input("Seed", 0, 10**9, 1, key="data_seed",
+                              help="The same seed draws the same rows.")
+        d.write("")
+        if d.button("Sample", type="primary", key="data_draw"):
+            load(lambda: state.network_table(name, int(rows), int(seed)))
+        st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
+                   "the ground truth, so the Compare page can score what a search finds against it.")
+
+
+def numeric_values(frame, column):
+    """The numbers of a column (missing and text dropped)."""
+    return pd.to_numeric(frame[column], errors="coerce").dropna().to_numpy(dtype=float)
+
+
+def method_text(method, bins, cuts_text):
+    if method == "uniform3":
+        return "uniform3"
+    if method == "manual":
+        return "manual:" + cuts_text.replace(" ", "")
+    return f"{method}:{bins}"
+
+
+def histogram(frame, column, method):
+    """Histogram of a numeric column with the cut points of ``method`` drawn on it."""
+    values = numeric_values(frame, column)
+    if values.size == 0:
+        st.info(f"Column {column!r} has no numbers to draw.")
+        return
+    try:
+        cuts = learn_cut_points(method, values)
+    except DataError as error:
+        st.error(f"{error}")
+        cuts = np.empty(0)
+    bars = alt.Chart(pd.DataFrame({"value": values})).mark_bar(color="#90caf9").encode(
+        x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=f"{column} (value in the table's units)"),
+        y=alt.Y("count():Q", title="rows"),
+        tooltip=[alt.Tooltip("count():Q", title="rows")])
+    rules = alt.Chart(pd.DataFrame({"cut": cuts})).mark_rule(color="#d81b60", strokeWidth=3).encode(
+        x="cut:Q", tooltip=[alt.Tooltip("cut:Q", title="cut point (exact)", format=".6g")])
+    chart = (bars + rules).properties(title=f"Distribution of {column} and the cut points of {method}",
+                                      height=260)
+    st.altair_chart(chart, width="stretch")
+    counts = np.bincount(np.searchsorted(cuts, values, side="left"), minlength=len(cuts) + 1)
+    st.caption(f"Bars: how many rows have each value. Red lines: the {len(cuts)} cut points "
+               f"({', '.join(f'{c:.4g}' for c in cuts) or 'none'}), giving {len(cuts) + 1} states with "
+               f"{', '.join(f'{c:,}' for c in counts)} rows. Hover a line for its exact value.")
+
+
+def level_chart(frame, column):
+    counts = frame[column].astype("string").fillna("<missing>").value_counts().reset_index()
+    counts.columns = ["level", "rows"]
+    chart = alt.Chart(counts.head(60)).mark_bar(color="#90caf9").encode(
+        x=alt.X("rows:Q", title="rows"), y=alt.Y("level:N", sort="-x", title=f"{column} (level)"),
+        tooltip=["level", "rows"]).properties(title=f"Rows per level of {column}", height=min(400, 40 + 22 *
+                                                                                              len(counts.head(60))))
+    st.altair_chart(chart, width="stretch")
+    st.caption("Each bar is one level (state) of the column and how many rows have it.")
+
+
+def columns_section(current):
+    table, encoding = current["table"], current["encoding"]
+    frame = table.frame
+    prefix = f"col-{table.key}-"
+    st.subheader(f"Columns of {table.label}")
+    st.dataframe(frame.head(100), height=220, width="stretch")
+    st.caption(f"The first {min(100, len(frame))} of {len(frame):,} rows, as read.")
+
+    names = [str(c) for c in frame.columns]
+    encoding["leave_out"] = st.multiselect("Leave out these columns", names, default=[
+        n for n in encoding["leave_out"] if n in names], key=prefix + "leave")
+    kept = [n for n in names if n not in encoding["leave_out"]]
+    a, b, c = st.columns(3)
+    method = a.selectbox("Discretize numeric columns with", METHODS[:3], key=prefix + "method",
+                         index=METHODS.index(encoding["default_method"].split(":")[0]), help=METHOD_HELP)
+    bins = b.number_input("Bins K (quantile / width)", 2, 20, int(encoding["default_method"].partition(":")[2]
+                                                                   or 3), key=prefix + "bins",
+                          disabled=method == "uniform3")
+    encoding["default_method"] = method_text(method, bins, "")
+    encoding["missing"] = c.radio("Missing values", ["state", "drop", "error"], key=prefix + "missing",
+                                  index=["state", "drop", "error"].index(encoding["missing"]), horizontal=True,
+                                  help="state: a missing value is a state of its own; drop: drop rows with a "
+                                       "missing value; error: refuse the table.")
+    encoding["max_levels"] = int(a.number_input("Most levels a text column may have", 2, 10_000,
+                                                int(encoding["max_levels"]), key=prefix + "maxlevels"))
+    if not kept:
+        st.error("Every column is left out; keep at least two columns to learn a network.")
+        return None
+    numeric_like = [n for n in kept if pd.api.types.is_numeric_dtype(frame[n])
+                    and not pd.api.types.is_bool_dtype(frame[n])]
+    encoding["as_categorical"] = b.multiselect(
+        "Use values as categories (no discretization)", numeric_like, key=prefix + "ascat",
+        default=[n for n in encoding["as_categorical"] if n in numeric_like])
+    encoding["as_numeric"] = c.multiselect(
+        "Treat as numbers (discretize)", [n for n in numeric_like if n not in encoding["as_categorical"]],
+        key=prefix + "asnum", default=[n for n in encoding["as_numeric"] if n in numeric_like])
+    try:
+        profile = Encoder(discretize="uniform3", types=state._types(encoding, kept) or None,
+                          max_levels=encoding["max_levels"]).profile(frame[kept])
+    except DataError as error:
+        st.error(f"{error}")
+        return None
+    column_inspector(frame, profile, encoding, prefix)
+    return profile
+
+
+def column_inspector(frame, profile, encoding, prefix):
+    st.markdown("**Look at one column**")
+    left, right = st.columns([1, 2])
+    column = left.selectbox("Column", profile["column"].tolist(), key=prefix + "inspect")
+    row = profile.set_index("column").loc[column]
+    left.markdown(f"type **{row['type']}** · {int(row['distinct'])} distinct values · {int(row['missing'])} "
+                  "missing" + (f" · from {row['min']:.4g} to {row['max']:.4g}" if pd.notna(row["min"]) else ""))
+    if row["note"]:
+        left.warning(row["note"])
+    with right:
+        if row["type"] != "numeric":
+            level_chart(frame, column)
+            return
+        own = encoding["methods"].get(column, "")
+        choice = left.selectbox("Discretize this column with", ["(default)", *METHODS], key=prefix + "own-" + column,
+                                index=(["(default)", *METHODS].index(own.split(":")[0]) if own else 0),
+                                help=METHOD_HELP)
+        if choice == "(default)":
+            encoding["methods"].pop(column, None)
+        else:
+            k = left.number_input("Bins K", 2, 20, int(own.partition(":")[2]) if own[:1] in "qw" and own else 3,
+                                  key=prefix + "ownk-" + column, disabled=choice in ("uniform3", "manual"))
+            cuts = left.text_input("Cut points, comma-separated (manual)", own.partition(":")[2]
+                                   if own.startswith("manual") else "", key=prefix + "owncuts-" + column,
+                                   disabled=choice != "manual")
+            if choice != "manual" or cuts.strip():
+                encoding["methods"][column] = method_text(choice, k, cuts)
+            else:
+                encoding["methods"].pop(column, None)
+        histogram(frame, column, encoding["methods"].get(column, encoding["default_method"]))
+
+
+def encoded_section(profile):
+    data = state.dataset()
+    summary = data.summary().set_index("name")
+    table = profile.set_index("column").join(summary[["levels", "states"]], how="left").reset_index()
+    st.subheader("Variables in use")
+    st.dataframe(table[["column", "type", "levels", "states", "distinct", "missing", "min", "max", "note"]],
+                 hide_index=True, width="stretch", column_config={
+                     "levels": st.column_config.NumberColumn("levels", help="states after discretization"),
+                     "distinct": st.column_config.NumberColumn("distinct", help="distinct raw values"),
+                     "min": st.column_config.NumberColumn("min", format="%.4g"),
+                     "max": st.column_config.NumberColumn("max", format="%.4g")})
+    st.caption("One row per column: how it is typed, its states after discretization (levels), its distinct raw "
+               "values and missing values, and the range of numeric columns.")
+    for warning in data.warnings:
+        st.warning(warning)
+    binary = [name for name, r in zip(data.names, data.arities) if r == 2]
+    options = ["(none)", *binary]
+    current = st.session_state.get("class_column")
+    st.session_state["data_class"] = current if current in options else "(none)"
+    chosen = st.selectbox("Class column for two-class analysis", options, key="data_class",
+                          help="A column with exactly two states, e.g. a diagnosis. Two-class methods compare "
+                               "the network of one class with that of the other.")
+    st.session_state["class_column"] = None if chosen == "(none)" else chosen
+
+
+def page():
+    st.title("1 · Data")
+    data_status()
+    source_section()
+    current = draft()
+    st.divider()
+    profile = columns_section(current)
+    in_use = st.session_state["table"] is current["table"] and st.session_state["encoding"] == current["encoding"]
+    if not in_use and profile is not None:
+        try_use(current["table"], json.loads(json.dumps(current["encoding"])))
+    if st.session_state["table"] is not current["table"]:
+        if st.button("Discard this table and keep the data in use", key="data_discard"):
+            del st.session_state["draft"]
+            st.rerun()
+        return
+    if profile is not None:
+        encoded_section(profile)
+
+
+run_page(page, "the Data page")

@@ -1,0 +1,144 @@
+"""2 · Tune: score, equivalent sample size, Bayes factor, in-degree; how big the search will be."""
+
+import math
+import time
+
+import streamlit as st
+
+from ui import state
+from ui.page import run_page
+from ui.widgets import data_status
+
+SCORES = {
+    "bdeu": "BDeu — Bayesian, uniform prior; its strength is the equivalent sample size (ESS)",
+    "bic": "BIC — log-likelihood minus ½·log(N) per free parameter",
+    "k2": "K2 — Bayesian, uniform Dirichlet(1) prior on every table",
+}
+BF_STEPS = (1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 3000, 10000)
+
+
+def bf_reading(bf):
+    """The usual reading of a Bayes factor (Kass & Raftery 1995, Section 3.2)."""
+    if bf <= 3:
+        return "anecdotal (barely worth mentioning)"
+    if bf <= 20:
+        return "positive"
+    if bf <= 150:
+        return "strong"
+    return "very strong"
+
+
+def n_local_scores(n, max_indegree):
+    """Local scores of every parent set of up to ``max_indegree`` parents: n · Σ_k C(n−1, k)."""
+    d = n - 1 if max_indegree is None else min(max_indegree, n - 1)
+    return n * sum(math.comb(n - 1, k) for k in range(d + 1))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def local_score_rate(data_key, score, ess, parents, _dataset):
+    """Measured local scores per second on this data for parent sets of size ``parents``."""
+    from bnexplore.scores import Scorer
+
+    scorer = Scorer(_dataset, score=score, ess=ess, cache=False)
+    n = _dataset.n_vars
+    families = [(v, tuple((v + 1 + j) % n for j in range(min(parents, n - 1)))) for v in range(n)] * 4
+    start = time.perf_counter()
+    scorer.local_many([f[0] for f in families], [f[1] for f in families])
+    return len(families) / max(time.perf_counter() - start, 1e-6)
+
+
+def size_text(n_bytes):
+    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
+        if n_bytes < 1024 or unit == "PB":
+            return f"{n_bytes:,.0f} {unit}" if unit == "bytes" else f"{n_bytes:,.1f} {unit}"
+        n_bytes /= 1024
+
+
+def duration_text(seconds):
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 86400 * 3:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.0f} days"
+
+
+def score_section(settings):
+    st.subheader("Score")
+    settings["score"] = st.radio("Score function", list(SCORES), format_func=lambda s: SCORES[s],
+                                 index=list(SCORES).index(settings["score"]) if settings["score"] in SCORES else 0,
+                                 key="tune_score")
+    if settings["score"] == "bdeu":
+        settings["ess"] = float(st.number_input(
+            "Equivalent sample size (ESS)", 0.01, 1000.0, float(settings["ess"]), step=0.5, key="tune_ess",
+            help="How many imaginary rows the uniform prior is worth. Larger ESS lets more arcs in; 1 is the "
+                 "usual choice."))
+    if st.session_state.get("class_column"):
+        st.caption(f"A class column ({st.session_state['class_column']}) is chosen: two-class searches use the "
+                   "KL statistic between the classes instead of these scores.")
+    st.caption("All scores are natural logarithms; higher is better. A network's score is the sum of one local "
+               "score per node, s(node, its parents).")
+
+
+def bayes_factor_section(settings):
+    st.subheader("Bayes factor")
+    value = min(BF_STEPS, key=lambda b: abs(math.log(b) - math.log(settings["bf"])))
+    bf = st.select_slider("Bayes factor BF (log scale)", BF_STEPS, value=value, key="tune_bf",
+                          help="Networks whose score is within log(BF) of the best are 'credible': the data "
+                               "prefer the best one by a factor of at most BF.")
+    settings["bf"] = float(bf)
+    eps = math.log(bf)
+    a, b = st.columns(2)
+    a.metric("ε = ln(BF)", f"{eps:.3f}", help=f"exactly {eps!r}")
+    b.metric("Reading of BF", bf_reading(bf))
+    st.caption("Reading (Kass & Raftery 1995): 1–3 anecdotal, 3–20 positive, 20–150 strong, above 150 very "
+               f"strong. With BF = {bf:g}, every network scoring at least best − {eps:.3f} is kept as credible.")
+
+
+def indegree_section(settings, n):
+    st.subheader("Parents per node")
+    limit = st.slider("Maximum number of parents (in-degree)", 1, max(1, min(n - 1, 10)),
+                      min(int(settings["max_indegree"] or 3), max(1, min(n - 1, 10))), key="tune_indegree",
+                      help="Searches never give a node more parents than this; smaller is faster and needs "
+                           "less data.")
+    settings["max_indegree"] = int(limit)
+
+
+def estimate_section(settings):
+    data = state.dataset()
+    n = data.n_vars
+    d = settings["max_indegree"]
+    st.subheader("Before you run: how big is this?")
+    count = n_local_scores(n, d)
+    rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
+    exact_bytes = (2 ** n) * 9
+    a, b, c = st.columns(3)
+    a.metric("Local scores with ≤ %d parents" % d, f"{count:,}",
+             help="n · Σ_{k ≤ d} C(n−1, k): every parent set an exact search might score.")
+    b.metric("Time to score them all", duration_text(count / rate),
+             help=f"Measured here: about {rate:,.0f} local scores per second on this data "
+                  f"({data.n_rows:,} rows).")
+    c.metric("Exact search memory", size_text(exact_bytes),
+             help="The dynamic programme over all 2^n subsets of variables stores about 9 bytes per subset.")
+    feasible = exact_bytes < 4 * 2**30
+    st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing and tabu search score only the parent sets "
+               f"they visit, usually a tiny fraction of these. An exact search over 2^{n} subsets is "
+               + ("feasible on this machine." if feasible else "out of reach here (more than 4 GB)."))
+
+
+def page():
+    st.title("2 · Tune")
+    data_status()
+    settings = st.session_state["settings"]
+    left, right = st.columns(2)
+    with left:
+        score_section(settings)
+        indegree_section(settings, state.dataset().n_vars)
+    with right:
+        bayes_factor_section(settings)
+    st.divider()
+    estimate_section(settings)
+
+
+run_page(page, "the Tune page")

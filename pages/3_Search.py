@@ -1,0 +1,212 @@
+"""3 · Search: run searches in the background with live progress; replay a run step by step."""
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from bnexplore import viz
+from ui import replay, state
+from ui.algorithms import SearchInput, available
+from ui.errors import error_boundary
+from ui.jobs import SearchJob, Task
+from ui.page import run_page
+from ui.widgets import data_status, results_table, show_graph
+
+POLL_SECONDS = 0.5
+HIGHLIGHT = "#d81b60"
+DELETED = "#f8bbd0"
+
+
+def collect():
+    """Move the results of a finished background job into the session's results.
+
+    What happened (finished, stopped, failed) is kept in the session and shown
+    until the next run.
+    """
+    job = st.session_state.get("job")
+    if job is not None and not job.running and not job.collected:
+        job.collected = True
+        notes = []
+        for task, result, extras in job.results:
+            state.add_result(task.name, result, **task.context).cache.update(extras)
+        for task, message in job.errors:
+            notes.append(("error", f"{task.label}: {message}"))
+        if job.results:
+            stopped = [t.name for t, r, _ in job.results if r.stats.get("stopped")]
+            notes.append(("success", f"Finished: {', '.join(t.name for t, _, _ in job.results)}."
+                          + (f" Stopped early ({', '.join(stopped)}): the best network found so far is kept."
+                             if stopped else "")))
+        st.session_state["search_notes"] = notes
+    for kind, text in st.session_state.get("search_notes", []):
+        (st.error if kind == "error" else st.success)(text)
+
+
+def start(algorithms, options, time_limit):
+    """Start the chosen searches in a background thread."""
+    settings = dict(st.session_state["settings"])
+    table, encoding = st.session_state["table"], st.session_state["encoding"]
+    options_of_data, columns = state.encoder_options(encoding, table.frame)
+    inputs = SearchInput(state.dataset(), settings, st.session_state.get("class_column"), table.frame[columns],
+                         options_of_data["discretize"])
+    where = {"data": inputs.dataset, "data_key": st.session_state["data_key"],
+             "data_label": st.session_state["data_label"]}
+    score = settings["score"] + (f" ess={settings['ess']:g}" if settings["score"] == "bdeu" else "")
+    tasks = []
+    for alg in algorithms:
+        opts = options[alg.key]
+        tasks.append(Task(f"{alg.key} · {score}", alg.label,
+                          lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control), where))
+    st.session_state["search_notes"] = []
+    st.session_state["job"] = SearchJob(tasks, time_limit).start()
+
+
+def trace_chart(job):
+    """Best score so far against time, one line per search."""
+    reports = [r for r in job.snapshot() if r["score"] is not None]
+    if not reports:
+        return
+    frame = pd.DataFrame(reports)
+    frame["best"] = frame.groupby("task")["score"].cummax()
+    chart = alt.Chart(frame).mark_line(point=True).encode(
+        x=alt.X("seconds:Q", title="time since the search started (s)"),
+        y=alt.Y("best:Q", title="best score so far (log, higher is better)", scale=alt.Scale(zero=False)),
+        color=alt.Color("task:N", title="search"),
+        tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
+                 alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
+    ).properties(title="Best score found so far", height=260)
+    st.altair_chart(chart, width="stretch")
+    st.caption("Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
+               "quickly and flattens at a local optimum.")
+
+
+def live_panel():
+    """Progress, Stop button and score trace of the current job (polled while it runs)."""
+    with error_boundary("the search progress"):
+        job = st.session_state.get("job")
+        if job is None:
+            return
+        if job.running:
+            last = job.latest() or {}
+            task = job.current.name if job.current else "starting"
+            seconds = last.get("seconds", 0.0)
+            done = last.get("done")
+            if done is None and job.time_limit:
+                done = seconds / job.time_limit
+            score = last.get("score")
+            text = (f"{task} · step {last.get('iteration') or 0} · "
+                    + (f"best score {score:,.2f} · " if score is not None else "") + f"{seconds:.1f} s"
+                    + (f" of at most {job.time_limit:g} s" if job.time_limit else ""))
+            st.progress(min(max(done or 0.0, 0.0), 1.0), text=text)
+            st.button("Stop", on_click=job.stop.set, key="search_stop", type="primary",
+                      help="Stop now; the best network found so far is kept.")
+        elif not job.collected:
+            st.rerun()
+        trace_chart(job)
+
+
+def run_section():
+    st.subheader("Run")
+    choices = available(bool(st.session_state.get("class_column")))
+    picked = st.multiselect("Algorithms", list(choices), default=["hc"] if "hc" in choices else [],
+                            format_func=lambda k: choices[k].label, key="search_algorithms")
+    options = {}
+    for key in picked:
+        alg = choices[key]
+        with st.expander(f"{alg.label}: options"):
+            st.caption(alg.about)
+            options[key] = alg.options(f"search_{key}_") if alg.options else {}
+    settings = st.session_state["settings"]
+    left, right = st.columns([1, 2])
+    time_limit = left.number_input("Time limit per search (s)", 1, 3600, 60, key="search_time_limit")
+    right.caption(f"Score **{settings['score']}**"
+                  + (f" (ESS {settings['ess']:g})" if settings["score"] == "bdeu" else "")
+                  + f", at most **{settings['max_indegree']}** parents per node — change them on the Tune page.")
+    job = st.session_state.get("job")
+    busy = job is not None and job.running
+    if st.button("Run", type="primary", disabled=busy or not picked, key="search_run"):
+        start([choices[k] for k in picked], options, float(time_limit))
+    fragment = st.fragment(run_every=POLL_SECONDS if st.session_state["job"] is not None
+                           and st.session_state["job"].running else None)(live_panel)
+    fragment()
+
+
+def replay_drawing(before, after, step, title):
+    """The graph after a step, the pairs the step changed highlighted (a deleted edge in light pink)."""
+    drawing = viz.pdag_drawing(after, title=title)
+    if step is None:
+        return drawing
+    touched = replay.changed_pairs(step)
+    for edge in drawing.edges:
+        if frozenset((edge.u, edge.v)) in touched:
+            edge.color, edge.width = HIGHLIGHT, 6.0
+    names = before.names
+    removed = [(names[u], names[v]) for u, v in before.edges() if not after.adjacent(u, v)]
+    for u, v in removed:
+        drawing.edges.append(viz.EdgeStyle(u, v, directed=False, color=DELETED, width=4.0,
+                                           title=f"{u} — {v} was just deleted", kind="just deleted"))
+    drawing.legend.append(viz.LegendItem("changed in this step", HIGHLIGHT))
+    if removed:
+        drawing.legend.append(viz.LegendItem("deleted in this step", DELETED, directed=False))
+    return drawing
+
+
+def step_by(delta, total):
+    st.session_state["replay_step"] = min(max(st.session_state.get("replay_step", 0) + delta, 0), total)
+
+
+def replay_graphs(entry):
+    if "replay" not in entry.cache:
+        entry.cache["replay"] = replay.graphs(entry.result)
+    return entry.cache["replay"]
+
+
+def teaching_section():
+    st.subheader("Teaching mode: replay a search step by step")
+    entries = {name: e for name, e in st.session_state["results"].items() if replay.kind(e.result)}
+    if not entries:
+        st.info("Run hill climbing, tabu search or an RPDAG search (without restarts) above; its steps can then "
+                "be replayed here.")
+        return
+    name = st.selectbox("Search to replay", list(entries), index=len(entries) - 1, key="replay_result")
+    entry = entries[name]
+    trajectory = entry.result.trajectory
+    total = len(trajectory)
+    if st.session_state.get("replay_for") != name:
+        st.session_state["replay_for"] = name
+        st.session_state["replay_step"] = 0
+    a, b, c = st.columns([1, 1, 6])
+    a.button("◀ Previous", on_click=step_by, args=(-1, total), key="replay_prev")
+    b.button("Next ▶", on_click=step_by, args=(1, total), key="replay_next")
+    k = c.slider("Step", 0, total, key="replay_step")
+    if k == 0:
+        st.markdown(f"**Start:** the empty graph. {total} steps follow.")
+    else:
+        st.markdown(f"**Step {k} of {total}:** {replay.describe(trajectory[k - 1])}")
+    graphs = replay_graphs(entry)
+    drawing = replay_drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
+                             f"{name} after step {k} of {total}")
+    rpdag_note = (" In an RPDAG run, dashed lines are links (undirected) and the state letter says which case "
+                  "of the paper's Table 1 the pair was in." if replay.kind(entry.result) == "rpdag" else "")
+    show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
+               "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
+               "in light pink. Nodes stay in the same place at every step." + rpdag_note, height=480)
+
+
+def page():
+    st.title("3 · Search")
+    data_status()
+    collect()
+    run_section()
+    results = st.session_state["results"]
+    st.subheader("Results")
+    if results:
+        results_table(results)
+        st.caption("Every search you ran, kept under its name with its settings. Open them on the Networks page; "
+                   "compare them on the Compare page.")
+    else:
+        st.info("No results yet: press Run.")
+    st.divider()
+    teaching_section()
+
+
+run_page(page, "the Search page")

@@ -1,0 +1,428 @@
+"""The app, page by page, with Streamlit's AppTest: what a user sees after each click.
+
+Each test starts a fresh session (so nothing leaks between tests); the first one
+pays for loading the numba core, the others reuse Streamlit's process-wide caches.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bnexplore.graphs import structural_errors
+
+ROOT = Path(__file__).resolve().parent.parent
+ASIA = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
+
+
+def no_exception(at):
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def errors(at):
+    return " ".join(e.value for e in at.error)
+
+
+def new_session():
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    app.run()
+    no_exception(app)
+    app.default_timeout = 30
+    return app
+
+
+@pytest.fixture
+def at():
+    return new_session()
+
+
+@pytest.fixture(scope="module")
+def searched():
+    """One session with hill climbing and tabu search run on asia (shared by the read-only tests)."""
+    app = new_session()
+    job = run_search(app, algorithms=("hc", "tabu"))
+    assert not job.errors and len(job.results) == 2
+    return app, job
+
+
+def go(at, page):
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    no_exception(at)
+    return at
+
+
+def run_search(at, algorithms=("hc",), wait=60):
+    """Press Run on the Search page and wait for the background thread; returns the job."""
+    go(at, "3_Search")
+    at.multiselect(key="search_algorithms").set_value(list(algorithms))
+    at.run()
+    at.button(key="search_run").click()
+    at.run()
+    no_exception(at)
+    job = at.session_state["job"]
+    assert job.wait(wait), "the search did not finish"
+    at.run()
+    no_exception(at)
+    return job
+
+
+def paste(at, text):
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Paste CSV text")
+    at.run()
+    at.text_area(key="data_paste").set_value(text)
+    at.button(key="data_use_paste").click()
+    at.run()
+    no_exception(at)
+
+
+def upload(at, name, content):
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Upload a CSV file")
+    at.run()
+    at.file_uploader(key="data_upload").set_value((name, content, "text/csv"))
+    at.run()
+    no_exception(at)
+
+
+def numeric_csv(rows=300, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 10, rows)
+    group = np.where(x + rng.normal(0, 2, rows) > 5, "high", "low")
+    lines = ["x,group"] + [f"{a:.4f},{g}" for a, g in zip(x, group)]
+    return "\n".join(lines) + "\n", x
+
+
+# --- home and data ------------------------------------------------------------------
+
+
+def test_home_loads_a_sample_on_first_start(at):
+    assert at.session_state["dataset"].names == ASIA
+    assert at.session_state["truth"].name == "asia"
+    assert any("Data in use" in c.value and "asia" in c.value for c in at.caption)
+
+
+def test_load_another_bundled_sample(at):
+    go(at, "1_Data")
+    at.selectbox(key="data_sample").set_value("sachs")
+    at.button(key="data_load_sample").click()
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].n_vars == 11
+    assert any("Now using" in s.value for s in at.success)
+    assert at.session_state["truth"].name == "sachs"
+
+
+def test_sample_rows_from_a_network_keeps_it_as_ground_truth(at):
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Sample from a known network")
+    at.run()
+    at.selectbox(key="data_network").set_value("cancer")
+    at.number_input(key="data_rows").set_value(500)
+    at.number_input(key="data_seed").set_value(7)
+    at.button(key="data_draw").click()
+    at.run()
+    no_exception(at)
+    data = at.session_state["dataset"]
+    assert data.n_rows == 500 and data.n_vars == 5
+    assert at.session_state["truth"].name == "cancer"
+
+
+def test_discretize_a_numeric_column_and_pick_a_class_column(at):
+    text, x = numeric_csv()
+    paste(at, text)
+    data = at.session_state["dataset"]
+    assert data.names == ["x", "group"]
+    assert data.arities.tolist() == [3, 2]  # uniform3 by default
+    q1, q2 = np.percentile(x.round(4), [2.5, 97.5])
+    assert data.encoder.cut_points()["x"] == pytest.approx([q1 + (q2 - q1) / 3, q1 + 2 * (q2 - q1) / 3])
+    assert at.get("vega_lite_chart"), "the histogram with the cut points is shown"
+
+    key = at.session_state["draft"]["table"].key
+    at.selectbox(key=f"col-{key}-method").set_value("quantile")
+    at.run()
+    at.number_input(key=f"col-{key}-bins").set_value(4)
+    at.run()
+    no_exception(at)
+    data = at.session_state["dataset"]
+    assert data.arities[0] == 4
+    assert data.encoder.cut_points()["x"] == pytest.approx(np.quantile(x.round(4), [0.25, 0.5, 0.75]))
+
+    at.selectbox(key=f"col-{key}-own-x").set_value("manual")
+    at.run()
+    at.text_input(key=f"col-{key}-owncuts-x").set_value("2.5, 7.5")
+    at.run()
+    no_exception(at)
+    data = at.session_state["dataset"]
+    assert data.encoder.cut_points()["x"] == [2.5, 7.5]
+    assert data.states[0] == ["(-inf, 2.5]", "(2.5, 7.5]", "(7.5, inf)"]
+
+    at.selectbox(key="data_class").set_value("group")
+    at.run()
+    assert at.session_state["class_column"] == "group"
+
+    at.text_input(key=f"col-{key}-owncuts-x").set_value("2.5, abc")
+    at.run()
+    no_exception(at)
+    assert "cut points must be numbers" in errors(at)
+    assert at.session_state["dataset"] is data
+
+
+def test_bad_uploads_show_the_error_and_keep_the_data(at):
+    for name, content, message in [("empty.csv", b"", "is empty"), ("header.csv", b"a,b,c\n", "no data rows"),
+                                    ("dupes.csv", b"a,b,a\n1,2,3\n", "duplicated column names")]:
+        upload(at, name, content)
+        assert message in errors(at)
+        assert at.session_state["dataset"].names == ASIA
+        assert any("still" in i.value and "asia" in i.value for i in at.info)
+
+
+def test_too_many_levels_is_refused_then_fixed_by_raising_the_limit(at):
+    rows = ["id,smoker"] + [f"p{i},{'yes' if i % 3 else 'no'}" for i in range(80)]
+    upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
+    assert "'id' has 80 distinct values, more than max_levels=50" in errors(at)
+    assert at.session_state["dataset"].names == ASIA
+    key = at.session_state["draft"]["table"].key
+    at.number_input(key=f"col-{key}-maxlevels").set_value(100)
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].names == ["id", "smoker"]
+    assert at.session_state["dataset"].arities.tolist() == [80, 2]
+
+
+def test_leaving_out_the_offending_column_also_fixes_it(at):
+    rows = ["id,smoker,cough"] + [f"p{i},{'yes' if i % 3 else 'no'},{'yes' if i % 2 else 'no'}" for i in range(80)]
+    upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
+    key = at.session_state["draft"]["table"].key
+    at.multiselect(key=f"col-{key}-leave").set_value(["id"])
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].names == ["smoker", "cough"]
+
+
+# --- tune -------------------------------------------------------------------------------
+
+
+def test_tune_bayes_factor_reading_and_estimates(at):
+    go(at, "2_Tune")
+    at.select_slider(key="tune_bf").set_value(150)
+    at.slider(key="tune_indegree").set_value(3)
+    at.run()
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ε = ln(BF)"] == f"{math.log(150):.3f}"
+    assert metrics["Reading of BF"] == "strong"
+    assert metrics["Local scores with ≤ 3 parents"] == f"{8 * (1 + 7 + 21 + 35):,}"
+    assert metrics["Exact search memory"] == "2.2 KB"  # 2^8 * 9 bytes
+    assert at.session_state["settings"]["bf"] == 150.0
+    at.select_slider(key="tune_bf").set_value(200)
+    at.run()
+    assert {m.label: m.value for m in at.metric}["Reading of BF"] == "very strong"
+
+
+# --- search -------------------------------------------------------------------------------
+
+
+def test_searches_run_in_the_background_and_are_kept(searched):
+    at, job = searched
+    go(at, "3_Search")
+    hc, tabu = (result for _, result, _ in job.results)
+    assert hc.algorithm == "hc" and hc.stats["stopped"] is None and tabu.algorithm == "tabu"
+    table = at.dataframe[0].value
+    assert table["name"].tolist()[:2] == ["hc · bdeu ess=1", "tabu · bdeu ess=1"]
+    assert table["edges"].tolist()[:2] == [hc.graph.n_edges, tabu.graph.n_edges]
+    assert table["score"].tolist()[:2] == [hc.score, tabu.score]
+    assert at.get("vega_lite_chart"), "the score trace is drawn"
+
+
+def test_teaching_mode_replays_the_run(searched):
+    at, job = searched
+    go(at, "3_Search")
+    at.selectbox(key="replay_result").set_value("hc · bdeu ess=1")
+    at.run()
+    trajectory = job.results[0][1].trajectory
+    at.button(key="replay_next").click()
+    at.run()
+    no_exception(at)
+    assert any(f"Step 1 of {len(trajectory)}" in m.value for m in at.markdown)
+    at.slider(key="replay_step").set_value(len(trajectory))
+    at.run()
+    assert any(f"Step {len(trajectory)} of {len(trajectory)}" in m.value for m in at.markdown)
+    assert at.get("iframe")
+
+
+def test_stop_button_stops_a_long_search_and_keeps_its_best_network(at):
+    go(at, "2_Tune")
+    at.radio(key="tune_score").set_value("k2")
+    at.run()
+    go(at, "1_Data")
+    at.selectbox(key="data_sample").set_value("alarm")
+    at.button(key="data_load_sample").click()
+    at.run()
+    go(at, "3_Search")
+    at.multiselect(key="search_algorithms").set_value(["tabu"])
+    at.run()
+    at.number_input(key="search_tabu_iterations").set_value(100000)
+    at.button(key="search_run").click()
+    at.run()
+    job = at.session_state["job"]
+    assert job.running
+    at.button(key="search_stop").click()
+    at.run()
+    assert job.wait(30)
+    at.run()
+    no_exception(at)
+    result = job.results[0][1]
+    assert result.stats["stopped"] == "stopped" and result.score_name == "k2"
+    assert at.dataframe[0].value["stopped?"].tolist() == ["stopped"]
+
+
+# --- networks and compare -----------------------------------------------------------------
+
+
+def test_networks_page_views(searched):
+    at, _ = searched
+    go(at, "4_Networks")
+    for view in ["DAG", "RPDAG", "CPDAG", "class"]:
+        at.radio(key="net_view").set_value(view)
+        at.run()
+        no_exception(at)
+        frames = at.get("iframe")
+        assert frames and "vis.Network" in frames[0].proto.srcdoc
+        labels = [b.label for b in at.download_button]
+        assert labels == ["JSON", "BIF", "GraphML", "DOT", "HTML", "PNG"]
+
+
+def test_compare_two_results_against_the_truth(searched):
+    at, _ = searched
+    go(at, "5_Compare")
+    names = ["hc · bdeu ess=1", "tabu · bdeu ess=1"]
+    at.multiselect(key="cmp_networks").set_value(["ground truth: asia", *names])
+    at.run()
+    no_exception(at)
+    table = at.dataframe[0].value.set_index("network")
+    truth = at.session_state["truth"].dag()
+    for name in names:
+        expected = structural_errors(at.session_state["results"][name].result.graph, truth)
+        assert table.loc[name, "H = A + D + I"] == expected["H"]
+        assert table.loc[name, "added A"] == expected["A"]
+    assert table.loc["ground truth: asia", "H = A + D + I"] == 0
+    at.radio(key="cmp_view").set_value("Side by side")
+    at.run()
+    no_exception(at)
+    assert len(at.get("iframe")) == 2
+
+
+def test_export_json_and_import_it_again(searched):
+    at, job = searched
+    original = job.results[0][1]
+    go(at, "5_Compare")
+    exported = at.session_state["results"]["hc · bdeu ess=1"].result.dumps(indent=1)
+    at.file_uploader(key="cmp_import").set_value(("hc.json", exported.encode(), "application/json"))
+    at.run()
+    no_exception(at)
+    imported = at.session_state["results"]["imported hc"].result
+    assert imported.graph == original.graph and imported.score == original.score
+    assert imported.trajectory == json.loads(exported)["trajectory"]
+
+
+def test_import_of_a_bad_file_shows_an_error(at):
+    go(at, "4_Networks")
+    at.file_uploader(key="net_import").set_value(("bad.json", b'{"graph": 1}', "application/json"))
+    at.run()
+    no_exception(at)
+    assert "not a bnexplore result file" in errors(at)
+
+
+def test_results_survive_page_switches(searched):
+    at, _ = searched
+    for page in ("1_Data", "2_Tune", "4_Networks", "5_Compare", "3_Search"):
+        go(at, page)
+    assert list(at.session_state["results"])[:2] == ["hc · bdeu ess=1", "tabu · bdeu ess=1"]
+
+
+# --- the error boundary --------------------------------------------------------------------
+
+
+def test_error_boundary_turns_exceptions_into_messages():
+    def script():
+        from bnexplore.errors import DataError
+        from ui.errors import error_boundary
+
+        with error_boundary("test page"):
+            raise DataError("column 'x' row 3 has 'abc'; fix it")
+        with error_boundary("test page"):
+            raise RuntimeError("boom")
+
+    app = AppTest.from_function(script)
+    app.run()
+    assert not app.exception
+    messages = [e.value for e in app.error]
+    assert messages[0] == "column 'x' row 3 has 'abc'; fix it"
+    assert "please report" in messages[1].lower() and "RuntimeError" in messages[1]
+
+
+# --- the other searches ----------------------------------------------------------------------
+
+
+def test_rpdag_search_replays_with_the_papers_states(at):
+    job = run_search(at, algorithms=("rpdag",))
+    assert not job.errors
+    result = job.results[0][1]
+    assert result.algorithm == "rpdag" and "rpdag" in result.extra
+    at.selectbox(key="replay_result").set_value("rpdag · bdeu ess=1")
+    at.run()
+    at.button(key="replay_next").click()
+    at.run()
+    no_exception(at)
+    first = result.trajectory[0]
+    line = next(m.value for m in at.markdown if m.value.startswith("**Step 1 of"))
+    assert f"state {first['state']} of Table 1" in line
+
+
+def test_rpdag_search_refuses_k2_with_a_message(at):
+    go(at, "2_Tune")
+    at.radio(key="tune_score").set_value("k2")
+    at.run()
+    job = run_search(at, algorithms=("rpdag",))
+    assert not job.results
+    assert "score-equivalent" in errors(at)
+
+
+def test_ordering_search_runs(at):
+    job = run_search(at, algorithms=("asobs",))
+    assert not job.errors and job.results[0][1].algorithm == "asobs"
+
+
+def test_bnkl_on_the_two_class_sample(at):
+    go(at, "1_Data")
+    at.selectbox(key="data_sample").set_value("breast_cancer_wdbc")
+    at.button(key="data_load_sample").click()
+    at.run()
+    no_exception(at)
+    assert at.session_state["class_column"] == "diagnosis"
+    go(at, "3_Search")
+    at.multiselect(key="search_algorithms").set_value(["bnkl"])
+    at.run()
+    at.number_input(key="search_bnkl_parents").set_value(1)
+    at.button(key="search_run").click()
+    at.run()
+    job = at.session_state["job"]
+    assert job.wait(60)
+    at.run()
+    no_exception(at)
+    assert not job.errors, job.errors
+    result = job.results[0][1]
+    go(at, "4_Networks")
+    assert any("Two-class view" in h.value for h in at.subheader)
+    frames = at.get("iframe")
+    assert len(frames) == 2 and "marginal class difference" in frames[1].proto.srcdoc
+    path = result.extra["path"]
+    if len(path) > 1:
+        at.slider(key="bnkl-index-bnkl · bdeu ess=1").set_value(0)
+        at.run()
+        no_exception(at)

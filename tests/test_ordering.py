@@ -1,0 +1,205 @@
+"""OBS and ASOBS (Teyssier & Koller 2005; Scanagatta et al. 2015, Section 4):
+kernels against their naive twins, the descendant matrix against naive
+reachability after every step, Theorem 3 on many orderings, the search."""
+
+import inspect
+import threading
+
+import numpy as np
+import pytest
+
+import naive
+from bnexplore import learn
+from bnexplore.errors import SearchError
+from bnexplore.graphs import is_acyclic
+from bnexplore.parents import ParentSets
+from bnexplore.parents.explore import explore_parent_sets
+from bnexplore.scores import Scorer
+from bnexplore.search.ordering import (Candidates, asobs, asobs_step, climb_swaps, obs, ordering_search,
+                                       swap_delta, swap_deltas, topological_order)
+from test_scores import random_dag_data
+
+
+def random_candidates(rng, n, max_sets=6, max_size=3):
+    """Random candidate lists (the empty set always present), as ParentSets."""
+    lists = []
+    for v in range(n):
+        others = [u for u in range(n) if u != v]
+        sets = {()}
+        for _ in range(int(rng.integers(0, max_sets))):
+            sets.add(tuple(sorted(rng.choice(others, int(rng.integers(1, min(max_size, n - 1) + 1)),
+                                             replace=False).tolist())))
+        lists.append([(c, float(rng.normal(-len(c), 2.0)) if c else -5.0) for c in sets])
+    return ParentSets([f"V{v}" for v in range(n)], lists, "bic")
+
+
+def candidate_lists(parent_sets):
+    return [list(zip(parent_sets.sets(v), parent_sets.scores(v).tolist())) for v in range(parent_sets.n_vars)]
+
+
+def rows_to_sets(cands, chosen):
+    return [(tuple(cands.parents[t, :cands.sizes[t]].tolist()), float(cands.scores[t])) for t in chosen]
+
+
+def adjacency(parent_lists):
+    n = len(parent_lists)
+    adj = np.zeros((n, n), np.uint8)
+    for v, ps in enumerate(parent_lists):
+        adj[list(ps), v] = 1
+    return adj
+
+
+# -- kernels against naive twins ---------------------------------------------------
+
+def test_obs_and_asobs_choices_match_naive_and_asobs_dominates():
+    rng = np.random.default_rng(1)
+    for trial in range(60):
+        n = int(rng.integers(2, 9))
+        ps = random_candidates(rng, n)
+        cands, lists = Candidates(ps), candidate_lists(ps)
+        for _ in range(5):
+            order = rng.permutation(n)
+            obs_rows, _ = cands.obs(order)
+            asobs_rows = cands.asobs(order)
+            assert rows_to_sets(cands, obs_rows) == naive.obs_choice(lists, order.tolist())
+            assert rows_to_sets(cands, asobs_rows) == naive.asobs_choice(lists, order.tolist())
+            # Theorem 3, node by node: ASOBS allows every set OBS allows
+            assert np.all(cands.scores[asobs_rows] >= cands.scores[obs_rows])
+            assert is_acyclic(adjacency(cands.parent_lists(asobs_rows)))
+            assert is_acyclic(adjacency(cands.parent_lists(obs_rows)))
+
+
+def test_descendant_matrix_equals_reachability_after_every_step():
+    rng = np.random.default_rng(2)
+    for trial in range(40):
+        n = int(rng.integers(2, 10))
+        cands = Candidates(random_candidates(rng, n, max_sets=8))
+        order = rng.permutation(n)
+        chosen = np.full(n, -1, np.int64)
+        desc = np.zeros((n, n), np.bool_)
+        todo = np.empty(n, np.int64)
+        for v in order[::-1]:
+            asobs_step(v, cands.parents, cands.sizes, cands.offsets, chosen, desc, todo)
+            lists = [cands.parent_lists([t])[0] if t >= 0 else [] for t in chosen]
+            assert desc.tolist() == naive.reachability(adjacency(lists).tolist())
+
+
+def test_swap_deltas_and_climb_match_naive():
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        n = int(rng.integers(2, 8))
+        ps = random_candidates(rng, n)
+        cands, lists = Candidates(ps), candidate_lists(ps)
+        order = rng.permutation(n)
+        chosen, pos = cands.obs(order)
+        c = cands
+        deltas = swap_deltas(c.parents, c.sizes, c.scores, c.offsets, order, pos, chosen)
+        for j in range(n - 1):
+            assert deltas[j] == pytest.approx(naive.obs_swap_gain(lists, order.tolist(), j), abs=1e-9)
+            assert swap_delta(c.parents, c.sizes, c.scores, c.offsets, order, pos, chosen, j)[0] == deltas[j]
+        want = naive.obs_climb(lists, order.tolist(), 1e-9)
+        climbed = order.copy()
+        climb_swaps(c.parents, c.sizes, c.scores, c.offsets, climbed, pos, chosen, deltas, 10 ** 6, 1e-9)
+        assert climbed.tolist() == want
+        assert rows_to_sets(cands, chosen) == naive.obs_choice(lists, want)
+        assert np.array_equal(pos[climbed], np.arange(n))
+
+
+def test_topological_order_follows_the_order_where_it_can():
+    rng = np.random.default_rng(4)
+    for trial in range(30):
+        n = int(rng.integers(2, 10))
+        cands = Candidates(random_candidates(rng, n))
+        order = rng.permutation(n)
+        chosen = cands.asobs(order)
+        topo = topological_order(cands.parents, cands.sizes, chosen, order).tolist()
+        assert sorted(topo) == list(range(n))
+        lists = cands.parent_lists(chosen)
+        place = {v: i for i, v in enumerate(topo)}
+        assert all(place[p] < place[v] for v in range(n) for p in lists[v])
+        # the OBS choice on that order is at least as good as the ASOBS graph
+        assert cands.score(cands.obs(np.array(topo))[0]) >= cands.score(chosen) - 1e-9
+    # no arcs: the order itself
+    empty = Candidates(ParentSets(["a", "b", "c"], [[((), 0.0)]] * 3, "bic"))
+    order = np.array([2, 0, 1])
+    assert topological_order(empty.parents, empty.sizes, np.zeros(3, np.int64) + [0, 1, 2], order).tolist() \
+        == [2, 0, 1]
+
+
+# -- the search --------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def problem():
+    data = random_dag_data(np.random.default_rng(8), 12, 1000, max_arity=3, max_parents=3)[0]
+    scorer = Scorer(data, "bic")
+    return scorer, explore_parent_sets(scorer, "independence", max_indegree=3, max_evaluations=150)
+
+
+def test_asobs_never_below_obs_with_the_same_seed(problem):
+    scorer, found = problem
+    for seed in range(4):
+        a = ordering_search(scorer, "asobs", parents=found, restarts=3, seed=seed)
+        o = ordering_search(scorer, "obs", parents=found, restarts=3, seed=seed)
+        assert a.score >= o.score - 1e-9
+        for r in (a, o):
+            assert is_acyclic(r.graph.adj)
+            assert r.score == pytest.approx(scorer.total(r.graph), rel=1e-12)
+            for v, ps in enumerate(r.graph.parent_sets()):
+                assert tuple(sorted(ps)) in found.sets(v)
+
+
+def test_search_result_and_statistics(problem):
+    scorer, _ = problem
+    reports = []
+    result = ordering_search(scorer, "asobs", parents="greedy", max_indegree=2, max_evaluations=40, restarts=2,
+                             seed=1, progress=reports.append)
+    assert result.algorithm == "asobs" and result.score_name == "bic"
+    stats = result.stats
+    assert scorer.n_vars < stats["parent_sets_evaluated"] <= 40 * scorer.n_vars
+    assert stats["restarts"] == 2 and stats["orderings"] >= 2
+    assert stats["candidates"] == sum(result.extra["candidates"].values())
+    assert set(result.extra["candidates"]) == set(scorer.names)
+    assert sorted(result.extra["ordering"]) == sorted(scorer.names)
+    assert result.params["parents"] == "greedy" and result.params["max_evaluations"] == 40
+    assert any("variables_done" in r for r in reports) and reports[-1]["done"] == 1.0
+    assert all(len(ps) <= 2 for ps in result.graph.parent_sets())
+    assert result.to_json()["score"] == result.score
+
+
+def test_learn_registration_shape(problem):
+    """``asobs`` and ``obs`` take ``(scorer, **options)`` and expose the options to ``learn``."""
+    scorer, found = problem
+    for function in (asobs, obs):
+        params = inspect.signature(function).parameters
+        assert "method" not in params and {"parents", "max_evaluations", "restarts"} <= set(params)
+    result = obs(scorer, parents=found, restarts=1, seed=0)
+    assert result.algorithm == "obs"
+    assert result.score == ordering_search(scorer, "obs", parents=found, restarts=1, seed=0).score
+
+
+def test_stop_still_returns_an_acyclic_graph(problem):
+    scorer, found = problem
+    stop = threading.Event()
+    stop.set()
+    result = ordering_search(scorer, "asobs", parents=found, restarts=50, stop=stop)
+    assert result.stats["stopped"] == "stopped" and result.stats["restarts"] == 1
+    assert is_acyclic(result.graph.adj)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(method="dp"), "unknown ordering search"),
+    (dict(parents="bfs"), "parents must be"),
+    (dict(restarts=0), "restarts"),
+    (dict(workers=0), "workers"),
+])
+def test_bad_arguments(problem, options, message):
+    scorer, _ = problem
+    with pytest.raises(SearchError, match=message):
+        ordering_search(scorer, **options)
+
+
+def test_candidates_for_other_variables_are_refused(problem):
+    scorer, _ = problem
+    other = ParentSets(["a"] * scorer.n_vars, [[((), 0.0)]] * scorer.n_vars, "bic")
+    with pytest.raises(SearchError, match="other variables"):
+        ordering_search(scorer, parents=other)

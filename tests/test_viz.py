@@ -1,0 +1,271 @@
+"""Tests of bnexplore.viz: layouts, styles, and the HTML / PNG / DOT / GraphML outputs."""
+
+import io
+import json
+import re
+
+import networkx as nx
+import numpy as np
+import pytest
+from PIL import Image
+
+from bnexplore import viz
+from bnexplore.bif import Network
+from bnexplore.data import Dataset
+from bnexplore.graphs import CPDAG, DAG, PDAG
+from bnexplore.scores import Scorer
+
+
+def vis_items(page, kind):
+    """The node or edge list that pyvis wrote into the page."""
+    match = re.search(rf"{kind} = new vis\.DataSet\((\[.*?\])\);", page)
+    assert match, f"no {kind} DataSet in the page"
+    return json.loads(match.group(1))
+
+
+# --- layout -------------------------------------------------------------------------
+
+
+def test_layout_is_deterministic_and_places_every_node_once():
+    names = [f"v{i}" for i in range(30)]
+    rng = np.random.default_rng(3)
+    edges = [(names[i], names[j]) for i in range(30) for j in range(i + 1, 30) if rng.random() < 0.1]
+    first = viz.layered_layout(names, edges)
+    assert first == viz.layered_layout(names, list(edges))
+    assert set(first) == set(names)
+    assert len(set(first.values())) == len(names)
+
+
+def test_layout_layers_follow_the_arcs():
+    # chain a -> b -> c -> d; e -> d is a source moved down to just above d.
+    names = ["a", "b", "c", "d", "e", "lonely"]
+    pos = viz.layered_layout(names, [("a", "b"), ("b", "c"), ("c", "d"), ("e", "d")])
+    assert pos["a"][1] < pos["b"][1] < pos["c"][1] < pos["d"][1]
+    assert pos["e"][1] == pos["c"][1]
+    assert pos["lonely"][1] > pos["d"][1]
+
+
+def test_layout_ignores_an_edge_that_closes_a_cycle():
+    pos = viz.layered_layout(["a", "b", "c"], [("a", "b"), ("b", "c"), ("c", "a")])
+    assert pos["a"][1] < pos["b"][1] < pos["c"][1]
+
+
+def test_layout_folds_wide_layers_into_rows():
+    names = [f"x{i}" for i in range(40)]
+    pos = viz.layered_layout(names, [])
+    width = max(6, int(np.ceil(1.5 * np.sqrt(40))))
+    rows = sorted({y for _, y in pos.values()})
+    assert len(rows) == int(np.ceil(40 / width))
+
+
+# --- colours and numbers -------------------------------------------------------------
+
+
+def test_sequential_scale_ends_and_middle():
+    assert viz.sequential_color(0.0) == "#440154"
+    assert viz.sequential_color(1.0) == "#fde725"
+    assert viz.sequential_color(0.5) == "#21918c"
+    assert viz.sequential_color(-3) == "#440154"
+    assert viz.sequential_color(float("nan")) == viz.NODE_FILL
+
+
+def test_widths_are_proportional_to_magnitude():
+    w = viz.widths({"a": 2.0, "b": -1.0, "c": 0.0})
+    assert w["a"] == viz.MAX_WIDTH
+    assert w["b"] == pytest.approx(viz.MIN_WIDTH + (viz.MAX_WIDTH - viz.MIN_WIDTH) / 2)
+    assert w["c"] == viz.MIN_WIDTH
+
+
+def test_text_colour_contrasts_with_fill():
+    assert viz.text_color("#ffffff") == "#000000"
+    assert viz.text_color("#440154") == "#ffffff"
+
+
+def test_fmt_rounds_for_reading():
+    assert viz.fmt(-53289.856172) == "-53,290"
+    assert viz.fmt(3.14159) == "3.142"
+    assert viz.fmt(0.000123456) == "1.235e-04"
+    assert viz.fmt(2.0) == "2.000"
+
+
+# --- drawings -------------------------------------------------------------------------
+
+
+def test_pdag_drawing_styles_arcs_and_links():
+    graph = PDAG.from_json({"nodes": ["a", "b", "c"], "arcs": [["a", "b"]], "links": [["b", "c"]]})
+    drawing = viz.pdag_drawing(graph, arc_weights={("a", "b"): 3.0}, title="t")
+    by_pair = {(e.u, e.v): e for e in drawing.edges}
+    assert by_pair[("a", "b")].directed and not by_pair[("a", "b")].dashed
+    assert by_pair[("a", "b")].width == viz.MAX_WIDTH
+    assert not by_pair[("b", "c")].directed and by_pair[("b", "c")].dashed
+
+
+def test_cpdag_drawing_compelled_dark_reversible_light():
+    # a -> c <- b is a v-structure (compelled); c -- d ... c -> d is compelled by Meek R1.
+    dag = DAG.from_arcs([("a", "c"), ("b", "c"), ("c", "d"), ("e", "f")], ["a", "b", "c", "d", "e", "f"])
+    drawing = viz.cpdag_drawing(dag.cpdag())
+    colours = {(e.u, e.v): (e.color, e.directed, e.dashed) for e in drawing.edges}
+    for arc in [("a", "c"), ("b", "c"), ("c", "d")]:
+        assert colours[arc] == (viz.COMPELLED_COLOR, True, False)
+    assert colours[("e", "f")] == (viz.REVERSIBLE_COLOR, False, True)
+
+
+def test_compare_edges_by_hand():
+    names = ["a", "b", "c", "d", "e"]
+    a = DAG.from_arcs([("a", "b"), ("b", "c"), ("c", "d")], names)
+    b = DAG.from_arcs([("a", "b"), ("c", "b"), ("d", "e")], names)
+    kinds = viz.compare_edges(a, b)
+    assert kinds["common"] == [("a", "b", True)]
+    assert kinds["different direction"] == [("b", "c", True)]
+    assert kinds["only in A"] == [("c", "d", True)]
+    assert kinds["only in B"] == [("d", "e", True)]
+
+
+def test_compare_edges_matches_names_in_a_different_order():
+    a = DAG.from_arcs([("x", "y")], ["x", "y", "z"])
+    b = DAG.from_arcs([("x", "y"), ("z", "y")], ["z", "y", "x"])
+    kinds = viz.compare_edges(a, b)
+    assert kinds["common"] == [("x", "y", True)]
+    assert kinds["only in B"] == [("z", "y", True)]
+
+
+def test_comparison_drawing_colours_and_legend():
+    names = ["a", "b", "c", "d", "e"]
+    a = DAG.from_arcs([("a", "b"), ("b", "c"), ("c", "d")], names)
+    b = DAG.from_arcs([("a", "b"), ("c", "b"), ("d", "e")], names)
+    drawing = viz.comparison_drawing(a, b)
+    colour = {(e.u, e.v): e.color for e in drawing.edges}
+    assert colour == {("a", "b"): viz.COMMON_COLOR, ("b", "c"): viz.REVERSED_COLOR,
+                      ("c", "d"): viz.ONLY_A_COLOR, ("d", "e"): viz.ONLY_B_COLOR}
+    assert [item.color for item in drawing.legend] == [viz.COMMON_COLOR, viz.ONLY_A_COLOR, viz.ONLY_B_COLOR,
+                                                      viz.REVERSED_COLOR]
+    side_a, side_b = viz.comparison_sides(a, b)
+    assert {(e.u, e.v): e.color for e in side_a.edges} == {
+        ("a", "b"): viz.COMMON_COLOR, ("b", "c"): viz.REVERSED_COLOR, ("c", "d"): viz.ONLY_A_COLOR}
+    assert {(e.u, e.v): e.color for e in side_b.edges} == {
+        ("a", "b"): viz.COMMON_COLOR, ("c", "b"): viz.REVERSED_COLOR, ("d", "e"): viz.ONLY_B_COLOR}
+
+
+def test_node_values_become_colours_with_a_colour_bar():
+    dag = DAG.from_arcs([("a", "b")], ["a", "b", "c"])
+    drawing = viz.pdag_drawing(dag, node_values={"a": -10.0, "b": 0.0, "c": -5.0}, value_label="local score")
+    fills = {n.name: n.fill for n in drawing.nodes}
+    assert fills == {"a": "#440154", "b": "#fde725", "c": "#21918c"}
+    assert (drawing.colorbar.low, drawing.colorbar.high) == (-10.0, 0.0)
+
+
+# --- numbers on hover -------------------------------------------------------------------
+
+
+def small_data():
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 2, 400)
+    y = (x ^ (rng.random(400) < 0.2)).astype(int)
+    z = (y ^ (rng.random(400) < 0.3)).astype(int)
+    w = rng.integers(0, 3, 400)
+    return Dataset.from_codes(np.column_stack([x, y, z, w]), names=["x", "y", "z", "w"])
+
+
+def test_arc_contributions_equal_the_score_drop_of_deleting_the_arc():
+    data = small_data()
+    scorer = Scorer(data, score="bdeu")
+    arcs = [("x", "y"), ("y", "z"), ("x", "z"), ("w", "z")]
+    dag = DAG.from_arcs(arcs, data.names)
+    contributions = viz.arc_contributions(scorer, dag)
+    assert set(contributions) == set(arcs)
+    total = scorer.total(dag)
+    for arc in arcs:
+        without = DAG.from_arcs([a for a in arcs if a != arc], data.names)
+        assert contributions[arc] == pytest.approx(total - scorer.total(without), abs=1e-8)
+
+
+def test_cpt_html_rows_and_truncation():
+    cpt = np.array([[0.25, 0.75], [0.5, 0.5], [0.125, 0.875]])
+    network = Network("n", ["p", "c"], [["p0", "p1", "p2"], ["no", "yes"]], [[], [0]],
+                      [np.array([0.2, 0.3, 0.5]), cpt])
+    text = viz.cpt_html(network, 1)
+    assert text.count("<tr>") == 4
+    assert "<td>p2</td><td>0.125</td><td>0.875</td>" in text
+    assert "P(yes)" in text
+    short = viz.cpt_html(network, 1, max_rows=2)
+    assert short.count("<tr>") == 3 and "1 more parent configurations" in short
+
+
+def test_hover_text_is_escaped():
+    dag = DAG.from_arcs([("<b>", "x")], ["<b>", "x"])
+    drawing = viz.pdag_drawing(dag)
+    assert "&lt;b&gt;" in drawing.nodes[0].title and "<b><b>" not in drawing.nodes[0].title
+
+
+# --- outputs ----------------------------------------------------------------------------
+
+
+def demo():
+    names = ["a", "b", "c", "d"]
+    graph = PDAG.from_json({"nodes": names, "arcs": [["a", "b"], ["c", "b"]], "links": [["b", "d"]]})
+    drawing = viz.pdag_drawing(graph, title="demo")
+    return drawing, viz.layered_layout(names, viz.graph_edges(graph))
+
+
+def test_html_has_nodes_edges_styles_and_works_offline():
+    drawing, positions = demo()
+    page = viz.to_html(drawing, positions)
+    nodes = {n["id"]: n for n in vis_items(page, "nodes")}
+    edges = {(e["from"], e["to"]): e for e in vis_items(page, "edges")}
+    assert set(nodes) == {"a", "b", "c", "d"}
+    assert (nodes["a"]["x"], nodes["a"]["y"]) == positions["a"]
+    assert nodes["a"]["physics"] is False and nodes["a"]["font"]["size"] == viz.FONT_SIZE
+    assert edges[("a", "b")]["arrows"]["to"]["enabled"] is True and edges[("a", "b")]["dashes"] is False
+    assert edges[("b", "d")]["arrows"]["to"]["enabled"] is False and edges[("b", "d")]["dashes"] is True
+    assert '"physics": {"enabled": false}' in page.replace("\n", "").replace("  ", "") or \
+        json.loads(re.search(r"var options = (\{.*?\});\s*\n", page, re.DOTALL).group(1))["physics"]["enabled"] is False
+    assert not re.search(r"<(script|link)[^>]+(src|href)=\"https?://", page)
+    assert "bnx-legend" in page and "link (undirected)" in page
+    assert "vis.Network" in page  # vis-network itself is in the page
+
+
+def test_png_decodes_and_shows_the_comparison_colours():
+    names = ["a", "b", "c"]
+    a = DAG.from_arcs([("a", "b")], names)
+    b = DAG.from_arcs([("b", "c")], names)
+    drawing = viz.comparison_drawing(a, b)
+    positions = viz.layered_layout(names, [("a", "b"), ("b", "c")])
+    image = Image.open(io.BytesIO(viz.to_png(drawing, positions))).convert("RGB")
+    assert image.width >= 1000 and image.height > 200
+    colours = {"#%02x%02x%02x" % c for _, c in image.getcolors(1 << 20)}
+    assert viz.ONLY_A_COLOR in colours and viz.ONLY_B_COLOR in colours
+
+
+def test_png_draws_node_fills():
+    dag = DAG.from_arcs([("a", "b")], ["a", "b"])
+    drawing = viz.pdag_drawing(dag, node_values={"a": 0.0, "b": 1.0}, value_label="v")
+    image = Image.open(io.BytesIO(viz.to_png(drawing, {"a": (0, 0), "b": (0, 140)}))).convert("RGB")
+    colours = {"#%02x%02x%02x" % c for _, c in image.getcolors(1 << 20)}
+    assert "#440154" in colours and "#fde725" in colours
+
+
+def test_dot_keeps_directions_dashes_and_positions():
+    drawing, positions = demo()
+    text = viz.to_dot(drawing, positions)
+    assert re.search(r'"a" -> "b" \[[^]]*style=solid, dir=forward', text)
+    assert re.search(r'"b" -> "d" \[[^]]*style=dashed, dir=none', text)
+    assert f'pos="{positions["a"][0]:.1f},{-positions["a"][1]:.1f}!"' in text
+
+
+def test_graphml_round_trips_through_networkx():
+    drawing, positions = demo()
+    graph = nx.parse_graphml(viz.to_graphml(drawing, positions))
+    assert set(graph.nodes) == {"a", "b", "c", "d"}
+    assert graph.edges["b", "d"]["directed"] is False and graph.edges["b", "d"]["dashed"] is True
+    assert graph.edges["a", "b"]["kind"] == "arc"
+    assert graph.nodes["c"]["x"] == positions["c"][0]
+
+
+def test_cpdag_html_colours():
+    dag = DAG.from_arcs([("a", "c"), ("b", "c"), ("e", "f")], ["a", "b", "c", "e", "f"])
+    cpdag = dag.cpdag()
+    assert isinstance(cpdag, CPDAG)
+    page = viz.to_html(viz.cpdag_drawing(cpdag), viz.layered_layout(cpdag.names, viz.graph_edges(cpdag)))
+    edges = {(e["from"], e["to"]): e for e in vis_items(page, "edges")}
+    assert edges[("a", "c")]["color"] == viz.COMPELLED_COLOR
+    assert edges[("e", "f")]["color"] == viz.REVERSIBLE_COLOR and edges[("e", "f")]["dashes"] is True

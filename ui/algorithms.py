@@ -1,0 +1,196 @@
+"""The searches the Search page offers: one registry entry per algorithm.
+
+An :class:`Algorithm` says how to draw its own options (Streamlit widgets) and
+how to run (in the background thread, so ``run`` never touches Streamlit).
+Adding a search to the app is one ``register(Algorithm(...))`` call.
+"""
+
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from bnexplore.scores import Scorer
+from bnexplore.search.bnkl import SELECT_RULES, bnkl
+from bnexplore.search.hillclimb import hill_climb, tabu_search
+from bnexplore.search.ordering import ordering_search
+from bnexplore.search.rpdag import rpdag_search
+
+
+@dataclass
+class SearchInput:
+    """What a search gets: the data in use and the Tune page's settings.
+
+    Attributes
+    ----------
+    dataset : Dataset
+    settings : dict
+        ``score``, ``ess``, ``bf``, ``max_indegree``.
+    class_column : str or None
+    frame : pandas.DataFrame or None
+        The raw table (columns left out on the Data page removed), for
+        searches that discretize by themselves (BNKL).
+    discretize : dict or None
+        The Data page's discretization of each numeric column.
+    """
+
+    dataset: object
+    settings: dict
+    class_column: str | None = None
+    frame: object = None
+    discretize: dict | None = None
+
+    def scorer(self):
+        """A fresh Scorer for this run (the thread owns it: no sharing across threads)."""
+        return Scorer(self.dataset, score=self.settings["score"], ess=self.settings["ess"])
+
+
+@dataclass
+class Algorithm:
+    """One search the app can run.
+
+    Attributes
+    ----------
+    key : str
+        Short name, used in result names ("hc").
+    label : str
+        Name in the picker.
+    about : str
+        One sentence on what it does.
+    run : callable
+        ``run(inputs, options, control) -> Result`` (or ``(Result, extras)``,
+        where ``extras`` are objects the pages keep beside the result);
+        called in the background thread.
+    options : callable, optional
+        ``options(prefix) -> dict`` draws the algorithm's own widgets (keys
+        starting with ``prefix``) and returns their values.
+    replay : bool
+        Its trajectory can be replayed step by step (teaching mode).
+    needs_class : bool
+        Needs a two-class column (chosen on the Data page).
+    """
+
+    key: str
+    label: str
+    about: str
+    run: object
+    options: object = None
+    replay: bool = False
+    needs_class: bool = False
+    defaults: dict = field(default_factory=dict)
+
+
+REGISTRY = {}
+
+
+def register(algorithm):
+    """Add an algorithm to the Search page."""
+    REGISTRY[algorithm.key] = algorithm
+    return algorithm
+
+
+def available(has_class):
+    """Algorithms that can run on the data in use."""
+    return {key: alg for key, alg in REGISTRY.items() if has_class or not alg.needs_class}
+
+
+def _max_indegree(inputs):
+    value = inputs.settings.get("max_indegree")
+    return None if value in (None, 0) else int(value)
+
+
+def _hc_options(prefix):
+    restarts = st.number_input("Random restarts", 0, 50, 0, key=f"{prefix}restarts",
+                               help="After the first local optimum, perturb the best graph with random moves "
+                                    "and climb again, this many times; the best graph is kept.")
+    seed = st.number_input("Seed of the restarts", 0, 10**6, 1, key=f"{prefix}seed")
+    return {"restarts": int(restarts), "seed": int(seed)}
+
+
+def _tabu_options(prefix):
+    length = st.number_input("Tabu list length (0 = n, the paper's default)", 0, 1000, 0, key=f"{prefix}length")
+    iterations = st.number_input("Iterations (0 = n(n−1), the paper's default)", 0, 100000, 0,
+                                 key=f"{prefix}iterations")
+    return {"tabu_length": int(length) or None, "iterations": int(iterations) or None}
+
+
+register(Algorithm(
+    "hc", "Hill climbing (DAG)",
+    "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
+    "the score most; stop when none does.",
+    lambda inputs, options, control: hill_climb(inputs.scorer(), max_indegree=_max_indegree(inputs),
+                                                control=control, **options),
+    _hc_options, replay=True))
+
+register(Algorithm(
+    "tabu", "Tabu search (DAG)",
+    "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
+    "being undone; returns the best graph seen.",
+    lambda inputs, options, control: tabu_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
+                                                 control=control, **options),
+    _tabu_options, replay=True))
+
+
+register(Algorithm(
+    "rpdag", "RPDAG search (Acid & de Campos 2003)",
+    "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
+    "not waste steps moving between DAGs that score the same. Needs a score-equivalent score (BDeu or BIC).",
+    lambda inputs, options, control: rpdag_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
+                                                  control=control),
+    replay=True))
+
+
+def _rpdag_tabu_options(prefix):
+    options = _tabu_options(prefix)
+    return {"tabu": True, **options}
+
+
+register(Algorithm(
+    "rpdag-tabu", "Tabu search over RPDAGs (TS-RPDAG)",
+    "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
+    "undone.",
+    lambda inputs, options, control: rpdag_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
+                                                  control=control, **options),
+    _rpdag_tabu_options, replay=True))
+
+
+def _ordering_options(prefix):
+    seconds = st.number_input("Seconds per variable to find candidate parent sets", 0.05, 60.0, 0.2, step=0.1,
+                              key=f"{prefix}seconds")
+    restarts = st.number_input("Random orderings", 1, 1000, 10, key=f"{prefix}restarts")
+    seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed")
+    return {"time_per_variable": float(seconds), "restarts": int(restarts), "seed": int(seed)}
+
+
+for _method, _label, _about in (
+        ("asobs", "ASOBS (ordering-based, acyclic selection)",
+         "Finds good candidate parent sets for every variable, then searches over variable orderings; each "
+         "ordering is read with acyclic selection (Scanagatta et al. 2015)."),
+        ("obs", "OBS (ordering-based search)",
+         "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
+         "(Teyssier & Koller 2005).")):
+    register(Algorithm(
+        _method, _label, _about,
+        lambda inputs, options, control, method=_method: ordering_search(
+            inputs.scorer(), method=method, max_indegree=_max_indegree(inputs), control=control, **options),
+        _ordering_options))
+
+
+def _bnkl_options(prefix):
+    parents = st.number_input("Largest parent set M", 0, 4, 2, key=f"{prefix}parents",
+                              help="The paper's default is 2; every extra parent multiplies the work.")
+    select = st.selectbox("Pick the network on the complexity path by", SELECT_RULES, key=f"{prefix}select",
+                          help="ratio: largest R / df (the paper's score); bic / aic: penalised R.")
+    return {"max_parents": int(parents), "select": select}
+
+
+def _run_bnkl(inputs, options, control):
+    discretize = {k: v for k, v in (inputs.discretize or {}).items() if k != inputs.class_column} or "uniform3"
+    found = bnkl(inputs.frame, inputs.class_column, discretize=discretize, control=control, **options)
+    return found.to_result(), {"bnkl": found, "frame": inputs.frame, "class_column": inputs.class_column}
+
+
+register(Algorithm(
+    "bnkl", "BNKL: which dependencies differ between the two classes (Balov 2013)",
+    "One network for both classes, chosen so that its conditional tables differ most between the classes "
+    "(Kullback-Leibler divergence per degree of freedom); arcs carry the class difference.",
+    _run_bnkl, _bnkl_options, needs_class=True))

@@ -1,0 +1,104 @@
+"""Replaying a local search's trajectory step by step (teaching mode).
+
+Two kinds of run can be replayed: DAG searches (hill climbing, tabu search),
+whose steps add, delete or reverse one arc, and RPDAG searches, whose steps are
+the operators of Acid & de Campos (2003), Section 4.3, each recorded with the
+state (A-G, Table 1) of the pair it joined.
+"""
+
+from bnexplore.graphs import DAG, RPDAG
+from bnexplore.search.rpdag import OPERATORS as RPDAG_OPERATORS
+from bnexplore.search.rpdag import apply_operator
+
+DAG_OPERATORS = ("add", "delete", "reverse")
+RPDAG_WORDS = {"A_arc": "add the arc", "A_link": "add the link", "D_arc": "delete the arc",
+               "D_link": "delete the link", "A_hh": "add the head-to-head pattern"}
+
+
+def kind(result):
+    """``"dag"`` or ``"rpdag"`` when every step of the trajectory can be replayed, else None."""
+    steps = result.trajectory or []
+    if not steps or result.params.get("restarts"):
+        return None
+    ops = {step.get("op") for step in steps}
+    if ops <= set(DAG_OPERATORS) and all(len(step.get("args", ())) == 2 for step in steps):
+        return "dag"
+    if ops <= set(RPDAG_OPERATORS):
+        return "rpdag"
+    return None
+
+
+def arcs_after(trajectory, k, start=()):
+    """The arcs after the first ``k`` steps of a DAG trajectory.
+
+    Parameters
+    ----------
+    trajectory : list of dict
+        Steps with ``op`` in add / delete / reverse and ``args`` = [tail, head] names.
+    k : int
+        Number of steps applied (0 = the start graph).
+    start : iterable of (str, str)
+        Arcs of the start graph.
+
+    Returns
+    -------
+    set of (str, str)
+    """
+    arcs = set(map(tuple, start))
+    for step in trajectory[:k]:
+        u, v = step["args"]
+        if step["op"] == "add":
+            arcs.add((u, v))
+        elif step["op"] == "delete":
+            arcs.discard((u, v))
+        else:
+            arcs.discard((u, v))
+            arcs.add((v, u))
+    return arcs
+
+
+def graphs(result):
+    """The graph before the first step and after every step (DAGs, or RPDAGs for an RPDAG run).
+
+    Both searches start from the empty graph (the app never gives them a
+    start graph).
+    """
+    names = result.names
+    steps = result.trajectory
+    if kind(result) == "dag":
+        return [DAG.from_arcs(sorted(arcs_after(steps, k)), names) for k in range(len(steps) + 1)]
+    current = RPDAG.from_json({"nodes": names})
+    out = [current]
+    for step in steps:
+        current = apply_operator(current, step["op"], *step["args"])
+        out.append(current)
+    return out
+
+
+def describe(step):
+    """One line for a step: what it did, the score change, and for RPDAG additions the pair's state."""
+    args = step["args"]
+    op = step["op"]
+    if op in DAG_OPERATORS:
+        u, v = args
+        what = {"add": f"add the arc {u} → {v}", "delete": f"delete the arc {u} → {v}",
+                "reverse": f"reverse {u} → {v} into {v} → {u}"}[op]
+    elif op == "A_hh":
+        what = f"{RPDAG_WORDS[op]} {args[0]} → {args[1]} ← {args[2]}"
+    else:
+        sign = "→" if op.endswith("arc") else "—"
+        what = f"{RPDAG_WORDS[op]} {args[0]} {sign} {args[1]} ({op})"
+    if step.get("state"):
+        what += f"; the pair was in state {step['state']} of Table 1"
+    if step.get("post"):
+        what += f"; then {step['post']}({args[1]})"
+    kind_note = " (random restart move)" if step.get("kind") == "perturb" else ""
+    return f"{what}{kind_note}: score change {step['delta']:+.3f}, score now {step['score']:.3f}"
+
+
+def changed_pairs(step):
+    """Node pairs the step touched, for highlighting."""
+    args = step["args"]
+    if step["op"] == "A_hh":
+        return {frozenset(args[:2]), frozenset(args[1:])}
+    return {frozenset(args[:2])}

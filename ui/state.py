@@ -1,0 +1,271 @@
+"""Everything the app keeps for a user lives here, in ``st.session_state``.
+
+- ``table``: the raw table being prepared on the Data page (:class:`Table`);
+- ``dataset`` / ``data_key`` / ``data_label``: the encoded data in use and a
+  key identifying it (source + encoding settings) for caches and results;
+- ``truth``: the network the data were drawn from, when known (ground truth);
+- ``class_column``: the two-class column, when chosen;
+- ``settings``: score and search settings from the Tune page;
+- ``results``: learned networks by name (:class:`Entry`), in order;
+- ``layouts``: node positions per node set, computed once and reused by every
+  view and every comparison;
+- ``job``: the background search, if any.
+
+Nothing is dropped on an error or a page switch. Loading functions are cached
+with ``st.cache_data`` / ``st.cache_resource`` so pages answer quickly.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import streamlit as st
+
+from bnexplore import viz
+from bnexplore.bif import read_bif, sample
+from bnexplore.data import Encoder, read_frame
+from bnexplore.errors import DataError
+from bnexplore.scores import Scorer
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DIR = ROOT / "sample_data"
+NETWORK_DIR = SAMPLE_DIR / "networks"
+SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
+TWO_CLASS_SAMPLE = "breast_cancer_wdbc"
+DEFAULT_SAMPLE = "asia"
+DEFAULT_SETTINGS = {"score": "bdeu", "ess": 1.0, "bf": 20.0, "max_indegree": 3}
+DEFAULT_ENCODING = {"default_method": "uniform3", "methods": {}, "as_categorical": [], "as_numeric": [],
+                    "leave_out": [], "missing": "state", "max_levels": 50}
+
+
+@dataclass
+class Table:
+    """A raw table and where it came from.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+    label : str
+        What the user sees ("sample asia", "upload data.csv", ...).
+    key : str
+        Identifies the content (for caches).
+    truth_name : str or None
+        Bundled network the rows were drawn from (the ground truth).
+    """
+
+    frame: object
+    label: str
+    key: str
+    truth_name: str | None = None
+
+
+@dataclass
+class Entry:
+    """A learned (or imported) network kept in the session.
+
+    Attributes
+    ----------
+    name : str
+    result : bnexplore.result.Result
+    dataset : Dataset or None
+        The data it was learned from (None for an imported result).
+    data_key : str or None
+    data_label : str
+    cache : dict
+        Computed views (fitted network, contributions) so pages stay fast.
+    """
+
+    name: str
+    result: object
+    dataset: object = None
+    data_key: str | None = None
+    data_label: str = ""
+    cache: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+# cached loaders
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sample_frame(name):
+    """The bundled sample ``name`` as a raw DataFrame."""
+    frame, _ = read_frame(SAMPLE_DIR / f"{name}.csv")
+    return frame
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def network(name):
+    """The bundled network ``name`` (read from ``sample_data/networks``)."""
+    return read_bif(NETWORK_DIR / f"{name}.bif.gz")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def network_sample(name, rows, seed):
+    """``rows`` rows forward-sampled from the bundled network ``name``."""
+    return sample(network(name), rows, seed=seed)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def scorer(data_key, score, ess, _dataset):
+    """A Scorer (with its cache) for the data identified by ``data_key``."""
+    return Scorer(_dataset, score=score, ess=ess)
+
+
+def available_samples():
+    """Bundled samples present on disk (the two-class table when it is there)."""
+    names = [name for name in SAMPLES if (SAMPLE_DIR / f"{name}.csv").exists()]
+    if (SAMPLE_DIR / f"{TWO_CLASS_SAMPLE}.csv").exists():
+        names.append(TWO_CLASS_SAMPLE)
+    return names
+
+
+def available_networks():
+    """Names of the bundled BIF networks, smallest file first."""
+    files = sorted(NETWORK_DIR.glob("*.bif.gz"), key=lambda p: p.stat().st_size)
+    return [p.name[: -len(".bif.gz")] for p in files]
+
+
+# ---------------------------------------------------------------------------
+# session
+
+
+def init():
+    """Create every session key once; load the default sample on first start."""
+    state = st.session_state
+    state.setdefault("settings", dict(DEFAULT_SETTINGS))
+    state.setdefault("encoding", json.loads(json.dumps(DEFAULT_ENCODING)))
+    state.setdefault("results", {})
+    state.setdefault("layouts", {})
+    state.setdefault("job", None)
+    state.setdefault("class_column", None)
+    state.setdefault("truth", None)
+    if "dataset" not in state:
+        state["dataset"] = None
+        use_table(sample_table(DEFAULT_SAMPLE))
+
+
+def sample_table(name):
+    """The bundled sample ``name`` as a Table (its network is the ground truth)."""
+    truth = name if (NETWORK_DIR / f"{name}.bif.gz").exists() else None
+    return Table(sample_frame(name), f"sample {name}", f"sample:{name}", truth)
+
+
+def upload_table(name, data):
+    """A Table from uploaded or pasted bytes (raises DataError on a bad table)."""
+    import io
+
+    frame, _ = read_frame(io.BytesIO(data))
+    digest = hashlib.sha1(data).hexdigest()[:12]
+    return Table(frame, name, f"upload:{name}:{digest}")
+
+
+def network_table(name, rows, seed):
+    """``rows`` rows sampled from a bundled network, which becomes the ground truth."""
+    return Table(network_sample(name, rows, seed), f"{rows:,} rows sampled from {name} (seed {seed})",
+                 f"network:{name}:{rows}:{seed}", name)
+
+
+def encoder_options(encoding, frame):
+    """Encoder keyword arguments from the Data page's encoding settings."""
+    columns = [str(c) for c in frame.columns if str(c) not in encoding["leave_out"]]
+    profile = Encoder(discretize=encoding["default_method"], types=_types(encoding, columns),
+                      max_levels=encoding["max_levels"]).profile(frame[columns])
+    numeric = profile.loc[profile["type"] == "numeric", "column"].tolist()
+    methods = {name: encoding["methods"].get(name, encoding["default_method"]) for name in numeric}
+    return {"discretize": methods or None, "types": _types(encoding, columns) or None,
+            "missing": encoding["missing"], "max_levels": encoding["max_levels"]}, columns
+
+
+def _types(encoding, columns):
+    types = {name: "categorical" for name in encoding["as_categorical"] if name in columns}
+    types.update({name: "numeric" for name in encoding["as_numeric"] if name in columns})
+    return types
+
+
+def encode(table, encoding):
+    """Encode a table with the Data page's settings: ``(dataset, key)`` (DataError on failure)."""
+    options, columns = encoder_options(encoding, table.frame)
+    if not columns:
+        raise DataError("every column is left out; keep at least two columns to learn a network")
+    dataset = Encoder(**options).fit_transform(table.frame[columns])
+    key = table.key + ":" + hashlib.sha1(json.dumps(encoding, sort_keys=True).encode()).hexdigest()[:12]
+    return dataset, key
+
+
+def use_table(table, encoding=None):
+    """Make ``table`` (encoded with ``encoding``) the data in use.
+
+    Raises DataError and changes nothing when the table cannot be encoded.
+    """
+    state = st.session_state
+    encoding = json.loads(json.dumps(encoding if encoding is not None else DEFAULT_ENCODING))
+    dataset, key = encode(table, encoding)
+    state["table"] = table
+    state["encoding"] = encoding
+    state["dataset"] = dataset
+    state["data_key"] = key
+    state["data_label"] = table.label
+    state["truth"] = network(table.truth_name) if table.truth_name else None
+    if state.get("class_column") not in dataset.names:
+        state["class_column"] = None
+
+
+def dataset():
+    """The encoded data in use."""
+    return st.session_state["dataset"]
+
+
+def truth_for(names):
+    """The ground-truth network if it has exactly these variables, else None."""
+    truth = st.session_state.get("truth")
+    if truth is not None and sorted(truth.names) == sorted(names):
+        return truth
+    return None
+
+
+def current_scorer(data=None, key=None, score=None, ess=None):
+    """The cached Scorer of the data in use (or of ``data`` / ``key``) with the Tune settings."""
+    settings = st.session_state["settings"]
+    score = score or settings["score"]
+    if score not in ("bdeu", "bic", "k2", "aic", "ll"):
+        score = "bdeu"
+    ess = ess if ess is not None else settings["ess"]
+    return scorer(key or st.session_state["data_key"], score, float(ess), data if data is not None else dataset())
+
+
+def add_result(name, result, data=None, data_key=None, data_label=None):
+    """Keep a result under a unique name (``name``, ``name (2)``, ...); returns the Entry."""
+    results = st.session_state["results"]
+    unique, k = name, 2
+    while unique in results:
+        unique, k = f"{name} ({k})", k + 1
+    entry = Entry(unique, result, data, data_key, data_label or "")
+    results[unique] = entry
+    return entry
+
+
+def positions(names, graph=None):
+    """Node positions for a node set, computed once per session and reused.
+
+    The first time a node set is drawn with edges, the layout follows the
+    ground truth when it has these variables, else ``graph``; a graph without
+    edges gets a temporary layout that is not kept.
+    """
+    layouts = st.session_state["layouts"]
+    key = tuple(sorted(names))
+    if key not in layouts:
+        truth = truth_for(names)
+        source = truth.dag() if truth is not None else graph
+        edges = viz.graph_edges(source) if source is not None else []
+        if not edges:
+            return viz.layered_layout(sorted(names), [])
+        layouts[key] = viz.layered_layout(sorted(names), edges)
+    return layouts[key]
+
+
+def reset_layout(names, graph):
+    """Lay out a node set again from ``graph`` (the user asked for it)."""
+    key = tuple(sorted(names))
+    st.session_state["layouts"][key] = viz.layered_layout(sorted(names), viz.graph_edges(graph))

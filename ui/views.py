@@ -1,0 +1,162 @@
+"""What the pages draw for a kept result: drawings with hover texts, cached per entry."""
+
+import html
+
+import streamlit as st
+
+from bnexplore import viz
+from bnexplore.bif import Network, fit_network, write_bif
+from bnexplore.result import Result
+from ui import state
+
+SCORER_SCORES = ("bdeu", "bic", "k2", "aic", "ll")
+VIEW_CAPTIONS = {
+    "DAG": "The learned DAG. Arrows are arcs (parent → child); thicker arcs add more to the score: the width is "
+           "s(child, parents) − s(child, parents without this one), shown exactly on hover. Hover a node for "
+           "its local score and its conditional probability table.",
+    "RPDAG": "The RPDAG (restricted PDAG, Acid & de Campos 2003) of this DAG: arcs that take part in a "
+             "head-to-head pattern a → c ← b are kept, every other edge becomes a dashed undirected link. Each "
+             "tree of links can be oriented away from any one of its nodes.",
+    "CPDAG": "The CPDAG (essential graph) of this DAG's Markov equivalence class: dark arcs are compelled "
+             "(the same in every DAG of the class, the data can tell their direction); light dashed edges are "
+             "reversible (the data cannot tell the direction).",
+}
+
+
+def truth_entry():
+    """The ground-truth network of the data in use as an Entry (None when unknown)."""
+    data = state.dataset()
+    truth = state.truth_for(data.names)
+    if truth is None:
+        return None
+    key = ("truth", st.session_state["data_key"], st.session_state["settings"]["score"])
+    cached = st.session_state.get("_truth_entry")
+    if cached is None or cached[0] != key:
+        scorer = state.current_scorer()
+        dag = truth.dag()
+        result = Result(graph=dag, score=scorer.total(dag), score_name=scorer.score_name, algorithm="ground truth",
+                        params=dict(scorer.params), stats={"edges": dag.n_edges})
+        entry = state.Entry(f"ground truth: {truth.name}", result, data, st.session_state["data_key"],
+                            st.session_state["data_label"])
+        cached = (key, entry)
+        st.session_state["_truth_entry"] = cached
+    return cached[1]
+
+
+def entries(with_truth=True):
+    """Kept results by name, the ground truth first when known."""
+    out = {}
+    truth = truth_entry() if with_truth else None
+    if truth is not None:
+        out[truth.name] = truth
+    out.update(st.session_state["results"])
+    return out
+
+
+def data_for(entry):
+    """The data to fit and score an entry with: its own, or the data in use when the names match."""
+    if entry.dataset is not None:
+        return entry.dataset, entry.data_key
+    current = state.dataset()
+    if sorted(current.names) == sorted(entry.result.names):
+        return current, st.session_state["data_key"]
+    return None, None
+
+
+def entry_scorer(entry):
+    """A Scorer with the entry's own score settings on its data, or None (no data / other score)."""
+    data, key = data_for(entry)
+    name = entry.result.score_name
+    if data is None or name not in SCORER_SCORES:
+        return None
+    return state.scorer(key, name, float(entry.result.params.get("ess", 1.0)), data)
+
+
+def _cached(entry, key, compute):
+    if key not in entry.cache:
+        entry.cache[key] = compute()
+    return entry.cache[key]
+
+
+def fitted(entry):
+    """The entry's DAG with BDeu-posterior-mean CPTs fitted to its data, or None."""
+    data, _ = data_for(entry)
+    if data is None:
+        return None
+    return _cached(entry, "fitted", lambda: fit_network(entry.result.graph, data))
+
+
+def bif_text(entry, name):
+    """The entry's fitted network as BIF text (BIFError when a name cannot be written in BIF)."""
+    def compute():
+        network = fitted(entry)
+        return write_bif(Network(name, network.names, network.states, network.parents, network.cpts))
+    return _cached(entry, "bif", compute)
+
+
+def contributions(entry):
+    """Arc score contributions of the entry's DAG (empty when it cannot be scored)."""
+    scorer = entry_scorer(entry)
+    if scorer is None:
+        return {}
+    return _cached(entry, "contributions", lambda: viz.arc_contributions(scorer, entry.result.graph))
+
+
+def local_scores(entry):
+    """Local score of every node, by name (empty when it cannot be scored)."""
+    scorer = entry_scorer(entry)
+    if scorer is None:
+        return {}
+    graph = entry.result.graph
+    values = _cached(entry, "local", lambda: scorer.local_many(graph.names, [
+        [graph.names[p] for p in graph.parents(v)] for v in range(graph.n)]))
+    return dict(zip(graph.names, map(float, values)))
+
+
+def node_titles(entry):
+    """Hover HTML of every node: its parents, local score and CPT."""
+    def compute():
+        network = fitted(entry)
+        scores = local_scores(entry)
+        graph = entry.result.graph
+        out = {}
+        for v, name in enumerate(graph.names):
+            parents = ", ".join(graph.names[p] for p in graph.parents(v)) or "none"
+            text = f"<b>{html.escape(name)}</b><br>parents: {html.escape(parents)}"
+            if name in scores:
+                text += f"<br>local score s({html.escape(name)}, parents) = {scores[name]:.6f}"
+            if network is not None:
+                text += "<br>" + viz.cpt_html(network, network.names.index(name))
+            out[name] = text
+        return out
+    return _cached(entry, "titles", compute)
+
+
+def arc_titles(entry, contribution):
+    """Hover HTML of every arc with its exact score contribution."""
+    out = {}
+    for (u, v), value in contribution.items():
+        text = (f"{html.escape(u)} → {html.escape(v)}<br>contribution s({html.escape(v)}, Pa) − "
+                f"s({html.escape(v)}, Pa \\ {{{html.escape(u)}}}) = {value:.6f}")
+        if value < 0:
+            text += "<br>(negative: deleting this arc would raise the score)"
+        out[(u, v)] = text
+    return out
+
+
+def drawing(entry, view="DAG", colour_nodes=False, title=None):
+    """The Drawing of an entry: ``view`` is "DAG", "RPDAG" or "CPDAG"."""
+    graph = entry.result.graph
+    titles = node_titles(entry)
+    title = title or f"{entry.name} — {view}"
+    if view == "CPDAG":
+        return viz.cpdag_drawing(graph.cpdag(), node_titles=titles, title=title)
+    if view == "RPDAG":
+        return viz.pdag_drawing(graph.rpdag(), node_titles=titles, arc_label="arc (in a head-to-head pattern)",
+                                link_label="link (undirected, dashed)", title=title)
+    contribution = contributions(entry)
+    values = local_scores(entry) if colour_nodes else None
+    return viz.pdag_drawing(graph, arc_weights=contribution, arc_titles=arc_titles(entry, contribution),
+                            node_values=values, node_titles=titles,
+                            weight_label="thicker arc = adds more to the score (hover for the number)",
+                            value_label="node colour: local score (log, higher = better fit)", title=title)
