@@ -429,7 +429,8 @@ def learn_cut_points(method, values):
     Methods (``method`` as accepted by :class:`Encoder`):
 
     - ``"uniform3"``: the BNKL uniform discretization of Balov (2013),
-      "Efficient inference with two-class Kullback-Leibler networks",
+      "A categorical network approach for discovering differentially
+      expressed regulations in cancer", BMC Medical Genomics 6 (Suppl 3),
       Algorithm 1, step 1(b): ``q1 + k (q2 - q1) / 3`` for ``k = 1, 2``, with
       ``q1`` and ``q2`` the 2.5 and 97.5 percentiles of the training values
       (``numpy.percentile`` with its default linear interpolation), so the

@@ -4,7 +4,7 @@ See :class:`Scorer` for the cached score object every search uses and
 :func:`kl_statistics` for the two-class BNKL statistic.
 """
 
-from .kl import kl_statistics
+from .kl import KLStatistics, kl_statistics
 from .scorer import SCORES, Scorer, pack_parent_sets
 
-__all__ = ["SCORES", "Scorer", "kl_statistics", "pack_parent_sets"]
+__all__ = ["KLStatistics", "SCORES", "Scorer", "kl_statistics", "pack_parent_sets"]

@@ -41,8 +41,7 @@ from ..data import NUMERIC, Dataset, Encoder
 from ..errors import DataError, ResourceError, SearchError
 from ..graphs import DAG
 from ..result import Result
-from ..scores import kernels
-from ..scores.kl import class_labels
+from ..scores.kl import KLStatistics, class_labels
 
 SELECT_RULES = ("ratio", "bic", "aic")
 """How a network is picked from the complexity path (see :func:`select_index`)."""
@@ -425,36 +424,6 @@ def _check_size(n, max_parents):
                             f"(limit {_MAX_FAMILIES:,}); lower max_parents or use fewer variables")
 
 
-class _FamilyScorer:
-    """``(R_i, df_i)`` of batches of families, straight from the numba kernel."""
-
-    def __init__(self, data, labels):
-        self.cols = np.ascontiguousarray(np.asarray(data.codes).T)
-        self.arities = np.ascontiguousarray(data.arities, dtype=np.int64)
-        self.labels = np.ascontiguousarray(labels, dtype=np.uint8)
-        self.cells = kernels.dense_cells(data.n_rows)
-        self.computed = 0
-        self.variables = 0
-
-    def score(self, children, parents):
-        """R and integer df of ``children[t]`` with parents ``parents[t]`` (rows padded with -1)."""
-        children = np.ascontiguousarray(children, dtype=np.int64)
-        parents = np.ascontiguousarray(parents, dtype=np.int64)
-        sizes = (parents >= 0).sum(axis=1).astype(np.int64)
-        R, df = kernels.kl_statistics(self.cols, self.arities, self.labels, children, parents, sizes, self.cells)
-        self.computed += children.size
-        self.variables += int(children.size + sizes.sum())
-        return R, np.rint(df).astype(np.int64)
-
-    def families(self, parent_sets):
-        """R and df of one family per node ``v`` with parents ``parent_sets[v]``."""
-        width = max(1, max(len(ps) for ps in parent_sets))
-        packed = np.full((len(parent_sets), width), -1, np.int64)
-        for v, ps in enumerate(parent_sets):
-            packed[v, : len(ps)] = ps
-        return self.score(np.arange(len(parent_sets)), packed)
-
-
 @dataclass
 class _Options:
     """Non-dominated parent sets of one node: sets, df, R."""
@@ -502,7 +471,7 @@ def _score_candidates(scorer, order, max_parents, control):
     """
     n = len(order)
     order = np.asarray(order, np.int64)
-    marginal_R, marginal_df = scorer.families([() for _ in range(n)])
+    marginal_R, marginal_df = scorer.families(range(n), [() for _ in range(n)])
     options = [_Options([()], marginal_df[order[p]: order[p] + 1], marginal_R[order[p]: order[p] + 1])
                for p in range(n)]
     counts = _families_per_node(n, max_parents)
@@ -517,7 +486,7 @@ def _score_candidates(scorer, order, max_parents, control):
             batch.append(batch[-1] + 1)
             size += counts[batch[-1]]
         children, parents = _batch(order, batch, subsets)
-        R, df = scorer.score(children, parents)
+        R, df = scorer.packed(children, parents)
         start = 0
         for q in batch:
             stop = start + counts[q]
@@ -568,7 +537,7 @@ def _arc_contributions(scorer, parent_sets, node_R):
     for t, (u, v) in enumerate(arcs):
         rest = [x for x in parent_sets[v] if x != u]
         packed[t, : len(rest)] = rest
-    reduced, _ = scorer.score(children, packed)
+    reduced, _ = scorer.packed(children, packed)
     return [(u, v, float(node_R[v] - r)) for (u, v), r in zip(arcs, reduced)]
 
 
@@ -691,7 +660,7 @@ class BNKLResult:
         """This result with path network ``index`` selected instead: its DAG,
         statistics, KL edge contributions and CPTs."""
         self._check_index(index)
-        details = _details(self.data, self.labels, self.path[index]["parents"], _FamilyScorer(self.data, self.labels))
+        details = _details(self.data, self.labels, self.path[index]["parents"], KLStatistics(self.data, self.labels))
         return dataclasses.replace(self, selected=int(index), **details)
 
     def _check_index(self, index):
@@ -785,7 +754,7 @@ def _details(data, labels, parent_sets, scorer):
     """The fields of :class:`BNKLResult` that belong to one network."""
     parent_sets = [tuple(ps) for ps in parent_sets]
     dag = DAG.from_parents([list(ps) for ps in parent_sets], data.names)
-    node_R, node_df = scorer.families(parent_sets)
+    node_R, node_df = scorer.families(range(len(parent_sets)), parent_sets)
     R, df = float(node_R.sum()), int(node_df.sum())
     return {"dag": dag, "R": R, "df": df, "S": R / df, "node_R": node_R, "node_df": node_df,
             "arc_kl": _arc_contributions(scorer, parent_sets, node_R),
@@ -860,7 +829,7 @@ def bnkl_search(data, labels, order=None, max_parents=2, select="ratio", values=
         raise DataError("every variable has a single state; BNKL needs at least one variable with two or more states")
     log_p, tests = class_difference_tests(data, labels, values)
     order = ide_order(log_p) if order is None else _check_order(order, data)
-    scorer = _FamilyScorer(data, labels)
+    scorer = KLStatistics(data, labels)
     options, (marginal_R, _), reached = _score_candidates(scorer, order, max_parents, control)
     df, R, choice = complexity_path([o.df for o in options], [o.R for o in options])
     per_node = [None] * data.n_vars
