@@ -15,11 +15,13 @@ from .errors import BIFError, BNExploreError, DataError, ResourceError, ScoreErr
 from .graphs import CPDAG, DAG, PDAG, RPDAG
 from .result import Result
 from .scores import Scorer
-from .search import learn
+from .parents import ParentSets, candidate_parent_sets
+from .search import CredibleSet, credible_set, exact_search, learn
 from .search.bnkl import BNKLResult, bnkl
 
 __all__ = [
     "BIFError", "BNExploreError", "BNKLClassifier", "BNKLResult", "CPDAG", "DAG", "DataError", "Dataset",
     "Encoder", "Network", "PDAG", "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError",
-    "bnkl", "cross_validate", "fit_network", "learn", "read_bif", "read_csv", "sample", "write_bif",
+    "CredibleSet", "ParentSets", "bnkl", "candidate_parent_sets", "credible_set", "cross_validate",
+    "exact_search", "fit_network", "learn", "read_bif", "read_csv", "sample", "write_bif",
 ]

@@ -200,6 +200,22 @@ def cmd_learn(args):
     _emit(payload, args.json_out, summary)
 
 
+def cmd_enumerate(args):
+    from .search.credible import credible_set
+
+    data = _read_data(args)
+    found = _run_with_progress(args, lambda bar, stop: credible_set(
+        data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
+        progress=bar, stop=stop, time_limit=args.time_limit))
+    summary = {"opt": found.opt, "epsilon": found.epsilon, "bayes_factor": found.bayes_factor,
+               "networks": len(found.scores), "classes": len(found.classes),
+               "rpdag_classes": len(found.rpdag_classes), "truncated": found.truncated,
+               "truncated_reason": found.truncated_reason, "written": args.json_out}
+    if args.json_out:
+        Path(args.json_out).write_text(found.dumps())
+    print(json.dumps(summary, indent=2))
+
+
 def cmd_bnkl(args):
     from .classifier import cross_validate
     from .data import read_frame
@@ -254,6 +270,15 @@ def build_parser():
     p.add_argument("--scheduler", help="address of an existing Dask scheduler")
     _add_run_options(p)
     p.set_defaults(func=cmd_learn)
+
+    p = commands.add_parser("enumerate", help="every network within a Bayes factor of the optimum (credible set)")
+    _add_data_options(p)
+    _add_score_options(p, default="bic")
+    p.add_argument("--bf", type=float, default=20.0, help="Bayes factor (default 20): keep score >= OPT - log(BF)")
+    p.add_argument("--max-indegree", type=int, help="most parents per node")
+    p.add_argument("--limit", type=int, default=150000, help="most networks to collect (default 150,000)")
+    _add_run_options(p)
+    p.set_defaults(func=cmd_enumerate)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
     p.add_argument("data", help="CSV file with a class column")

@@ -137,7 +137,7 @@ def _gather(distributed, client, chunks, data, settings, control):
                 for v, items, stats in future.result():
                     found[v] = (items, stats)
                 control.report(done=len(found) / total, message=f"parent sets: {len(found)}/{total} variables",
-                               variables_done=len(found))
+                               variables_done=len(found), time_left=control.remaining)
             elif tries < RESUBMITS:
                 pending[submit(chunk)] = (chunk, tries + 1)
             else:

@@ -3,7 +3,12 @@
 import math
 import time
 
+import altair as alt
+import pandas as pd
 import streamlit as st
+
+from bnexplore.parents import candidate_parent_sets
+from bnexplore.search.exact import available_memory, memory_needed
 
 from ui import state
 from ui.page import run_page
@@ -112,7 +117,8 @@ def estimate_section(settings):
     st.subheader("Before you run: how big is this?")
     count = n_local_scores(n, d)
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
-    exact_bytes = (2 ** n) * 9
+    exact_bytes = memory_needed(n)
+    free = available_memory()
     a, b, c = st.columns(3)
     a.metric("Local scores with ≤ %d parents" % d, f"{count:,}",
              help="n · Σ_{k ≤ d} C(n−1, k): every parent set an exact search might score.")
@@ -120,11 +126,64 @@ def estimate_section(settings):
              help=f"Measured here: about {rate:,.0f} local scores per second on this data "
                   f"({data.n_rows:,} rows).")
     c.metric("Exact search memory", size_text(exact_bytes),
-             help="The dynamic programme over all 2^n subsets of variables stores about 9 bytes per subset.")
-    feasible = exact_bytes < 4 * 2**30
+             help="The dynamic programme over all 2^n subsets of variables stores 8 bytes per subset, plus "
+                  "64 MB of working space" + (f"; {size_text(free)} is free now." if free else "."))
+    feasible = free is None or exact_bytes < free
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing and tabu search score only the parent sets "
                f"they visit, usually a tiny fraction of these. An exact search over 2^{n} subsets is "
-               + ("feasible on this machine." if feasible else "out of reach here (more than 4 GB)."))
+               + ("feasible on this machine." if feasible else "out of reach here (not enough free memory)."))
+
+
+RULE_LABELS = {"kept": "kept (candidates)", "subset": "pruned: a subset scores better by > ε",
+               "penalty": "pruned: BIC penalty bound", "entropy": "pruned: BIC entropy bounds",
+               "bdeu": "pruned: BDeu bound (Cussens & Bartlett)"}
+
+
+def pruning_chart(stats):
+    """Per node: candidate parent sets considered, split into kept and pruned by each rule."""
+    rows = [{"node": node["node"], "fate": RULE_LABELS[fate], "sets": count}
+            for node in stats["per_node"]
+            for fate, count in [("kept", node["kept"]), *node["removed"].items()] if count]
+    order = [RULE_LABELS[k] for k in RULE_LABELS]
+    chart = alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
+        y=alt.Y("node:N", sort=None, title=None),
+        x=alt.X("sets:Q", title="candidate parent sets considered (stacked by what became of them)"),
+        color=alt.Color("fate:N", sort=order, title="", scale=alt.Scale(
+            domain=order, range=["#2e7d32", "#90a4ae", "#ef6c00", "#8e24aa", "#1e88e5"])),
+        order=alt.Order("fate_order:Q"),
+        tooltip=["node", "fate", "sets"]).transform_calculate(
+        fate_order=" + ".join(f"(datum.fate == '{label}' ? {i} : 0)" for i, label in enumerate(order)))
+    st.altair_chart(chart.properties(title="Candidate parent-set cache per node, before and after pruning",
+                                     height=max(160, 22 * len(stats["per_node"]))), width="stretch")
+
+
+def pruning_section(settings):
+    st.subheader("Candidate parent sets and pruning")
+    st.caption("The exact search and the credible set score candidate parent sets for every node, then prune "
+               "the ones no network within ε = ln(BF) of the best can use (Liao et al. 2019). A larger Bayes "
+               "factor keeps more sets, which is why it makes those searches slower.")
+    score = settings["score"]
+    key = (st.session_state["data_key"], score, settings["ess"], settings["bf"], settings["max_indegree"])
+    found = st.session_state.setdefault("pruning", {}).get(key)
+    if found is None:
+        if not st.button("Count candidate parent sets with these settings", key="tune_prune"):
+            return
+        bar = st.progress(0.0, text="Scoring candidate parent sets…")
+        scorer = state.current_scorer()
+        found = candidate_parent_sets(scorer, epsilon=math.log(settings["bf"]),
+                                      max_indegree=settings["max_indegree"], time_limit=120,
+                                      progress=lambda info: bar.progress(min(1.0, info.get("done") or 0.0),
+                                                                         text=info.get("message") or ""))
+        bar.empty()
+        st.session_state["pruning"][key] = found
+    stats = found.stats
+    a, b, c = st.columns(3)
+    a.metric("Parent sets considered", f"{stats['considered']:,}")
+    b.metric("Kept as candidates", f"{stats['kept']:,}")
+    c.metric("Time", duration_text(stats["seconds"]))
+    if stats.get("stopped"):
+        st.warning(f"Counting stopped early ({stats['stopped']}): the chart shows the sets reached so far.")
+    pruning_chart(stats)
 
 
 def page():
@@ -139,6 +198,8 @@ def page():
         bayes_factor_section(settings)
     st.divider()
     estimate_section(settings)
+    st.divider()
+    pruning_section(settings)
 
 
 run_page(page, "the Tune page")

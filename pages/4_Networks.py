@@ -22,7 +22,8 @@ def pick_entry():
     names = list(entries)
     default = names[-1]
     chosen = st.selectbox("Network", names, index=names.index(st.session_state.get("net_pick", default))
-                          if st.session_state.get("net_pick") in names else names.index(default))
+                          if st.session_state.get("net_pick") in names else names.index(default),
+                          key="net_pick_box")
     st.session_state["net_pick"] = chosen
     return entries[chosen]
 

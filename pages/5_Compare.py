@@ -9,7 +9,7 @@ from ui import state, views
 from ui.page import run_page
 from ui.widgets import data_status, file_stem, import_results, picture_buttons, show_graph
 
-EXACT_ALGORITHMS = ("exact",)
+EXACT_ALGORITHMS = ("exact", "credible")
 OVERLAY_CAPTION = ("Both networks on one picture, nodes in the same places: grey edges are in both, blue only in A, "
                    "orange only in B, purple in both but pointing differently (drawn as in A). Hover an edge to "
                    "see which.")
@@ -18,12 +18,15 @@ SIDES_CAPTION = ("Each network on its own, in the same colours: grey = shared, b
 
 
 def exact_optimum(entry, entries):
-    """Score of an exact (proven optimal) result on the same data and score, or None."""
+    """Score of an exact (proven optimal) result on the same data, score and
+    in-degree bound (or none), or None."""
+    bound = entry.result.params.get("max_indegree")
     for other in entries.values():
         result = other.result
         if (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
                 and other.data_key == entry.data_key and result.score_name == entry.result.score_name
-                and result.params.get("ess") == entry.result.params.get("ess")):
+                and result.params.get("ess") == entry.result.params.get("ess")
+                and result.params.get("max_indegree") in (None, bound)):
             return result.score
     return None
 

@@ -4,6 +4,8 @@ Each function here is written for clarity, with plain Python loops and
 dictionaries, and the tests compare the fast kernels with it on random inputs.
 """
 
+import functools
+import itertools
 import math
 from collections import Counter
 
@@ -124,14 +126,13 @@ def set_statistics(codes, variables):
     return entropy(codes, variables), len(counts)
 
 
+@functools.cache
 def all_dags(n):
-    """Every DAG on nodes 0..n-1 as a tuple of parent bitmasks (one per node).
+    """Every DAG on nodes 0..n-1 as a tuple of parent bitmasks (one per node), sorted.
 
     Every DAG has a topological order; for each of the n! orders take every
     subset of the forward pairs, and drop the repeats.
     """
-    import itertools
-
     dags = set()
     for order in itertools.permutations(range(n)):
         pairs = [(order[i], order[j]) for i in range(n) for j in range(i + 1, n)]
@@ -141,7 +142,7 @@ def all_dags(n):
                 if (chosen >> t) & 1:
                     parents[v] |= 1 << u
             dags.add(tuple(parents))
-    return sorted(dags)
+    return tuple(sorted(dags))
 
 
 def dag_score(local, dag):
@@ -162,6 +163,28 @@ def subset_table(local, n):
                     best = max(best, max(fits) + table[rest])
         table[s] = best
     return [table[s] for s in range(1 << n)]
+
+
+def colex_subsets(n, k):
+    """The k-subsets of 0..n-1 as bitmasks in colexicographic order (= increasing integers)."""
+    return sorted(sum(1 << u for u in c) for c in itertools.combinations(range(n), k))
+
+
+def optimal_parents(table, local, n):
+    """Parent mask of every node of an optimal DAG: walk down ``B`` choosing a sink that attains it."""
+    parents = [0] * n
+    s = (1 << n) - 1
+    while s:
+        for v in range(n):
+            if (s >> v) & 1:
+                rest = s ^ (1 << v)
+                fits = [(score, mask) for (w, mask), score in local.items() if w == v and mask & ~rest == 0]
+                score, mask = max(fits)
+                if math.isclose(score + table[rest], table[s], rel_tol=0, abs_tol=1e-9):
+                    parents[v] = mask
+                    s = rest
+                    break
+    return parents
 
 
 def credible_dags(local, n, epsilon, slack):
@@ -249,6 +272,14 @@ def obs_swap_gain(candidates, order, j):
     swapped = list(order)
     swapped[j], swapped[j + 1] = swapped[j + 1], swapped[j]
     return obs_total(candidates, swapped) - obs_total(candidates, order)
+
+
+def obs_insertion_gain(candidates, order, v, j):
+    """OBS score after moving ``v`` next to the node at position ``j`` (before
+    it when ``j`` is earlier than ``v``, after it when later) minus before."""
+    moved = [u for u in order if u != v]
+    moved.insert(j, v)
+    return obs_total(candidates, moved) - obs_total(candidates, order)
 
 
 def obs_climb(candidates, order, tol):

@@ -217,7 +217,7 @@ def test_tune_bayes_factor_reading_and_estimates(at):
     assert metrics["ε = ln(BF)"] == f"{math.log(150):.3f}"
     assert metrics["Reading of BF"] == "strong"
     assert metrics["Local scores with ≤ 3 parents"] == f"{8 * (1 + 7 + 21 + 35):,}"
-    assert metrics["Exact search memory"] == "2.2 KB"  # 2^8 * 9 bytes
+    assert metrics["Exact search memory"] == "64.0 MB"  # 8 bytes * 2^8 + 64 MB of working space
     assert at.session_state["settings"]["bf"] == 150.0
     at.select_slider(key="tune_bf").set_value(200)
     at.run()
@@ -391,6 +391,52 @@ def test_rpdag_search_refuses_k2_with_a_message(at):
     job = run_search(at, algorithms=("rpdag",))
     assert not job.results
     assert "score-equivalent" in errors(at)
+
+
+def test_tune_pruning_chart_counts_candidate_sets(at):
+    go(at, "2_Tune")
+    at.select_slider(key="tune_bf").set_value(20)
+    at.run()
+    at.button(key="tune_prune").click()
+    at.run()
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    considered = int(metrics["Parent sets considered"].replace(",", ""))
+    kept = int(metrics["Kept as candidates"].replace(",", ""))
+    assert 0 < kept < considered
+    stats = next(iter(at.session_state["pruning"].values())).stats
+    assert stats["kept"] == kept and stats["epsilon"] == pytest.approx(math.log(20))
+
+
+def test_exact_and_credible_set_views_and_gap_to_optimum(at):
+    job = run_search(at, algorithms=("hc", "exact", "credible"))
+    assert not job.errors, job.errors
+    by_algorithm = {result.algorithm: result for _, result, _ in job.results}
+    assert by_algorithm["exact"].score == pytest.approx(by_algorithm["credible"].score)
+    assert by_algorithm["hc"].score <= by_algorithm["exact"].score + 1e-9
+    go(at, "4_Networks")
+    names = list(at.session_state["results"])
+    at.selectbox(key="net_pick_box").set_value(next(n for n in names if n.startswith("credible")))
+    at.run()
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    found = at.session_state["results"][at.session_state["net_pick"]].cache["credible"]
+    assert metrics["Credible DAGs"] == f"{len(found):,}" and len(found) >= 1
+    assert any("Markov equivalent DAGs encode" in c.value for c in at.caption)
+    at.radio(key=f"cred-group-{at.session_state['net_pick']}").set_value("rpdag")
+    at.run()
+    no_exception(at)
+    assert any("RPDAG classes" in c.value for c in at.caption)
+    go(at, "5_Compare")
+    hc_name = next(n for n in names if n.startswith("hc"))
+    exact_name = next(n for n in names if n.startswith("exact"))
+    at.multiselect(key="cmp_networks").set_value([exact_name, hc_name])
+    at.run()
+    no_exception(at)
+    table = at.dataframe[0].value
+    gaps = dict(zip(table["network"], table["gap to exact optimum"]))
+    assert gaps[exact_name] == pytest.approx(0.0, abs=1e-9)
+    assert gaps[hc_name] == pytest.approx(by_algorithm["exact"].score - by_algorithm["hc"].score)
 
 
 def test_ordering_search_runs(at):

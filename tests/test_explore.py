@@ -12,7 +12,9 @@ import pytest
 import naive
 from bnexplore.data import Dataset
 from bnexplore.errors import SearchError
-from bnexplore.parents.explore import (METHODS, bic_star, bic_star_bound, explore_parent_sets, interaction)
+from bnexplore.control import Control
+from bnexplore.parents.explore import (METHODS, ExploreSettings, _Family, bic_star, bic_star_bound,
+                                       explore_parent_sets, interaction, singleton_entropies)
 from bnexplore.scores import Scorer
 from test_scores import random_dag_data
 
@@ -61,6 +63,24 @@ def test_theorem1_identity_and_corollary1_bound(score):
         bound = scorer.n_rows * min(naive.entropy(codes, [child]), naive.entropy(codes, p1), naive.entropy(codes, p2))
         assert bic_star_bound(scorer, child, p1, p2) == pytest.approx(bound)
         assert abs(exact - star) <= bound + 1e-7
+
+
+def test_theorem2_lower_bound_never_exceeds_the_score():
+    """The explorer's estimated floor (BIC* minus the Corollary 1 error, with
+    H(P1) bounded from above) is a lower bound on the exact score."""
+    rng = np.random.default_rng(12)
+    for trial in range(6):
+        data = random_dag_data(rng, 7, int(rng.integers(60, 500)), max_arity=4)[0]
+        scorer = Scorer(data, "bic")
+        child = int(rng.integers(7))
+        family = _Family(scorer, child, ExploreSettings(max_evaluations=10 ** 6), Control(),
+                         singleton_entropies(scorer))
+        others = [v for v in range(7) if v != child]
+        family.score([c for k in (1, 2, 3) for c in itertools.combinations(others, k)])
+        for c in itertools.combinations(others, 3):
+            estimate = family._estimated_floor(c)
+            assert np.isfinite(estimate)
+            assert estimate <= scorer.local(child, c) + 1e-7
 
 
 def test_bic_star_rejects_overlapping_sets(problem):

@@ -15,8 +15,10 @@ from bnexplore.graphs import is_acyclic
 from bnexplore.parents import ParentSets
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
-from bnexplore.search.ordering import (Candidates, asobs, asobs_step, climb_swaps, obs, ordering_search,
-                                       swap_delta, swap_deltas, topological_order)
+from bnexplore.control import Control
+from bnexplore.search.ordering import (Candidates, _Climb, asobs, asobs_step, climb_swaps, insert,
+                                       insertion_gains, obs, ordering_search, swap_delta, swap_deltas,
+                                       topological_order)
 from test_scores import random_dag_data
 
 
@@ -103,6 +105,39 @@ def test_swap_deltas_and_climb_match_naive():
         assert climbed.tolist() == want
         assert rows_to_sets(cands, chosen) == naive.obs_choice(lists, want)
         assert np.array_equal(pos[climbed], np.arange(n))
+
+
+def test_insertion_gains_match_naive():
+    rng = np.random.default_rng(5)
+    for trial in range(40):
+        n = int(rng.integers(2, 8))
+        ps = random_candidates(rng, n)
+        cands, lists = Candidates(ps), candidate_lists(ps)
+        order = rng.permutation(n)
+        chosen, pos = cands.obs(order)
+        gains = insertion_gains(cands.parents, cands.sizes, cands.scores, cands.offsets, order, pos, chosen)
+        for v in range(n):
+            for j in range(n):
+                assert gains[v, j] == pytest.approx(naive.obs_insertion_gain(lists, order.tolist(), v, j), abs=1e-9)
+                moved = [u for u in order.tolist() if u != v]
+                moved.insert(j, v)
+                assert insert(order, v, j).tolist() == moved
+
+
+def test_climb_ends_at_an_insertion_optimum():
+    rng = np.random.default_rng(6)
+    for trial in range(20):
+        n = int(rng.integers(2, 9))
+        ps = random_candidates(rng, n, max_sets=8)
+        cands, lists = Candidates(ps), candidate_lists(ps)
+        start = rng.permutation(n)
+        climb = _Climb(cands, start)
+        counters = {"swaps": 0, "insertions": 0}
+        climb.run(Control(), counters)
+        order = climb.order.tolist()
+        assert cands.score(climb.chosen) >= naive.obs_total(lists, start.tolist()) - 1e-9
+        assert cands.score(climb.chosen) == pytest.approx(naive.obs_total(lists, order))
+        assert all(naive.obs_insertion_gain(lists, order, v, j) <= 1e-6 for v in range(n) for j in range(n))
 
 
 def test_topological_order_follows_the_order_where_it_can():

@@ -93,11 +93,11 @@ def test_counts_match_naive_in_both_paths(data):
         expected = naive.family_counts(codes, child, parents)
         nonzero = sorted(sorted(c.values()) for c in expected.values())
         for cells in (1 << 30, 1):
-            counts = kernels._family_counts(cols, arities, child, np.array(parents, np.int64), no_extra, cells)
+            counts = kernels.family_counts(cols, arities, child, np.array(parents, np.int64), no_extra, cells)
             assert counts.sum() == len(codes)
             rows = sorted(sorted(int(x) for x in row if x) for row in counts if row.sum())
             assert rows == nonzero
-        dense = kernels._family_counts(cols, arities, child, np.array(parents, np.int64), no_extra, 1 << 30)
+        dense = kernels.family_counts(cols, arities, child, np.array(parents, np.int64), no_extra, 1 << 30)
         for config, counter in expected.items():
             j = 0
             for p, s in zip(parents, config):

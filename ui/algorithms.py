@@ -11,6 +11,8 @@ import streamlit as st
 
 from bnexplore.scores import Scorer
 from bnexplore.search.bnkl import SELECT_RULES, bnkl
+from bnexplore.search.credible import credible_set
+from bnexplore.search.exact import exact_search
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from bnexplore.search.ordering import ordering_search
 from bnexplore.search.rpdag import rpdag_search
@@ -151,6 +153,36 @@ register(Algorithm(
     lambda inputs, options, control: rpdag_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
                                                   control=control, **options),
     _rpdag_tabu_options, replay=True))
+
+
+register(Algorithm(
+    "exact", "Exact optimum (dynamic programming)",
+    "The best-scoring network of all, found by dynamic programming over subsets of variables (Silander & "
+    "Myllymäki 2006). Memory and time double with every variable: fine up to about 25 variables.",
+    lambda inputs, options, control: exact_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
+                                                  control=control)))
+
+
+def _credible_options(prefix):
+    limit = st.number_input("Most networks to collect", 1000, 1_000_000, 150_000, step=10_000,
+                            key=f"{prefix}limit",
+                            help="When more credible networks exist, the set is cut here and says so.")
+    return {"limit": int(limit)}
+
+
+def _run_credible(inputs, options, control):
+    found = credible_set(inputs.scorer(), bf=inputs.settings["bf"], max_indegree=_max_indegree(inputs),
+                         control=control, **options)
+    result = found.best_result()
+    result.algorithm = "credible"
+    return result, {"credible": found}
+
+
+register(Algorithm(
+    "credible", "Credible set: every network within the Bayes factor of the best",
+    "Finds the optimum exactly, then every DAG whose score is within ln(BF) of it (BF from the Tune page), "
+    "groups them into equivalence classes and averages over them (Liao et al. 2019).",
+    _run_credible, _credible_options))
 
 
 def _ordering_options(prefix):

@@ -16,7 +16,7 @@ import streamlit as st
 from bnexplore import viz
 from bnexplore.classifier import cross_validate
 from bnexplore.graphs import DAG
-from ui.widgets import show_graph
+from ui.widgets import file_stem, show_graph
 
 
 @dataclass
@@ -138,3 +138,87 @@ def _render_bnkl(entry, positions):
 
 
 register(Section("Two-class view (BNKL)", lambda entry: entry.result.algorithm == "bnkl", _render_bnkl))
+
+
+# ---------------------------------------------------------------------------
+# Credible set (every network within a Bayes factor of the optimum, Liao et al. 2019)
+
+GROUPINGS = {
+    "mec": ("Markov equivalence (skeleton + v-structures)",
+            "Markov equivalent DAGs encode the same independences and get the same BDeu / BIC score: the data "
+            "cannot tell them apart, so each class is one answer."),
+    "rpdag": ("RPDAG class (skeleton + every head-to-head pattern)",
+              "RPDAG classes (Acid & de Campos 2003) also keep shielded head-to-head patterns a → c ← b with a, b "
+              "adjacent, so they split some Markov classes into several; published counts of 'equivalence "
+              "classes' are sometimes of this kind."),
+}
+HEATMAP_CAPTION = ("Model averaging over the credible set: the probability of each arc (row → column), each "
+                   "network weighted by exp(score − OPT). Dark = present in almost every credible network; "
+                   "hover for the exact value.")
+
+
+def _classes_table(found, classes):
+    frame = pd.DataFrame({
+        "rank": [c.rank for c in classes],
+        "score gap": [found.opt - c.score for c in classes],
+        "Bayes factor": [c.bayes_factor for c in classes],
+        "DAGs found": [c.n_dags for c in classes],
+        "share": [c.share for c in classes],
+    })
+    st.dataframe(frame, hide_index=True, width="stretch", height=min(38 * (len(frame) + 1), 320), column_config={
+        "score gap": st.column_config.NumberColumn(format="%.4f", help="OPT minus the class's best score"),
+        "Bayes factor": st.column_config.NumberColumn(format="%.3g", help="exp(score gap): how much the data "
+                                                                          "prefer the best network to this class"),
+        "share": st.column_config.ProgressColumn(format="%.3f", min_value=0.0, max_value=1.0,
+                                                 help="model-averaging weight of the class"),
+    })
+
+
+def _heatmap(names, matrix):
+    rows = [{"from": names[u], "to": names[v], "probability": float(matrix[u][v])}
+            for u in range(len(names)) for v in range(len(names)) if u != v]
+    chart = alt.Chart(pd.DataFrame(rows)).mark_rect().encode(
+        x=alt.X("to:N", sort=names, title="child (arc head)"),
+        y=alt.Y("from:N", sort=names, title="parent (arc tail)"),
+        color=alt.Color("probability:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1], reverse=True),
+                        title="P(arc)"),
+        tooltip=["from", "to", alt.Tooltip("probability:Q", format=".6f")])
+    side = max(260, 22 * len(names))
+    st.altair_chart(chart.properties(title="Posterior probability of each arc over the credible set",
+                                     width=side, height=side))
+
+
+def _render_credible(entry, positions):
+    found = entry.cache["credible"]
+    a, b, c, d = st.columns(4)
+    a.metric("OPT", f"{found.opt:,.2f}", help=f"the optimal {found.score_name} score, exactly {found.opt!r}")
+    b.metric("ε = ln(BF)", f"{found.epsilon:.3f}", help=f"Bayes factor {found.bayes_factor:g}")
+    c.metric("Credible DAGs", f"{len(found):,}")
+    d.metric("Equivalence classes", f"{len(found.classes):,}",
+             help=f"{len(found.rpdag_classes):,} RPDAG classes")
+    if found.truncated:
+        st.warning(f"The set is incomplete: {found.truncated_reason}. Classes and probabilities describe the "
+                   "networks found.")
+    kind = st.radio("Group the credible DAGs by", list(GROUPINGS), format_func=lambda k: GROUPINGS[k][0],
+                    horizontal=True, key=f"cred-group-{entry.name}")
+    st.caption(GROUPINGS[kind][1])
+    classes = found.classes if kind == "mec" else found.rpdag_classes
+    _classes_table(found, classes)
+    rank = st.number_input(f"Class to draw (rank 1–{len(classes)})", 1, len(classes), 1,
+                           key=f"cred-rank-{entry.name}-{kind}")
+    chosen = classes[int(rank) - 1]
+    graph = chosen.graph
+    drawing = (viz.cpdag_drawing(graph, title=f"class {chosen.rank}: its CPDAG") if kind == "mec" else
+               viz.pdag_drawing(graph, title=f"class {chosen.rank}: its RPDAG"))
+    show_graph(drawing, positions,
+               f"Class {chosen.rank}: {chosen.n_dags} credible DAG(s), score gap {found.opt - chosen.score:.4f} "
+               f"(Bayes factor {chosen.bayes_factor:.3g}). Solid arrows are shared by every DAG of the class; "
+               "dashed lines can point either way.")
+    _heatmap(found.names, found.arc_probabilities)
+    st.caption(HEATMAP_CAPTION)
+    st.download_button("Download the credible set (JSON)", found.dumps(), f"{file_stem(entry.name)}_credible.json",
+                       "application/json", key=f"cred-json-{entry.name}")
+
+
+register(Section("Credible set: every network within the Bayes factor", lambda entry: "credible" in entry.cache,
+                 _render_credible))

@@ -527,5 +527,5 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
             break
         found[v] = explore_variable(scorer, v, settings, control, entropies)
         control.report(done=(i + 1) / len(todo), message=f"parent sets: {i + 1}/{len(todo)} variables",
-                       variables_done=i + 1)
+                       variables_done=i + 1, time_left=control.remaining)
     return assemble(scorer, found, settings, control, time.perf_counter() - start)

@@ -155,7 +155,7 @@ def set_statistics(cols, arities, sets, sizes, dense_cells):
     entropy = np.empty(m)
     occurring = np.empty(m, np.int64)
     for t in prange(m):
-        counts = kernels._family_counts(cols, arities, -1, sets[t, : sizes[t]], np.zeros(0, np.uint8),
+        counts = kernels.family_counts(cols, arities, -1, sets[t, : sizes[t]], np.zeros(0, np.uint8),
                                         dense_cells)
         h = 0.0
         seen = 0
@@ -199,7 +199,6 @@ class _Family:
     """Per-node constants: arity, penalty per configuration, smallest other arity."""
 
     def __init__(self, v, arities, w):
-        self.v = v
         self.r = int(arities[v])
         others = np.delete(arities, v)
         self.a = int(others.min()) if others.size else 1
@@ -306,7 +305,7 @@ class _Pruner:
         elems = elems[first]
         s = self.scorer
         h, occ = set_statistics(s.cols, s.arities, elems if k else np.full((1, 1), -1, np.int64),
-                                np.full(len(ranks), k, np.int64), s._dense)
+                                np.full(len(ranks), k, np.int64), s.dense_cells)
         return ranks, h, occ
 
     # -- level 0 ----------------------------------------------------------------
@@ -363,6 +362,9 @@ class _Pruner:
     def next_level(self, levels, k, prev_stats):
         """Generate, bound, score and prune every node's sets of size ``k``."""
         n, counter = self.n, self.counter
+        if self.binom[n, k] >= 1 << 62:
+            raise ResourceError(f"parent sets of size {k} over {n} variables are too many to index; "
+                                f"set max_indegree={k - 1}")
         limit = self.epsilon + self.slack
         work = {}
         total = 0
@@ -395,14 +397,15 @@ class _Pruner:
             todo = [(w[0][w[5] == 0], w[1][w[5] == 0]) for w in work.values()]
             if sum(len(r) for _, r in todo):
                 stats = self._set_stats(todo)
-        for v, (elems, ranks, pos, best_sub, q, dead) in work.items():
-            if stats is not None:
+        if stats is not None:
+            for v, (elems, ranks, pos, best_sub, q, dead) in work.items():
                 self._bound(v, levels[v], prev_stats, stats, elems, ranks, pos, best_sub, q, dead)
-        return self._score_level(levels, work, k), stats
+        return self._score_level(work), stats
 
-    def _lookup(self, stats, ranks):
-        idx = np.minimum(np.searchsorted(stats[0], ranks), len(stats[0]) - 1)
-        return idx
+    @staticmethod
+    def _lookup(stats, ranks):
+        """Positions of ``ranks`` in the sorted ranks of ``stats`` (all present)."""
+        return np.minimum(np.searchsorted(stats[0], ranks), len(stats[0]) - 1)
 
     def _bound(self, v, prev, prev_stats, stats, elems, ranks, pos, best_sub, q, dead):
         """The BDeu bound and the entropy bound for one added variable, before scoring."""
@@ -425,11 +428,11 @@ class _Pruner:
                 fires |= fam.unit * (q / arity[:, j]) * (arity[:, j] - 1) - gain > limit
             dead[(dead == 0) & fires] = _ENTROPY
 
-    def _score_level(self, levels, work, k):
+    def _score_level(self, work):
         """Score the sets no bound removed; apply the subset rule and the closing rules."""
         counter = self.counter
         limit = self.epsilon + self.slack
-        order = [v for v in work]
+        order = list(work)
         pick = [work[v][5] == 0 for v in order]
         children = np.concatenate([np.full(np.count_nonzero(p), v, np.int64) for v, p in zip(order, pick)])
         elems = np.concatenate([work[v][0][p] for v, p in zip(order, pick)])

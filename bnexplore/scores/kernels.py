@@ -6,7 +6,7 @@ of the column-contiguous codes), ``arities`` the number of states of each
 variable (int64), ``parents`` an int64 array of column indices. Each kernel has a plain-Python twin in
 ``tests/naive.py`` that the tests compare it with on random inputs.
 
-Counting works in two passes (see :func:`_family_counts`): first the
+Counting works in two passes (see :func:`family_counts`): first the
 (configuration, child state) of every row as a mixed-radix key, then a
 histogram of the keys. When the
 number of possible configurations is large compared with the number of rows,
@@ -132,7 +132,7 @@ def _sparse_keys(cols, arities, child, parents, extra):
 
 
 @njit(cache=True)
-def _family_counts(cols, arities, child, parents, extra, dense_cells):
+def family_counts(cols, arities, child, parents, extra, dense_cells):
     """Counts ``n_jk`` of child state k under parent configuration j.
 
     Parameters
@@ -237,7 +237,7 @@ def _n_configs(arities, parents):
 @njit(cache=True)
 def local_score(cols, arities, child, parents, score, ess, dense_cells):
     """Local score ``s(child, parents)`` (natural log, higher is better)."""
-    counts = _family_counts(cols, arities, child, parents, np.zeros(0, np.uint8), dense_cells)
+    counts = family_counts(cols, arities, child, parents, np.zeros(0, np.uint8), dense_cells)
     q = _n_configs(arities, parents)
     return _score_from_counts(counts, q, cols.shape[1], score, ess)
 
@@ -288,7 +288,7 @@ def added_parent_scores(cols, arities, child, parents, extras, score, ess):
 @njit(cache=True)
 def entropy(cols, arities, variables, dense_cells):
     """Empirical joint entropy ``H(variables)`` in nats (0 for the empty set)."""
-    counts = _family_counts(cols, arities, -1, variables, np.zeros(0, np.uint8), dense_cells)
+    counts = family_counts(cols, arities, -1, variables, np.zeros(0, np.uint8), dense_cells)
     n_rows = cols.shape[1]
     h = 0.0
     for j in range(counts.shape[0]):
@@ -310,7 +310,7 @@ def kl_statistic(cols, arities, labels, child, parents, dense_cells):
     configuration without class-0 rows is skipped. ``df_i = q (r - 1)``.
     ``labels`` holds 0 / 1 per row.
     """
-    counts = _family_counts(cols, arities, child, parents, labels, dense_cells)
+    counts = family_counts(cols, arities, child, parents, labels, dense_cells)
     r = counts.shape[1]
     total = 0.0
     for j in range(counts.shape[0] // 2):

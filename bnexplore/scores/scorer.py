@@ -79,7 +79,7 @@ class Scorer:
         self.names = [str(v) for v in data.names]
         self.n_rows, self.n_vars = codes.shape
         self._code = kernels.SCORE_CODES[name]
-        self._dense = kernels.dense_cells(self.n_rows)
+        self.dense_cells = kernels.dense_cells(self.n_rows)  # largest count table built densely
         self._position = {v: i for i, v in enumerate(self.names)}
         self._cache = {} if cache else None
         self.reset_stats()
@@ -131,7 +131,7 @@ class Scorer:
                 self.hits += 1
                 return value
         value = kernels.local_score(self.cols, self.arities, key[0], np.array(key[1], np.int64),
-                                    self._code, self.ess, self._dense)
+                                    self._code, self.ess, self.dense_cells)
         self._count(1, len(key[1]) + 1)
         if cache is not None:
             cache[key] = value
@@ -170,7 +170,7 @@ class Scorer:
         if cache is None:
             return self.lookup(keys)
         base = np.array(sorted(parents), np.int64)
-        room = self._dense / (float(np.prod(self.arities[base])) * self.arities[child])
+        room = self.dense_cells / (float(np.prod(self.arities[base])) * self.arities[child])
         added = [u for u, key in zip(others, keys)
                  if u not in parents and key not in cache and self.arities[u] <= room]
         if len(added) > 1:
@@ -218,7 +218,7 @@ class Scorer:
         if children.shape[0] == 0:
             return np.empty(0)
         values = kernels.local_scores(self.cols, self.arities, children, parents, sizes,
-                                      self._code, self.ess, self._dense)
+                                      self._code, self.ess, self.dense_cells)
         self._count(children.shape[0], int(sizes.sum()) + children.shape[0])
         return values
 
@@ -253,13 +253,13 @@ class Scorer:
     def entropy(self, variables):
         """Empirical joint entropy ``H(variables)`` in nats."""
         vs = np.array(sorted(self.index(v) for v in variables), np.int64)
-        return kernels.entropy(self.cols, self.arities, vs, self._dense)
+        return kernels.entropy(self.cols, self.arities, vs, self.dense_cells)
 
     def conditional_entropy(self, child, parents=()):
         """Empirical ``H(child | parents) = -LL(child, parents) / N`` in nats."""
         c, ps = self.family(child, parents)
         ll = kernels.local_score(self.cols, self.arities, c, np.array(ps, np.int64),
-                                 kernels.LL, 1.0, self._dense)
+                                 kernels.LL, 1.0, self.dense_cells)
         return -ll / self.n_rows
 
     # -- counters ---------------------------------------------------------

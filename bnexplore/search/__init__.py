@@ -4,6 +4,8 @@ import inspect
 
 from ..errors import SearchError
 from ..scores import Scorer
+from .credible import CredibleSet, credible_set
+from .exact import exact_search
 from .hillclimb import hill_climb, tabu_search
 from .rpdag import rpdag_hill_climb, rpdag_tabu_search
 
@@ -12,6 +14,7 @@ ALGORITHMS = {
     "tabu": tabu_search,
     "rpdag": rpdag_hill_climb,
     "rpdag-tabu": rpdag_tabu_search,
+    "exact": exact_search,
 }
 """Search functions by name; each takes ``(scorer, **options)`` and returns a Result."""
 
@@ -53,4 +56,5 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     return function(scorer, **options)
 
 
-__all__ = ["ALGORITHMS", "learn", "hill_climb", "tabu_search", "rpdag_hill_climb", "rpdag_tabu_search"]
+__all__ = ["ALGORITHMS", "CredibleSet", "credible_set", "exact_search", "hill_climb", "learn", "rpdag_hill_climb",
+           "rpdag_tabu_search", "tabu_search"]

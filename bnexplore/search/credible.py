@@ -160,11 +160,11 @@ def class_keys(parent_masks, rpdag):
     Row t is ``[neighbours of each node..., per node w: V(w)]`` for DAG t,
     where the neighbour masks give the skeleton and ``V(w)`` is, for Markov
     equivalence, the parents of ``w`` that form a v-structure at ``w`` (a
-    parent not adjacent to another parent of ``w``); the v-structures at
-    ``w`` are exactly the non-adjacent pairs inside ``V(w)``, so skeleton and
-    ``V`` determine the skeleton and the v-structures. For RPDAG classes
+    parent not adjacent to another parent of ``w``). The v-structures at
+    ``w`` are exactly the non-adjacent pairs inside ``V(w)``, so the key and
+    the pair (skeleton, v-structures) determine each other. For RPDAG classes
     (``rpdag=True``) ``V(w)`` is every parent of ``w`` when ``w`` has at least
-    two, which determines the head-to-head patterns.
+    two, which likewise matches the head-to-head patterns one to one.
     """
     k, n = parent_masks.shape
     keys = np.zeros((k, 2 * n), np.int64)
@@ -570,7 +570,12 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     max_indegree : int, optional
         Only DAGs with at most this many parents per node.
     limit : int
-        Most DAGs to collect; when more exist the set is truncated and says so.
+        Most DAGs to collect; when more exist the set is truncated and says so
+        (``truncated_reason``). A truncated set holds the first ``limit`` DAGs
+        the depth-first search met (the optimum among them: candidates are
+        tried best first), not necessarily the ``limit`` best, so its classes
+        and arc probabilities describe that subset only, as with the paper's
+        counting limit.
     pruning : bool
         Use the pruning rules (False scores every parent set: slow, for checks).
     parent_sets : ParentSets, optional

@@ -426,10 +426,13 @@ def _search(cands, method, restarts, seed, control, run):
         if score > best_score:
             run.trajectory.append({"step": len(run.trajectory) + 1, "op": "restart", "args": [],
                                    "delta": score - best_score if best is not None else None,
-                                   "score": score, "restart": r})
+                                   "score": score, "restart": r, "elapsed": control.elapsed})
             best, best_score = chosen, score
-        control.report(done=(r + 1) / restarts, message=f"{method}: restart {r + 1}/{restarts}",
-                       score=best_score, iteration=r + 1, time_left=control.remaining)
+        done = (r + 1) / restarts
+        if control.time_limit is not None:
+            done = max(done, min(1.0, control.elapsed / control.time_limit))
+        control.report(done=done, message=f"{method}: restart {r + 1}", score=best_score, iteration=r + 1,
+                       time_left=control.remaining)
     run.evaluated = counters["swaps"] + counters["insertions"] + counters["orderings"]
     return best, counters
 
