@@ -263,6 +263,14 @@ def asobs_choice(candidates, order):
     return chosen
 
 
+def topological_order_following(parent_lists, order):
+    """Repeatedly the earliest node of ``order`` whose parents are all placed."""
+    placed = []
+    while len(placed) < len(order):
+        placed.append(next(v for v in order if v not in placed and set(parent_lists[v]) <= set(placed)))
+    return placed
+
+
 def obs_total(candidates, order):
     return sum(s for _, s in obs_choice(candidates, order))
 

@@ -130,6 +130,13 @@ def test_key_overflow_is_avoided():
         assert Scorer(data, score).local(0, parents) == pytest.approx(expected, rel=1e-9)
 
 
+def test_astronomically_many_configurations_are_refused():
+    codes = np.zeros((5, 400), np.uint8)
+    data = table(codes, arities=np.full(400, 10))
+    with pytest.raises(ScoreError, match="more than 1e300 joint states"):
+        Scorer(data).local(0, list(range(1, 400)))
+
+
 def test_entropy_matches_naive(data):
     rng = np.random.default_rng(6)
     codes = np.asarray(data.codes)
@@ -361,3 +368,21 @@ def test_toggles_match_naive(data, score):
         assert scorer.computed == len(others) and scorer.hits == 0
         again = scorer.toggles(child, parents, others)
         assert np.array_equal(again, got) and scorer.hits == len(others)
+
+
+def test_parallel_and_serial_batch_kernels_agree_with_naive():
+    """Batches above and below kernels.PARALLEL_MIN take the parallel and the serial kernels."""
+    data = random_dag_data(np.random.default_rng(15), kernels.PARALLEL_MIN + 6, 150, max_parents=2)[0]
+    codes = np.asarray(data.codes)
+    n = codes.shape[1]
+    scorer = Scorer(data, "bdeu", cache=False)
+    others = [u for u in range(n) if u != 3]
+    for size in (5, len(others)):
+        got = scorer.toggles(3, {1}, others[:size])
+        for u, value in zip(others[:size], got):
+            assert value == pytest.approx(naive.local_score(codes, data.arities, 3, sorted({1} ^ {u}), "bdeu"),
+                                          rel=1e-10)
+        fams = [(u, [3]) for u in others[:size]]
+        many = scorer.local_many([c for c, _ in fams], [p for _, p in fams])
+        for (c, p), value in zip(fams, many):
+            assert value == pytest.approx(naive.local_score(codes, data.arities, c, p, "bdeu"), rel=1e-10)

@@ -25,7 +25,6 @@ import math
 import time
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from ..control import Control
@@ -41,11 +40,6 @@ POP_BATCH = 16
 
 The paper pops one at a time; scoring a few at once amortises the cost of a
 kernel call. A constant, so results do not depend on the machine."""
-
-PARALLEL_MIN = 64
-"""Smaller batches are scored on one thread: starting the parallel kernel's
-threads costs more than it saves (milliseconds on a busy machine)."""
-
 
 def penalty_weight(scorer):
     """Weight ``w`` of the penalty ``w (|X| - 1) |Pi|`` of a penalised score.
@@ -196,13 +190,7 @@ class _Family:
         if not sets:
             return []
         parents, sizes = pack_parent_sets(sets)
-        threads = numba.get_num_threads()
-        if len(sets) < PARALLEL_MIN:
-            numba.set_num_threads(1)
-        try:
-            values = self.scorer.score_packed(np.full(len(sets), self.child, np.int64), parents, sizes).tolist()
-        finally:
-            numba.set_num_threads(threads)
+        values = self.scorer.score_packed(np.full(len(sets), self.child, np.int64), parents, sizes).tolist()
         for c, s in zip(sets, values):
             self.scores[c] = s
             below = [self.floor[sub] for sub in _immediate_subsets(c) if sub in self.floor]

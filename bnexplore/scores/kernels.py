@@ -251,9 +251,41 @@ def local_scores(cols, arities, children, parents, sizes, score, ess, dense_cell
     """
     out = np.empty(children.shape[0])
     for t in prange(children.shape[0]):
-        ps = parents[t, : sizes[t]]
-        out[t] = local_score(cols, arities, children[t], ps, score, ess, dense_cells)
+        out[t] = local_score(cols, arities, children[t], parents[t, : sizes[t]], score, ess, dense_cells)
     return out
+
+
+@njit(cache=True)
+def local_scores_serial(cols, arities, children, parents, sizes, score, ess, dense_cells):
+    """:func:`local_scores` on one thread, for small batches (where starting
+    the parallel threads costs more than it saves)."""
+    out = np.empty(children.shape[0])
+    for t in range(children.shape[0]):
+        out[t] = local_score(cols, arities, children[t], parents[t, : sizes[t]], score, ess, dense_cells)
+    return out
+
+
+PARALLEL_MIN = 64
+"""Batches smaller than this are scored by the serial kernels."""
+
+
+@njit(cache=True)
+def _added_parent_score(cols, arities, child, base, q, u, score, ess):
+    """``s(child, parents + {u})`` from the parents' configuration keys ``base``
+    (``q`` configurations): one fused pass extending the key by ``u`` and the
+    child, then the histogram."""
+    n_rows = cols.shape[1]
+    r_child = arities[child]
+    r = np.int32(r_child)
+    r_u = np.int32(arities[u])
+    col = cols[u]
+    child_col = cols[child]
+    keys = np.empty(n_rows, np.int32)
+    for i in range(n_rows):
+        keys[i] = (base[i] * r_u + np.int32(col[i])) * r + np.int32(child_col[i])
+    m = int(q) * arities[u]
+    counts = _histogram(keys, m * r_child).reshape((m, r_child))
+    return _score_from_counts(counts, q * arities[u], n_rows, score, ess)
 
 
 @njit(cache=True, parallel=True)
@@ -261,27 +293,25 @@ def added_parent_scores(cols, arities, child, parents, extras, score, ess):
     """``s(child, parents + {u})`` for every ``u`` in ``extras``, in parallel.
 
     The moves of a local search add one parent to a fixed set, so the key of
-    ``parents`` is computed once and each candidate costs one fused pass
-    (extend the key by ``u`` and the child) plus the histogram. Dense tables
-    only: the caller makes sure every ``q * r_u * r`` fits.
+    ``parents`` is computed once and shared. Dense tables only: the caller
+    makes sure every ``q * r_u * r`` fits.
     """
-    n_rows = cols.shape[1]
     base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
     q = _n_configs(arities, parents)
-    r_child = arities[child]
-    r = np.int32(r_child)
-    child_col = cols[child]
     out = np.empty(extras.shape[0])
     for t in prange(extras.shape[0]):
-        u = extras[t]
-        r_u = np.int32(arities[u])
-        col = cols[u]
-        keys = np.empty(n_rows, np.int32)
-        for i in range(n_rows):
-            keys[i] = (base[i] * r_u + np.int32(col[i])) * r + np.int32(child_col[i])
-        m = int(q) * arities[u]
-        counts = _histogram(keys, m * r_child).reshape((m, r_child))
-        out[t] = _score_from_counts(counts, q * r_u, n_rows, score, ess)
+        out[t] = _added_parent_score(cols, arities, child, base, q, extras[t], score, ess)
+    return out
+
+
+@njit(cache=True)
+def added_parent_scores_serial(cols, arities, child, parents, extras, score, ess):
+    """:func:`added_parent_scores` on one thread, for small batches."""
+    base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
+    q = _n_configs(arities, parents)
+    out = np.empty(extras.shape[0])
+    for t in range(extras.shape[0]):
+        out[t] = _added_parent_score(cols, arities, child, base, q, extras[t], score, ess)
     return out
 
 

@@ -118,6 +118,9 @@ class Scorer:
         if len(set(ps)) != len(ps):
             raise ScoreError(f"parent set of {self.names[c]!r} lists a variable twice: "
                              f"{[self.names[p] for p in ps]}")
+        if len(ps) > 30 and np.log10(self.arities[list(ps)]).sum() > 300:
+            raise ScoreError(f"the {len(ps)} parents of {self.names[c]!r} have more than 1e300 joint states, "
+                             "beyond what a local score can represent; use fewer parents")
         return c, ps
 
     # -- scores -----------------------------------------------------------
@@ -174,8 +177,9 @@ class Scorer:
         added = [u for u, key in zip(others, keys)
                  if u not in parents and key not in cache and self.arities[u] <= room]
         if len(added) > 1:
-            values = kernels.added_parent_scores(self.cols, self.arities, child, base,
-                                                 np.array(added, np.int64), self._code, self.ess)
+            kernel = (kernels.added_parent_scores if len(added) >= kernels.PARALLEL_MIN
+                      else kernels.added_parent_scores_serial)
+            values = kernel(self.cols, self.arities, child, base, np.array(added, np.int64), self._code, self.ess)
             self._count(len(added), len(added) * (len(base) + 2))
             for u, value in zip(added, values.tolist()):
                 cache[(child, tuple(sorted(parents | {u})))] = value
@@ -217,8 +221,8 @@ class Scorer:
         """
         if children.shape[0] == 0:
             return np.empty(0)
-        values = kernels.local_scores(self.cols, self.arities, children, parents, sizes,
-                                      self._code, self.ess, self.dense_cells)
+        kernel = kernels.local_scores if children.shape[0] >= kernels.PARALLEL_MIN else kernels.local_scores_serial
+        values = kernel(self.cols, self.arities, children, parents, sizes, self._code, self.ess, self.dense_cells)
         self._count(children.shape[0], int(sizes.sum()) + children.shape[0])
         return values
 

@@ -7,6 +7,7 @@ from ..scores import Scorer
 from .credible import CredibleSet, credible_set
 from .exact import exact_search
 from .hillclimb import hill_climb, tabu_search
+from .ordering import asobs, obs
 from .rpdag import rpdag_hill_climb, rpdag_tabu_search
 
 ALGORITHMS = {
@@ -15,6 +16,8 @@ ALGORITHMS = {
     "rpdag": rpdag_hill_climb,
     "rpdag-tabu": rpdag_tabu_search,
     "exact": exact_search,
+    "obs": obs,
+    "asobs": asobs,
 }
 """Search functions by name; each takes ``(scorer, **options)`` and returns a Result."""
 
@@ -56,5 +59,5 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     return function(scorer, **options)
 
 
-__all__ = ["ALGORITHMS", "CredibleSet", "credible_set", "exact_search", "hill_climb", "learn", "rpdag_hill_climb",
-           "rpdag_tabu_search", "tabu_search"]
+__all__ = ["ALGORITHMS", "CredibleSet", "asobs", "credible_set", "exact_search", "hill_climb", "learn", "obs",
+           "rpdag_hill_climb", "rpdag_tabu_search", "tabu_search"]

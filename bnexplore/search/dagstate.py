@@ -87,6 +87,15 @@ class DagState:
         self.delta = np.full((n, n), -np.inf)
         self._refresh(range(n))
 
+    def copy(self):
+        """An independent copy (restarts begin from a copy of the best state)."""
+        other = object.__new__(DagState)
+        other.__dict__.update(self.__dict__)
+        other.parents = [set(p) for p in self.parents]
+        for name in ("adj", "reach", "local", "delta"):
+            setattr(other, name, getattr(self, name).copy())
+        return other
+
     @property
     def score(self):
         return float(self.local.sum())

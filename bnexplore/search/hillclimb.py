@@ -125,11 +125,15 @@ def _climb(state, constraints, run, tol):
 def _perturb(state, constraints, run, rng, moves):
     """Apply ``moves`` random legal moves (score ignored), for a restart."""
     for _ in range(moves):
-        add, delete, reverse = constraints.legal(state)
-        options = [(op, int(u), int(v)) for op, mask in zip(OPS, (add, delete, reverse))
-                   for u, v in np.argwhere(mask)]
-        rng.shuffle(options)
-        for op, u, v in options:
+        if run.control.should_stop():
+            return
+        masks = constraints.legal(state)
+        cells = [np.flatnonzero(mask) for mask in masks]
+        ops = np.repeat(np.arange(3), [len(c) for c in cells])
+        flat = np.concatenate(cells)
+        for t in rng.permutation(len(flat)):
+            op = OPS[ops[t]]
+            u, v = divmod(int(flat[t]), state.n)
             if op != "reverse" or state.reversal_is_acyclic(u, v):
                 delta = state.delta[u, v] + (state.delta[v, u] if op == "reverse" else 0.0)
                 run.step(state, op, (u, v), float(delta), 0, kind="perturb")
@@ -182,17 +186,17 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
                                        "perturb": perturb, "seed": seed})
     state = DagState(scorer, constraints.start(scorer, start), max_indegree)
     _climb(state, constraints, run, _tolerance(state))
-    best_parents, best_score = state.parent_lists(), state.score
+    best = state.copy()
     rng = np.random.default_rng(seed)
     for _ in range(int(restarts)):
         if control.should_stop():
             break
-        state = DagState(scorer, best_parents, max_indegree)
+        state = best.copy()
         _perturb(state, constraints, run, rng, perturb)
         _climb(state, constraints, run, _tolerance(state))
-        if state.score > best_score + _tolerance(state):
-            best_parents, best_score = state.parent_lists(), state.score
-    return run.result(best_parents)
+        if state.score > best.score + _tolerance(state):
+            best = state.copy()
+    return run.result(best.parent_lists())
 
 
 def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, tabu_length=None,

@@ -3,7 +3,9 @@
 OBS (Teyssier & Koller, "Ordering-based search", UAI 2005): for a total
 ordering of the variables every node takes its best candidate parent set
 whose parents all come earlier; the ordering is improved by swapping adjacent
-variables, with random restarts.
+variables, with random restarts. We add insertion moves (take one variable
+out, put it back anywhere), evaluated all at once in O(Ck + n^2), once the
+swaps stall (see :func:`insertion_gains`).
 
 ASOBS (Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks
 with Thousands of Variables", NIPS 2015, Section 4): the ordering is read from
@@ -11,7 +13,8 @@ last to first and every node takes its best candidate that does not close a
 cycle with the parent sets chosen so far, so arcs may point backwards in the
 ordering. A boolean descendant matrix kept up to date with todo lists makes a
 whole pass cost O(Ck + n^2) (``C`` candidates in all, ``k`` their largest
-size). Theorem 3: on every ordering ASOBS scores at least as high as OBS.
+size; here O(Ck + k n^2), as each new descendant is passed to up to ``k``
+parents). Theorem 3: on every ordering ASOBS scores at least as high as OBS.
 
 Candidates come from :mod:`bnexplore.parents.explore` (or any
 :class:`ParentSets`); the inner loops are numba kernels over one flat copy of
