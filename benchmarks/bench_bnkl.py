@@ -103,7 +103,7 @@ def timing():
     for n_vars in (25, 50, 100, 200):
         seconds, families, path = time_search(n_vars, 2)
         print(f"| {n_vars} | {families:,} | {path} | {seconds:.3f} |")
-    print(f"\n### Search time against M (N = 50, 3 categories, 250 rows)\n")
+    print("\n### Search time against M (N = 50, 3 categories, 250 rows)\n")
     print("| M | parent sets scored | path length | seconds (median of 3) |")
     print("| ---: | ---: | ---: | ---: |")
     for max_parents in range(5):

@@ -53,7 +53,7 @@ def time_batched(scorer, fams, threads):
     numba.set_num_threads(threads)
     children = [c for c, _ in fams]
     parents = [p for _, p in fams]
-    scorer.local_many(children[:10], parents[:10])  # warm the threads
+    scorer.local_many(children[:200], parents[:200])  # load the kernels and start the threads
     start = time.perf_counter()
     scorer.local_many(children, parents)
     elapsed = time.perf_counter() - start
@@ -113,7 +113,7 @@ def main():
     rng = np.random.default_rng(0)
     warm = Scorer(data, "bdeu", cache=False)
     warm.local(0, [1, 2, 3])
-    warm.local_many([0, 1], [[1], [2, 3]])
+    warm.local_many([0, 1] * 100, [[1], [2, 3]] * 100)
 
     print(f"# Local-score throughput, alarm N = {args.rows:,}, BDeu ess = 1, cache off")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "

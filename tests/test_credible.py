@@ -6,7 +6,6 @@ import itertools
 import json
 import math
 import os
-import time
 from collections import defaultdict
 
 import numpy as np
@@ -197,17 +196,15 @@ def test_bad_arguments(kwargs, match):
 
 
 @pytest.mark.slow
-def test_enumeration_speed():
-    """150,000 DAGs in under a minute (short form: 20,000 in under 15 seconds)."""
-    limit, budget = (150_000, 60.0) if FULL else (20_000, 15.0)
+def test_a_large_enumeration_stops_at_the_limit_with_distinct_dags():
+    """150,000 DAGs with BNEXPLORE_FULL=1, 20,000 in the short form (the speed is in bench_exact.py)."""
+    limit = 150_000 if FULL else 20_000
     rng = np.random.default_rng(0)
     from bnexplore.data import Dataset
 
     scorer = Scorer(Dataset.from_codes(rng.integers(0, 2, (40, 12))), "bic")
     parent_sets = candidate_parent_sets(scorer, epsilon=math.log(150))
-    credible_set(scorer, bf=150, parent_sets=parent_sets, limit=10)          # compile / load the kernels
-    start = time.perf_counter()
     cs = credible_set(scorer, bf=150, parent_sets=parent_sets, limit=limit)
     assert len(cs) == limit and cs.truncated
-    assert time.perf_counter() - start < budget
+    assert (cs.scores >= cs.opt - cs.epsilon - 1e-9).all()
     assert len({row.tobytes() for row in cs.parent_masks}) == limit

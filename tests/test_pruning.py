@@ -64,7 +64,7 @@ def test_set_statistics_matches_naive():
         packed[t, :len(s)] = s
     scorer = Scorer(data, "bic")
     h, occ = set_statistics(scorer.cols, scorer.arities, packed, np.array([len(s) for s in sets], np.int64),
-                            scorer._dense)
+                            scorer.dense_cells)
     for t, s in enumerate(sets):
         expected_h, expected_occ = naive.set_statistics(data.codes, s)
         assert h[t] == pytest.approx(expected_h, abs=1e-12)

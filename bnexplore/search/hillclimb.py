@@ -14,7 +14,7 @@ import numpy as np
 from ..control import Control
 from ..errors import SearchError
 from .dagstate import DagState
-from .run import SearchRun
+from .run import SearchRun, first_best
 
 OPS = ("add", "delete", "reverse")
 _INVERSE = {"add": "delete", "delete": "add", "reverse": "reverse"}
@@ -83,29 +83,31 @@ class _Constraints:
         return add, delete, reverse
 
 
-def _best_move(state, constraints, tabu=None):
+def _best_move(state, constraints, tol, tabu=None):
     """The best legal move as ``(op, (u, v), delta, evaluated)``, or None.
 
-    ``evaluated`` counts the neighbours considered (the paper's Ind).
+    Moves within ``tol`` of the best count as tied and the first wins (see
+    :func:`first_best`); ``evaluated`` counts the neighbours considered (the
+    paper's Ind).
     """
     add, delete, reverse = constraints.legal(state, tabu)
     delta = state.delta
-    values = [np.where(add, delta, -np.inf), np.where(delete, delta, -np.inf),
-              np.where(reverse, delta + delta.T, -np.inf)]
     evaluated = int(add.sum() + delete.sum() + reverse.sum())
     best = None
-    for op, vals in zip(OPS[:2], values[:2]):
-        t = int(np.argmax(vals))
-        if vals.flat[t] > -np.inf and (best is None or vals.flat[t] > best[2]):
+    for op, mask in (("add", add), ("delete", delete)):
+        vals = np.where(mask, delta, -np.inf)
+        t = first_best(vals, tol)
+        if t >= 0 and (best is None or vals.flat[t] > best[2] + tol):
             best = (op, divmod(t, state.n), float(vals.flat[t]))
-    rev = values[2].ravel()
-    floor = -np.inf if best is None else best[2]
-    candidates = np.flatnonzero(rev > floor)
-    for t in candidates[np.argsort(-rev[candidates], kind="stable")]:
-        u, v = divmod(int(t), state.n)
+    rev = np.where(reverse, delta + delta.T, -np.inf).ravel()
+    if best is not None:
+        rev[rev <= best[2] + tol] = -np.inf
+    while (t := first_best(rev, tol)) >= 0:
+        u, v = divmod(t, state.n)
         if state.reversal_is_acyclic(u, v):
             best = ("reverse", (u, v), float(rev[t]))
             break
+        rev[t] = -np.inf
     if best is None:
         return None
     return (*best, evaluated)
@@ -114,7 +116,7 @@ def _best_move(state, constraints, tabu=None):
 def _climb(state, constraints, run, tol):
     """Greedy ascent until no legal move improves by more than ``tol``."""
     while not run.control.should_stop():
-        move = _best_move(state, constraints)
+        move = _best_move(state, constraints, tol)
         if move is None or move[2] <= tol:
             if move is not None:
                 run.evaluated += move[3]
@@ -235,7 +237,7 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
         tabu = {op: np.zeros((n, n), np.bool_) for op in OPS}
         for op, u, v in recent or ():
             tabu[op][u, v] = True
-        move = _best_move(state, constraints, tabu)
+        move = _best_move(state, constraints, _tolerance(state), tabu)
         if move is None:
             break
         op, (u, v) = move[:2]

@@ -73,7 +73,7 @@ from numba import njit
 from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG, PDAG, RPDAG
-from .run import SearchRun
+from .run import SearchRun, first_best
 
 OPERATORS = ("A_arc", "A_link", "D_arc", "D_link", "A_hh")
 """Operator names of [1]_, Section 4.3, in the order ties are broken."""
@@ -636,6 +636,7 @@ class RpdagState(_Graph):
         """
         moves = self.moves(self.max_indegree, tabu)
         values = self._values(moves)
+        tol = 1e-9 * max(1.0, abs(self.score))
         best, evaluated = None, 0
         for op in OPERATORS:
             mask = moves.masks[op]
@@ -644,8 +645,8 @@ class RpdagState(_Graph):
                 continue
             evaluated += count
             masked = np.where(mask, values[op], -np.inf)
-            index = np.unravel_index(int(np.argmax(masked)), masked.shape)
-            if best is None or masked[index] > best[2]:
+            index = np.unravel_index(first_best(masked, tol), masked.shape)
+            if best is None or masked[index] > best[2] + tol:
                 best = (op, moves.nodes(op, index), float(masked[index]))
         return None if best is None else (*best, evaluated)
 

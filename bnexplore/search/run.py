@@ -2,8 +2,25 @@
 
 import time
 
+import numpy as np
+
 from ..graphs import DAG
 from ..result import Result
+
+
+def first_best(values, tol):
+    """Flat index of the first value within ``tol`` of the largest, or -1.
+
+    Moves whose score changes tie up to rounding noise (adding u -> v or
+    v -> u to a DAG, for instance) are chosen by position, not by the last
+    bits of a floating-point sum, so a search gives the same result when the
+    data's states or rows are merely reordered. -1 when every value is -inf.
+    """
+    flat = np.ravel(values)
+    top = flat.max() if flat.size else -np.inf
+    if top == -np.inf:
+        return -1
+    return int(np.argmax(flat >= top - tol))
 
 
 class SearchRun:
