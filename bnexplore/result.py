@@ -12,16 +12,16 @@ STATS_KEYS = ("seconds", "iterations", "structures_evaluated", "local_scores_com
 """Statistics every search reports (the RPDAG paper's Ind, EstEv, TEst, NVar and time)."""
 
 
-def _plain(value):
+def to_plain(value):
     """Turn numpy scalars / arrays and graphs into JSON-ready values."""
     if hasattr(value, "to_json"):
         return {"__graph__": type(value).__name__, **value.to_json()}
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [to_plain(v) for v in value]
     if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
+        return to_plain(value.tolist())
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -31,8 +31,20 @@ def _plain(value):
     return value
 
 
+def parse_json(data, what):
+    """``data`` as a dict: JSON text is parsed; a SearchError names ``what`` on bad input."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as err:
+            raise SearchError(f"not a bnexplore {what} file: invalid JSON at line {err.lineno}") from None
+    if not isinstance(data, dict):
+        raise SearchError(f"not a bnexplore {what} file: expected a JSON object")
+    return data
+
+
 def _revive(value):
-    """Inverse of :func:`_plain` for graphs (other values stay plain)."""
+    """Inverse of :func:`to_plain` for graphs (other values stay plain)."""
     from . import graphs
 
     if isinstance(value, dict):
@@ -89,13 +101,13 @@ class Result:
         """A JSON-ready dict (see DESIGN.md); :meth:`from_json` reads it back."""
         return {
             "algorithm": self.algorithm,
-            "score": _plain(self.score),
+            "score": to_plain(self.score),
             "score_name": self.score_name,
             "graph": self.graph.to_json(),
-            "params": _plain(self.params),
-            "stats": _plain(self.stats),
-            "trajectory": _plain(self.trajectory),
-            "extra": _plain(self.extra),
+            "params": to_plain(self.params),
+            "stats": to_plain(self.stats),
+            "trajectory": to_plain(self.trajectory),
+            "extra": to_plain(self.extra),
         }
 
     def dumps(self, **kwargs):
@@ -107,11 +119,7 @@ class Result:
         """Rebuild a Result from :meth:`to_json` output (a dict or JSON text)."""
         from .graphs import DAG
 
-        if isinstance(data, (str, bytes)):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as err:
-                raise SearchError(f"not a bnexplore result file: invalid JSON at line {err.lineno}") from None
+        data = parse_json(data, "result")
         missing = [k for k in ("algorithm", "score", "score_name", "graph") if k not in data]
         if missing:
             raise SearchError(f"not a bnexplore result file: missing {', '.join(missing)}")

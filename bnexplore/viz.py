@@ -41,6 +41,8 @@ REVERSED_COLOR = "#8e44ad"
 NODE_FILL = "#e3f2fd"
 NODE_BORDER = "#1565c0"
 FONT_SIZE = 22
+ASPECT = 2.0
+"""Width / height the layouts aim for (the app's graph frames are about 2:1)."""
 MIN_WIDTH, MAX_WIDTH = 1.5, 9.0
 # Viridis, sampled at 9 points: dark purple (low) to yellow (high).
 _SCALE = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"]
@@ -227,9 +229,10 @@ def layered_layout(names, edges, spacing=None):
     first), and a source is then moved down to just above its highest child;
     nodes without any edge go on a last row; within a layer nodes are
     ordered by the barycentre of their neighbours in the layers above and
-    below (a few downward and upward sweeps), and a layer wider than about
-    ``1.5 sqrt(n)`` nodes is folded into several rows so large graphs keep a
-    readable aspect ratio. Deterministic: the same names and edges always give
+    below (a few downward and upward sweeps), and a layer wider than
+    ``sqrt(ASPECT n dy / dx)`` nodes is folded into several rows, so that a
+    grid of n nodes is about :data:`ASPECT` times as wide as high, like the
+    frame it is drawn in, and names stay readable. Deterministic: the same names and edges always give
     the same positions.
 
     Parameters
@@ -269,10 +272,10 @@ def layered_layout(names, edges, spacing=None):
     isolated = [v for v in names if v not in layer]
     if isolated:
         layers.append(isolated)
-    width = max(6, math.ceil(1.5 * math.sqrt(len(names))))
-    rows = [layer_nodes[i: i + width] for layer_nodes in layers for i in range(0, len(layer_nodes), width)]
     longest = max((len(v) for v in names), default=1)
     dx, dy = spacing or (max(150.0, 0.6 * FONT_SIZE * longest + 50.0), 140.0)
+    width = max(4, math.ceil(math.sqrt(ASPECT * len(names) * dy / dx)))
+    rows = [layer_nodes[i: i + width] for layer_nodes in layers for i in range(0, len(layer_nodes), width)]
     positions = {}
     for r, row in enumerate(rows):
         shift = 0.25 * dx if r % 2 else 0.0

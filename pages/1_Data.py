@@ -42,18 +42,19 @@ def load(make_table):
 
 
 def try_use(table, encoding):
-    """Use the table with these settings, or show why not (the data in use stay as they were)."""
+    """Use the table with these settings and rerun the page, or show why not
+    (the data in use stay as they were)."""
     try:
         state.use_table(table, encoding)
     except DataError as error:
         st.error(f"{error}")
         st.warning(f"The data in use are still **{st.session_state['data_label']}**. Change the settings under "
                    "*Columns* below to fix the new table, or load another one.")
-        return False
+        return
     choose_class_column()
-    st.success(f"Now using **{table.label}**: {state.dataset().n_rows:,} rows × {state.dataset().n_vars} "
-               "variables.")
-    return True
+    st.session_state["data_flash"] = (f"Now using **{table.label}**: {state.dataset().n_rows:,} rows × "
+                                      f"{state.dataset().n_vars} variables.")
+    st.rerun()  # so every line of the page, the status line at the top included, shows the new data
 
 
 def choose_class_column():
@@ -136,9 +137,8 @@ def histogram(frame, column, method):
         tooltip=[alt.Tooltip("count():Q", title="rows")])
     rules = alt.Chart(pd.DataFrame({"cut": cuts})).mark_rule(color="#d81b60", strokeWidth=3).encode(
         x="cut:Q", tooltip=[alt.Tooltip("cut:Q", title="cut point (exact)", format=".6g")])
-    chart = (bars + rules).properties(title=f"Distribution of {column} and the cut points of {method}",
-                                      height=260)
-    st.altair_chart(chart, width="stretch")
+    chart = (bars + rules).properties(title=f"Distribution of {column} and the cut points of {method}")
+    st.altair_chart(chart, width="stretch", height=300)
     counts = np.bincount(np.searchsorted(cuts, values, side="left"), minlength=len(cuts) + 1)
     st.caption(f"Bars: how many rows have each value. Red lines: the {len(cuts)} cut points "
                f"({', '.join(f'{c:.4g}' for c in cuts) or 'none'}), giving {len(cuts) + 1} states with "
@@ -150,8 +150,7 @@ def level_chart(frame, column):
     counts.columns = ["level", "rows"]
     chart = alt.Chart(counts.head(60)).mark_bar(color="#90caf9").encode(
         x=alt.X("rows:Q", title="rows"), y=alt.Y("level:N", sort="-x", title=f"{column} (level)"),
-        tooltip=["level", "rows"]).properties(title=f"Rows per level of {column}", height=min(400, 40 + 22 *
-                                                                                              len(counts.head(60))))
+        tooltip=["level", "rows"]).properties(title=f"Rows per level of {column}", height=alt.Step(22))
     st.altair_chart(chart, width="stretch")
     st.caption("Each bar is one level (state) of the column and how many rows have it.")
 
@@ -262,6 +261,8 @@ def encoded_section(profile):
 def page():
     st.title("1 · Data")
     data_status()
+    if "data_flash" in st.session_state:
+        st.success(st.session_state.pop("data_flash"))
     source_section()
     current = draft()
     st.divider()

@@ -147,14 +147,15 @@ def pruning_chart(stats):
     order = [RULE_LABELS[k] for k in RULE_LABELS]
     chart = alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
         y=alt.Y("node:N", sort=None, title=None),
-        x=alt.X("sets:Q", title="candidate parent sets considered (stacked by what became of them)"),
-        color=alt.Color("fate:N", sort=order, title="", scale=alt.Scale(
+        x=alt.X("sum(sets):Q", title="candidate parent sets considered (stacked by what became of them)"),
+        color=alt.Color("fate:N", sort=order, title=None, legend=alt.Legend(orient="bottom", columns=2,
+                                                                             labelLimit=400), scale=alt.Scale(
             domain=order, range=["#2e7d32", "#90a4ae", "#ef6c00", "#8e24aa", "#1e88e5"])),
         order=alt.Order("fate_order:Q"),
         tooltip=["node", "fate", "sets"]).transform_calculate(
         fate_order=" + ".join(f"(datum.fate == '{label}' ? {i} : 0)" for i, label in enumerate(order)))
     st.altair_chart(chart.properties(title="Candidate parent-set cache per node, before and after pruning",
-                                     height=max(160, 22 * len(stats["per_node"]))), width="stretch")
+                                     height=alt.Step(24)), width="stretch")
 
 
 def pruning_section(settings):

@@ -73,8 +73,8 @@ def trace_chart(job):
         color=alt.Color("task:N", title="search"),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
                  alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
-    ).properties(title="Best score found so far", height=260)
-    st.altair_chart(chart, width="stretch")
+    ).properties(title="Best score found so far")
+    st.altair_chart(chart, width="stretch", height=300)
     st.caption("Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
                "quickly and flattens at a local optimum.")
 

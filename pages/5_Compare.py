@@ -100,7 +100,7 @@ def page():
     view = st.radio("Show", ["Overlay", "Side by side"], horizontal=True, key="cmp_view")
     if view == "Overlay":
         drawing = viz.comparison_drawing(ga, gb, a_name, b_name, title=f"A: {a_name}  vs  B: {b_name}")
-        show_graph(drawing, positions, OVERLAY_CAPTION, height=600)
+        show_graph(drawing, positions, OVERLAY_CAPTION)
         picture_buttons(drawing, positions, file_stem(f"{a_name}_vs_{b_name}"), key=f"cmp-{a_name}-{b_name}")
     else:
         side_a, side_b = viz.comparison_sides(ga, gb, a_name, b_name)

@@ -50,12 +50,16 @@ def test_layout_ignores_an_edge_that_closes_a_cycle():
     assert pos["a"][1] < pos["b"][1] < pos["c"][1]
 
 
-def test_layout_folds_wide_layers_into_rows():
-    names = [f"x{i}" for i in range(40)]
+@pytest.mark.parametrize("n, length", [(40, 3), (31, 20), (200, 8)])
+def test_layout_folds_wide_layers_into_rows_about_twice_as_wide_as_high(n, length):
+    names = [f"x{i:0{length - 1}d}" for i in range(n)]
     pos = viz.layered_layout(names, [])
-    width = max(6, int(np.ceil(1.5 * np.sqrt(40))))
+    xs = [x for x, _ in pos.values()]
     rows = sorted({y for _, y in pos.values()})
-    assert len(rows) == int(np.ceil(40 / width))
+    columns = max(sum(1 for _, y in pos.values() if y == row) for row in rows)
+    assert len(rows) == int(np.ceil(n / columns)) > 1
+    aspect = (max(xs) - min(xs)) / (rows[-1] - rows[0])
+    assert 0.8 * viz.ASPECT < aspect < 2.5 * viz.ASPECT
 
 
 # --- colours and numbers -------------------------------------------------------------

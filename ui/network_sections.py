@@ -60,8 +60,8 @@ def _path_chart(path, selected, index):
                                                           range=["#90a4ae", "#1f77b4", "#d81b60"])),
         tooltip=[alt.Tooltip("network:Q", title="network #"), alt.Tooltip("df:Q", title="df"),
                  alt.Tooltip("R:Q", format=".6f"), alt.Tooltip("S:Q", title="S = R / df", format=".6f")])
-    st.altair_chart((line + points).properties(title="Best network at each complexity (the complexity path)",
-                                               height=240), width="stretch")
+    st.altair_chart((line + points).properties(title="Best network at each complexity (the complexity path)"),
+                    width="stretch", height=300)
     st.caption("Each point is the network with the largest class difference R among those with that many free "
                "parameters; the magenta one is what the selection rule picked.")
 
@@ -183,9 +183,9 @@ def _heatmap(names, matrix):
         color=alt.Color("probability:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1], reverse=True),
                         title="P(arc)"),
         tooltip=["from", "to", alt.Tooltip("probability:Q", format=".6f")])
-    side = max(260, 22 * len(names))
+    cell = alt.Step(max(12, min(28, 640 // max(1, len(names)))))
     st.altair_chart(chart.properties(title="Posterior probability of each arc over the credible set",
-                                     width=side, height=side))
+                                     width=cell, height=cell))
 
 
 def _render_credible(entry, positions):

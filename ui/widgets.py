@@ -16,8 +16,21 @@ def _html(drawing, positions, height):
     return viz.to_html(drawing, dict(positions), height=height)
 
 
-def show_graph(drawing, positions, caption, height=560):
-    """Embed an interactive graph (offline vis-network) and say what it shows underneath."""
+def frame_height(positions, width=1100, least=420, most=1000):
+    """Pixels of frame that show the layout at the largest scale that fits ``width``."""
+    xs = [x for x, _ in positions.values()] or [0.0]
+    ys = [y for _, y in positions.values()] or [0.0]
+    scale = min(1.0, width / (max(xs) - min(xs) + 300.0))
+    return int(min(most, max(least, (max(ys) - min(ys) + 160.0) * scale + 120)))
+
+
+def show_graph(drawing, positions, caption, height=None):
+    """Embed an interactive graph (offline vis-network) and say what it shows underneath.
+
+    The frame is as tall as the layout needs (see :func:`frame_height`) unless
+    ``height`` is given.
+    """
+    height = height or frame_height(positions)
     page = _html(drawing, tuple(sorted((k, tuple(v)) for k, v in positions.items())), height)
     st.iframe(page, height="content")
     st.caption(caption)

@@ -38,7 +38,7 @@ from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG
 from ..parents.pruning import RULES, tolerance
-from ..result import Result, _plain
+from ..result import Result, parse_json, to_plain
 from ..scores import Scorer
 from .exact import (Candidates, check_memory, format_bytes, mask_to_parents, memory_needed, prepare_parent_sets,
                     subset_table)
@@ -440,9 +440,9 @@ class CredibleSet:
 
         parents = [[mask_to_parents(m, self.n_vars) for m in row] for row in self.parent_masks]
         return {"kind": "credible_set", "names": self.names, "score_name": self.score_name,
-                "params": _plain(self.params), "opt": self.opt, "epsilon": self.epsilon,
+                "params": to_plain(self.params), "opt": self.opt, "epsilon": self.epsilon,
                 "bayes_factor": self.bayes_factor, "truncated": self.truncated,
-                "truncated_reason": self.truncated_reason, "stats": _plain(self.stats),
+                "truncated_reason": self.truncated_reason, "stats": to_plain(self.stats),
                 "dags": {"scores": self.scores.tolist(), "parents": parents},
                 "classes": classes(self.classes), "rpdag_classes": classes(self.rpdag_classes),
                 "arc_probabilities": self.arc_probabilities.tolist(),
@@ -456,12 +456,8 @@ class CredibleSet:
     @classmethod
     def from_json(cls, data):
         """Rebuild a CredibleSet from :meth:`to_json` output (a dict or JSON text)."""
-        if isinstance(data, (str, bytes)):
-            try:
-                data = json.loads(data)
-            except json.JSONDecodeError as err:
-                raise SearchError(f"not a bnexplore credible-set file: invalid JSON at line {err.lineno}") from None
-        if not isinstance(data, dict) or data.get("kind") != "credible_set":
+        data = parse_json(data, "credible-set")
+        if data.get("kind") != "credible_set":
             raise SearchError('not a bnexplore credible-set file: expected "kind": "credible_set"')
         missing = [k for k in ("names", "score_name", "opt", "epsilon", "dags") if k not in data]
         if missing:
