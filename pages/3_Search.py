@@ -189,7 +189,7 @@ def teaching_section():
                   "of the paper's Table 1 the pair was in." if replay.kind(entry.result) == "rpdag" else "")
     show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
                "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
-               "in light pink. Nodes stay in the same place at every step." + rpdag_note, height=480)
+               "in light pink. Nodes stay in the same place at every step." + rpdag_note)
 
 
 def page():
