@@ -1,0 +1,139 @@
+"""The command line, in process: JSON out, files written, errors as one line and a non-zero exit."""
+
+import io
+import json
+import signal
+import threading
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bnexplore as bx
+from bnexplore import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+ASIA = str(ROOT / "sample_data" / "asia.csv")
+WDBC = str(ROOT / "sample_data" / "breast_cancer_wdbc.csv")
+ASIA_BIF = str(ROOT / "sample_data" / "networks" / "asia.bif.gz")
+
+
+def run(capsys, *args):
+    code = cli.main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_prints_total_and_local_scores(capsys):
+    code, out, _ = run(capsys, "score", ASIA, "--arcs", "smoke->lung, smoke->bronc", "--score", "bdeu", "--ess", 2)
+    assert code == 0
+    payload = json.loads(out)
+    data = bx.read_csv(ASIA)
+    expected = bx.Scorer(data, "bdeu", ess=2).total({"lung": ["smoke"], "bronc": ["smoke"]})
+    assert payload["score"] == pytest.approx(expected, rel=1e-12)
+    assert sum(payload["local"].values()) == pytest.approx(expected, rel=1e-12)
+    assert payload["parents"]["lung"] == ["smoke"] and payload["params"] == {"score": "bdeu", "ess": 2.0}
+
+
+def test_learn_writes_a_result_that_score_and_from_json_read_back(capsys, tmp_path):
+    out_file = tmp_path / "hc.json"
+    code, out, _ = run(capsys, "learn", ASIA, "--algorithm", "hc", "--score", "bic", "--json", out_file)
+    assert code == 0
+    summary = json.loads(out)
+    result = bx.Result.from_json(out_file.read_text())
+    assert summary["score"] == pytest.approx(result.score) and result.algorithm == "hc"
+    assert result.trajectory and result.stats["iterations"] == len(result.trajectory)
+    code, out, _ = run(capsys, "score", ASIA, "--graph", out_file, "--score", "bic")
+    assert code == 0 and json.loads(out)["score"] == pytest.approx(result.score, rel=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["rpdag", "tabu", "exact"])
+def test_learn_other_algorithms(capsys, tmp_path, algorithm):
+    code, out, _ = run(capsys, "learn", ASIA, "--algorithm", algorithm, "--max-indegree", 2,
+                       "--json", tmp_path / "r.json")
+    assert code == 0 and json.loads(out)["algorithm"] == algorithm
+
+
+def test_enumerate_matches_the_python_api(capsys, tmp_path):
+    code, out, _ = run(capsys, "enumerate", ASIA, "--score", "bic", "--bf", 20, "--json", tmp_path / "cs.json")
+    assert code == 0
+    summary = json.loads(out)
+    found = bx.credible_set(bx.read_csv(ASIA), score="bic", bf=20)
+    assert summary["networks"] == len(found) and summary["classes"] == len(found.classes)
+    assert summary["opt"] == pytest.approx(found.opt, rel=1e-12)
+    again = bx.CredibleSet.from_json((tmp_path / "cs.json").read_text())
+    assert len(again) == len(found)
+
+
+def test_bnkl_json_holds_path_arcs_and_cross_validation(capsys, tmp_path):
+    code, out, _ = run(capsys, "bnkl", WDBC, "--class-column", "diagnosis", "--select", "bic", "--cv", 3,
+                       "--json", tmp_path / "b.json")
+    assert code == 0
+    payload = json.loads((tmp_path / "b.json").read_text())
+    assert payload["classes"][0] == "benign" and len(payload["order"]) == 30
+    assert payload["path"][0]["arcs"] == [] and all("df" in p and "R" in p for p in payload["path"])
+    assert len(payload["cv"]["accuracy"]) == 3 and payload["cv"]["mean"] > 0.8
+    assert json.loads(out)["cv_accuracy"] == pytest.approx(payload["cv"]["mean"])
+
+
+def test_sample_is_seeded(capsys, tmp_path):
+    for name in ("a.csv", "b.csv"):
+        assert run(capsys, "sample", ASIA_BIF, "-n", 40, "--seed", 3, "-o", tmp_path / name)[0] == 0
+    a, b = (pd.read_csv(tmp_path / n) for n in ("a.csv", "b.csv"))
+    assert a.shape == (40, 8) and a.equals(b)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["score", "missing.csv", "--arcs", "a->b"], "file not found: 'missing.csv'"),
+    (["score", ASIA, "--arcs", "smoke=>lung"], "PARENT->CHILD"),
+    (["score", ASIA, "--arcs", "smoke->nope"], "nope"),
+    (["learn", ASIA, "--algorithm", "magic"], "unknown algorithm 'magic'"),
+    (["learn", WDBC], "numeric"),
+    (["sample", ASIA_BIF, "-n", 0], "positive number of rows"),
+    (["enumerate", ASIA, "--bf", 0.5], "Bayes factor"),
+    (["bnkl", ASIA, "--class-column", "nope"], "no class column 'nope'"),
+])
+def test_errors_are_one_line_with_a_nonzero_exit(capsys, args, message):
+    code, out, err = run(capsys, *args)
+    assert code != 0 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+
+
+def test_progress_bar_draws_on_a_terminal_only():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    bar = cli.TerminalProgress(stream=screen, time_limit=10)
+    bar({"done": 0.5, "message": "hc: step 3", "score": -12.5, "elapsed": 2.0})
+    bar({"done": None, "message": "working", "elapsed": 3.0})
+    bar.close()
+    text = screen.getvalue()
+    assert "[" + "#" * 14 + "." * 14 + "]  50%" in text and "best -12.5000" in text and "8s left" in text
+    quiet = io.StringIO()
+    cli.TerminalProgress(stream=quiet)({"done": 1.0, "message": "x"})
+    assert quiet.getvalue() == ""
+
+
+def test_first_ctrl_c_stops_the_search_and_the_second_aborts():
+    event = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        cli._interrupt_sets(event)
+        handler = signal.getsignal(signal.SIGINT)
+        handler(signal.SIGINT, None)
+        assert event.is_set()
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGINT, None)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_stopped_search_still_writes_its_best_network(capsys, tmp_path, monkeypatch):
+    """Ctrl-C (here: the stop flag set at once) keeps the best graph so far."""
+    monkeypatch.setattr(cli, "_interrupt_sets", lambda event: event.set())
+    code, out, _ = run(capsys, "learn", ASIA, "--algorithm", "tabu", "--json", tmp_path / "t.json")
+    assert code == 0 and json.loads(out)["stopped"] == "stopped"
+    assert np.isfinite(bx.Result.from_json((tmp_path / "t.json").read_text()).score)
