@@ -26,7 +26,7 @@ dependencies)::
     PYTHONPATH=/work/main /work/benchvenv/bin/python benchmarks/bench_exact.py
 
 Options: ``--only NAME ...``, ``--timeout SECONDS`` (per peer run),
-``--out FILE`` (the Markdown section, default ``benchmarks/exact.md``),
+``--out FILE`` (also write the Markdown section there; it is printed at the end),
 ``--json FILE`` (raw results), ``--report-from FILE`` (Markdown from raw results).
 """
 
@@ -270,7 +270,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="case names (default: all)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per peer run")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "exact.md"))
+    parser.add_argument("--out", default=None, help="also write the Markdown section to this file")
     parser.add_argument("--json", default=None, help="also write the raw results here")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--report-from", help="rewrite the Markdown from a --json file of an earlier run")
@@ -308,7 +308,8 @@ def main():
 def write(results, peers, published, args):
     """Write the Markdown section (and the raw JSON) for the cases done so far."""
     text = report(results, peers, published)
-    Path(args.out).write_text(text)
+    if args.out:
+        Path(args.out).write_text(text)
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "peers": peers}, indent=1))
     return text

@@ -5,7 +5,7 @@ Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks with
 Thousands of Variables", NIPS 2015. For each network, N rows are sampled
 (seed 1) and four experiments run; each prints one JSON line per result (and
 appends it to ``--out``), and ``--table`` turns those lines into the
-markdown tables of ``benchmarks/ordering.md``:
+markdown tables of the ordering section of ``benchmarks/BENCHMARKS.md``:
 
 - ``main``: ASOBS over independence selection (in-degree <= 6, as in the
   paper), parent sets on ``--workers`` Dask workers, the whole run within

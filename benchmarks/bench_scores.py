@@ -42,11 +42,18 @@ def rate(seconds, count):
     return count / seconds if seconds > 0 else float("inf")
 
 
+REPEATS = 5
+"""Each rate is the best of this many runs (the machine is shared: neighbours only slow us down)."""
+
+
 def time_single(scorer, fams):
-    start = time.perf_counter()
-    for child, parents in fams:
-        scorer.local(child, parents)
-    return rate(time.perf_counter() - start, len(fams))
+    best = 0.0
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        for child, parents in fams:
+            scorer.local(child, parents)
+        best = max(best, rate(time.perf_counter() - start, len(fams)))
+    return best
 
 
 def time_batched(scorer, fams, threads):
@@ -54,11 +61,13 @@ def time_batched(scorer, fams, threads):
     children = [c for c, _ in fams]
     parents = [p for _, p in fams]
     scorer.local_many(children[:200], parents[:200])  # load the kernels and start the threads
-    start = time.perf_counter()
-    scorer.local_many(children, parents)
-    elapsed = time.perf_counter() - start
+    best = 0.0
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        scorer.local_many(children, parents)
+        best = max(best, rate(time.perf_counter() - start, len(fams)))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    return rate(elapsed, len(fams))
+    return best
 
 
 def time_pgmpy(frame, names, fams, ours):
