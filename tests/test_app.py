@@ -70,6 +70,13 @@ def run_search(at, algorithms=("hc",), wait=60):
     return job
 
 
+def load_sample(at, name):
+    go(at, "1_Data")
+    at.selectbox(key="data_sample").set_value(name)
+    at.button(key="data_load_sample").click()
+    at.run()
+
+
 def paste(at, text):
     go(at, "1_Data")
     at.radio(key="data_source").set_value("Paste CSV text")
@@ -107,10 +114,7 @@ def test_home_loads_a_sample_on_first_start(at):
 
 
 def test_load_another_bundled_sample(at):
-    go(at, "1_Data")
-    at.selectbox(key="data_sample").set_value("sachs")
-    at.button(key="data_load_sample").click()
-    at.run()
+    load_sample(at, "sachs")
     no_exception(at)
     assert at.session_state["dataset"].n_vars == 11
     assert any("Now using" in s.value for s in at.success)
@@ -259,10 +263,7 @@ def test_stop_button_stops_a_long_search_and_keeps_its_best_network(at):
     go(at, "2_Tune")
     at.radio(key="tune_score").set_value("k2")
     at.run()
-    go(at, "1_Data")
-    at.selectbox(key="data_sample").set_value("alarm")
-    at.button(key="data_load_sample").click()
-    at.run()
+    load_sample(at, "alarm")
     go(at, "3_Search")
     at.multiselect(key="search_algorithms").set_value(["tabu"])
     at.run()
@@ -445,10 +446,7 @@ def test_ordering_search_runs(at):
 
 
 def test_bnkl_on_the_two_class_sample(at):
-    go(at, "1_Data")
-    at.selectbox(key="data_sample").set_value("breast_cancer_wdbc")
-    at.button(key="data_load_sample").click()
-    at.run()
+    load_sample(at, "breast_cancer_wdbc")
     no_exception(at)
     assert at.session_state["class_column"] == "diagnosis"
     go(at, "3_Search")

@@ -100,6 +100,12 @@ def _max_indegree(inputs):
     return None if value in (None, 0) else int(value)
 
 
+def _search(function, **fixed):
+    """The ``run`` of a search with the library's shape ``function(scorer, max_indegree=, control=, ...)``."""
+    return lambda inputs, options, control: function(inputs.scorer(), max_indegree=_max_indegree(inputs),
+                                                     control=control, **fixed, **options)
+
+
 def _hc_options(prefix):
     restarts = st.number_input("Random restarts", 0, 50, 0, key=f"{prefix}restarts",
                                help="After the first local optimum, perturb the best graph with random moves "
@@ -119,48 +125,34 @@ register(Algorithm(
     "hc", "Hill climbing (DAG)",
     "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
     "the score most; stop when none does.",
-    lambda inputs, options, control: hill_climb(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                control=control, **options),
-    _hc_options, replay=True))
+    _search(hill_climb), _hc_options, replay=True))
 
 register(Algorithm(
     "tabu", "Tabu search (DAG)",
     "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
     "being undone; returns the best graph seen.",
-    lambda inputs, options, control: tabu_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                 control=control, **options),
-    _tabu_options, replay=True))
+    _search(tabu_search), _tabu_options, replay=True))
 
 
 register(Algorithm(
     "rpdag", "RPDAG search (Acid & de Campos 2003)",
     "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
     "not waste steps moving between DAGs that score the same. Needs a score-equivalent score (BDeu or BIC).",
-    lambda inputs, options, control: rpdag_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                  control=control),
-    replay=True))
-
-
-def _rpdag_tabu_options(prefix):
-    options = _tabu_options(prefix)
-    return {"tabu": True, **options}
+    _search(rpdag_search), replay=True))
 
 
 register(Algorithm(
     "rpdag-tabu", "Tabu search over RPDAGs (TS-RPDAG)",
     "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
     "undone.",
-    lambda inputs, options, control: rpdag_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                  control=control, **options),
-    _rpdag_tabu_options, replay=True))
+    _search(rpdag_search, tabu=True), _tabu_options, replay=True))
 
 
 register(Algorithm(
     "exact", "Exact optimum (dynamic programming)",
     "The best-scoring network of all, found by dynamic programming over subsets of variables (Silander & "
     "Myllymäki 2006). Memory and time double with every variable: fine up to about 25 variables.",
-    lambda inputs, options, control: exact_search(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                  control=control)))
+    _search(exact_search)))
 
 
 def _credible_options(prefix):
@@ -200,11 +192,7 @@ for _method, _label, _about in (
         ("obs", "OBS (ordering-based search)",
          "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
          "(Teyssier & Koller 2005).")):
-    register(Algorithm(
-        _method, _label, _about,
-        lambda inputs, options, control, method=_method: ordering_search(
-            inputs.scorer(), method=method, max_indegree=_max_indegree(inputs), control=control, **options),
-        _ordering_options))
+    register(Algorithm(_method, _label, _about, _search(ordering_search, method=_method), _ordering_options))
 
 
 def _bnkl_options(prefix):
