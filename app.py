@@ -29,16 +29,20 @@ def home_content():
         "A **Bayesian network** draws the variables of a table as nodes and the direct dependencies between them "
         "as arrows. This app *learns* such networks from data, without code, and shows what came out and why.")
     steps = [
-        ("pages/1_Data.py", "1 · Data", "Load a table: a bundled sample (already loaded: *asia*), your own CSV, "
-                                        "or rows drawn from a known network, which then serves as ground truth."),
+        ("pages/1_Data.py", "1 · Data", "Load a table: a bundled sample (one is loaded already), your own CSV, "
+                                        "or rows drawn from a known network, which then serves as ground truth; "
+                                        "discretize numeric columns; pick a class column for two-class analysis."),
         ("pages/2_Tune.py", "2 · Tune", "Choose the score (BDeu, BIC, K2), its settings and the Bayes factor; "
-                                        "see how big the search will be before it runs."),
-        ("pages/3_Search.py", "3 · Search", "Run one or more searches with a live score trace and a Stop button; "
-                                            "replay a hill climb step by step."),
+                                        "see how big the search will be and how pruning shrinks it."),
+        ("pages/3_Search.py", "3 · Search", "Hill climbing, tabu, RPDAG search, the exact optimum, every network "
+                                            "within the Bayes factor, OBS / ASOBS, two-class BNKL: live score "
+                                            "trace, Stop button, step-by-step replay."),
         ("pages/4_Networks.py", "4 · Networks", "Look at a learned network: DAG, RPDAG, CPDAG, all the DAGs of its "
-                                                "class; hover for scores and probability tables; export."),
+                                                "class, credible classes and arc probabilities, class differences; "
+                                                "hover for scores and probability tables; export."),
         ("pages/5_Compare.py", "5 · Compare", "Put networks side by side or on top of each other, against the "
-                                              "ground truth: SHD, added / deleted / reversed edges."),
+                                              "ground truth: SHD, added / deleted / reversed edges, gap to the "
+                                              "optimum."),
     ]
     for path, label, text in steps:
         left, right = st.columns([1, 5])
@@ -46,6 +50,11 @@ def home_content():
         right.markdown(text)
     st.info("Quick start for a lecture: go to **3 · Search**, press **Run**, then open **4 · Networks**. "
             "Every picture has a caption under it saying what it shows.")
+    data = state.dataset()
+    st.subheader(f"The data in use: {data.n_vars} variables")
+    st.dataframe(data.summary(), hide_index=True, width="stretch")
+    st.caption("One row per variable: its kind, how many levels (states) it has, their labels, missing values, "
+               "and the cut points of discretized numeric columns.")
 
 
 with error_boundary("start-up"):

@@ -111,6 +111,8 @@ def test_home_loads_a_sample_on_first_start(at):
     assert at.session_state["dataset"].names == ASIA
     assert at.session_state["truth"].name == "asia"
     assert any("Data in use" in c.value and "asia" in c.value for c in at.caption)
+    summary = at.dataframe[0].value
+    assert summary["name"].tolist() == ASIA and (summary["levels"] == 2).all() and (summary["missing"] == 0).all()
 
 
 def test_load_another_bundled_sample(at):
