@@ -52,6 +52,7 @@ _RENORMALISE_ABOVE = 1e-9
 _CHECK_TOLERANCE = 1e-6
 _MAX_CPT_CELLS = 2**26
 _FORBIDDEN_IN_NAMES = re.compile(r"[\s{}()\[\];,|\"]|//|/\*")
+_FORBIDDEN_RUNS = re.compile(f"(?:{_FORBIDDEN_IN_NAMES.pattern})+")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _BRACE = re.compile(r"[{}]")
 _HEADER = re.compile(r"\s*(network|variable|probability)(?![^\s(])(.*)\Z", re.DOTALL)
@@ -193,7 +194,39 @@ def read_bif(source):
     return _Parser(text, default_name).network()
 
 
-def write_bif(network, path=None):
+def bif_safe_label(label):
+    """``label`` with every run of characters BIF cannot hold (white space,
+    ``{}()[];,|"``, comment markers) replaced by ``_``, e.g. the interval
+    state ``(-inf, 0.5]`` becomes ``-inf_0.5``; writable labels are kept as they are."""
+    if label and not _FORBIDDEN_IN_NAMES.search(label):
+        return label
+    return _FORBIDDEN_RUNS.sub("_", label).strip("_") or "_"
+
+
+def _unique(labels):
+    """``labels`` made unique by suffixes ``_2``, ``_3``, ... (first one kept)."""
+    seen = set()
+    out = []
+    for label in labels:
+        candidate, k = label, 1
+        while candidate in seen:
+            k += 1
+            candidate = f"{label}_{k}"
+        seen.add(candidate)
+        out.append(candidate)
+    return out
+
+
+def bif_safe(network):
+    """A copy of ``network`` whose network, variable and state names BIF can
+    hold (see :func:`bif_safe_label`; names that collide get ``_2``, ``_3``,
+    ... suffixes). Tables and structure are unchanged."""
+    names = _unique([bif_safe_label(name) for name in network.names])
+    states = [_unique([bif_safe_label(state) for state in labels]) for labels in network.states]
+    return Network(bif_safe_label(network.name), names, states, network.parents, network.cpts)
+
+
+def write_bif(network, path=None, rename=False):
     """Write a network as BIF text that :func:`read_bif` reads back exactly.
 
     Probabilities are written with ``repr`` (the shortest text that parses to
@@ -204,6 +237,9 @@ def write_bif(network, path=None):
     network : Network
     path : str or pathlib.Path, optional
         File to write; gzipped when the name ends with ``.gz``.
+    rename : bool
+        Write names BIF cannot hold through :func:`bif_safe` instead of
+        raising (interval states of discretized columns, names with spaces).
 
     Returns
     -------
@@ -214,8 +250,10 @@ def write_bif(network, path=None):
     ------
     BIFError
         If a variable or state name cannot be written in BIF (it holds white
-        space or one of ``{}()[];,|"``).
+        space or one of ``{}()[];,|"``) and ``rename`` is False.
     """
+    if rename:
+        network = bif_safe(network)
     for v, name in enumerate(network.names):
         _check_writable(name, f"variable name {name!r}")
         for state in network.states[v]:

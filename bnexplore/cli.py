@@ -210,7 +210,8 @@ def cmd_enumerate(args):
     summary = {"opt": found.opt, "epsilon": found.epsilon, "bayes_factor": found.bayes_factor,
                "networks": len(found.scores), "classes": len(found.classes),
                "rpdag_classes": len(found.rpdag_classes), "truncated": found.truncated,
-               "truncated_reason": found.truncated_reason, "written": args.json_out}
+               "truncated_reason": found.truncated_reason, "complete_epsilon": found.complete_epsilon,
+               "written": args.json_out}
     if args.json_out:
         Path(args.json_out).write_text(found.dumps())
     print(json.dumps(summary, indent=2))

@@ -467,8 +467,18 @@ def test_bnkl_on_the_two_class_sample(at):
     assert any("Two-class view" in h.value for h in at.subheader)
     frames = at.get("iframe")
     assert len(frames) == 2 and "marginal class difference" in frames[1].proto.srcdoc
+    labels = [b.label for b in at.download_button]
+    assert labels[:2] == ["JSON", "BIF"] and labels[-2:] == ["BIF: class benign", "BIF: class malignant"]
     path = result.extra["path"]
     if len(path) > 1:
         at.slider(key="bnkl-index-bnkl · bdeu ess=1").set_value(0)
         at.run()
         no_exception(at)
+    # a saved BNKL result, imported again, still exports its selected class networks
+    at.file_uploader(key="net_import").set_value(("bnkl.json", result.dumps().encode(), "application/json"))
+    at.run()
+    at.selectbox(key="net_pick_box").set_value("imported bnkl")
+    at.run()
+    no_exception(at)
+    labels = [b.label for b in at.download_button]
+    assert labels[-2:] == ["BIF: class benign", "BIF: class malignant"]

@@ -314,6 +314,20 @@ def test_names_that_cannot_be_written_raise_bif_error():
         write_bif(net)
 
 
+def test_rename_writes_unwritable_names_safely():
+    net = Network("my net", ["x y", "x;y", "B"],
+                  [["(-inf, 0.5]", "(0.5, inf)"], ["a", "{a}"], ["b0", "b1"]], [[], [0], [0, 1]],
+                  [np.array([0.3, 0.7]), np.array([[0.1, 0.9], [0.6, 0.4]]),
+                   np.full((2, 2, 2), 0.5)])
+    back = read_bif(write_bif(net, rename=True))
+    assert back.name == "my_net"
+    assert back.names == ["x_y", "x_y_2", "B"]  # collisions get a suffix
+    assert back.states == [["-inf_0.5", "0.5_inf"], ["a", "a_2"], ["b0", "b1"]]
+    assert back.parents == net.parents
+    for a, b in zip(back.cpts, net.cpts):
+        assert np.array_equal(a, b)
+
+
 # -- sampling -----------------------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
 """BNKL (Balov 2013): the exact complexity path against brute force, the
 paper's identities, the IDE order, CPTs, edge contributions and errors."""
 
+import io
 import json
 import math
 from itertools import combinations, product
@@ -11,11 +12,13 @@ import pytest
 from scipy import stats
 
 import naive
+from bnexplore.bif import bif_safe_label, read_bif, write_bif
 from bnexplore.data import Dataset
-from bnexplore.errors import DataError, ResourceError, ScoreError, SearchError
-from bnexplore.search.bnkl import (_chi2_tail_log_sf, _t_tail_log_sf, bnkl, bnkl_search, bnkl_xy, complexity_path,
-                                   encode_classes, g_test_log_pvalue, ide_order, pareto_frontier, select_index,
-                                   welch_log_pvalue)
+from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError, SearchError
+from bnexplore.result import Result
+from bnexplore.search.bnkl import (_chi2_tail_log_sf, _t_tail_log_sf, bnkl, bnkl_search, bnkl_xy,
+                                   class_networks_from_json, complexity_path, encode_classes, g_test_log_pvalue,
+                                   ide_order, pareto_frontier, select_index, welch_log_pvalue)
 
 
 def planted_frame(rng, n_rows, n_noise=4):
@@ -325,6 +328,28 @@ def test_path_walk_json_and_result():
     assert (res.algorithm, res.score_name, res.score) == ("bnkl", "bnkl-ratio", result.S)
     assert res.graph == result.dag
     assert json.loads(res.dumps())["extra"]["path"] == data["path"]
+
+
+def test_class_networks_survive_json_and_bif():
+    """The two class networks rebuilt from a saved result (app export / re-import) are
+    the ones learned, and they write and read back as BIF."""
+    rng = np.random.default_rng(12)
+    result = bnkl(planted_frame(rng, 300, n_noise=2), "cls", select="aic")
+    assert result.dag.n_edges > 0
+    saved = Result.from_json(result.to_result().dumps())
+    rebuilt = class_networks_from_json(saved.extra)
+    for learned, again in zip(result.networks, rebuilt):
+        with pytest.raises(BIFError, match="cannot be written"):  # interval states such as (-inf, -0.84]
+            write_bif(again)
+        back = read_bif(io.StringIO(write_bif(again, rename=True)))
+        assert back.name == learned.name and back.names == learned.names
+        assert back.states == [[bif_safe_label(s) for s in labels] for labels in learned.states]
+        assert back.parents == learned.parents
+        for a, b in zip(back.cpts, learned.cpts):
+            assert a == pytest.approx(b, abs=1e-12)
+    del saved.extra["states"]
+    with pytest.raises(BIFError, match="no state labels"):
+        class_networks_from_json(saved.extra)
 
 
 def test_stop_and_progress():

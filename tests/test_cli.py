@@ -2,6 +2,7 @@
 
 import io
 import json
+import math
 import signal
 import threading
 from pathlib import Path
@@ -63,7 +64,10 @@ def test_enumerate_matches_the_python_api(capsys, tmp_path):
     assert summary["networks"] == len(found) and summary["classes"] == len(found.classes)
     assert summary["opt"] == pytest.approx(found.opt, rel=1e-12)
     again = bx.CredibleSet.from_json((tmp_path / "cs.json").read_text())
-    assert len(again) == len(found)
+    assert len(again) == len(found) and summary["complete_epsilon"] == pytest.approx(math.log(20))
+    code, out, _ = run(capsys, "enumerate", ASIA, "--score", "bic", "--bf", 20, "--limit", 5)
+    cut = json.loads(out)
+    assert cut["truncated"] and cut["networks"] <= 5 and cut["complete_epsilon"] < math.log(20)
 
 
 def test_bnkl_json_holds_path_arcs_and_cross_validation(capsys, tmp_path):

@@ -41,9 +41,9 @@ def test_every_dag_is_enumerated_exactly_once(n):
         [u for u in range(n) if u != v], k)] for v in range(n)]
     candidates = Candidates(ParentSets(names, cands, "bic"))
     table, _ = subset_table(candidates, Control())
-    masks, scores, reason, _ = collect(candidates, table, 0.0, 10**6, Control())
+    masks, scores, reason, _, complete = collect(candidates, table, 0.0, 0.0, 10**6, Control())
     dags = [tuple(int(m) for m in row) for row in masks]
-    assert reason is None
+    assert reason is None and complete == 0.0
     assert len(dags) == len(set(dags)) == {3: 25, 4: 543, 5: 29281}[n]
     assert set(dags) == set(naive.all_dags(n))
 
@@ -62,7 +62,7 @@ def test_credible_set_equals_brute_force(score, n, seed, rows):
             assert ours.keys() == expected.keys()
             for dag, s in ours.items():
                 assert s == pytest.approx(expected[dag], abs=1e-9)
-            assert not cs.truncated and cs.epsilon == eps and len(cs) == len(expected)
+            assert not cs.truncated and cs.epsilon == eps == cs.complete_epsilon and len(cs) == len(expected)
             assert list(cs.scores) == sorted(cs.scores, reverse=True)
 
 
@@ -150,11 +150,48 @@ def test_counting_limit_truncates_and_says_so():
     scorer = Scorer(dependent_data(3, 5, 30), "bic")
     full = credible_set(scorer, epsilon=3.0)
     exact_fit = credible_set(scorer, epsilon=3.0, limit=len(full))
-    assert not exact_fit.truncated and len(exact_fit) == len(full)
+    assert not exact_fit.truncated and len(exact_fit) == len(full) and exact_fit.complete_epsilon == 3.0
     cut = credible_set(scorer, epsilon=3.0, limit=len(full) - 1)
-    assert cut.truncated and "counting limit of" in cut.truncated_reason and len(cut) == len(full) - 1
+    assert cut.truncated and "counting limit of" in cut.truncated_reason and len(cut) < len(full)
     assert set(as_dict(cut)) < set(as_dict(full))
     assert "truncated" in repr(cut)
+
+
+@pytest.mark.parametrize("score", ["bic", "bdeu"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_truncated_set_is_every_dag_within_a_smaller_margin(score, seed):
+    """Cut by the limit, the set keeps the best DAGs: exactly the brute-force credible set of
+    its complete_epsilon, which lies between the worst kept DAG and the best dropped one."""
+    scorer = Scorer(dependent_data(seed, 5, 40), score)
+    every, opt = naive.credible_dags(all_local_scores(scorer), 5, math.inf, 0.0)
+    eps = 6.0
+    within = sorted((s for s in every.values() if s >= opt - eps - tolerance(opt)), reverse=True)
+    for limit in (len(within) // 2, len(within) // 5, 30):
+        cut = credible_set(scorer, epsilon=eps, limit=limit)
+        assert cut.truncated and len(cut) <= limit
+        if cut.complete_epsilon is None:  # the limit fell inside one run of ties
+            assert len(cut) == limit and np.ptp(cut.scores) <= 2 * tolerance(opt)
+            continue
+        assert 0 <= cut.complete_epsilon < eps and f"{math.exp(cut.complete_epsilon):.4g}" in cut.truncated_reason
+        expected = {dag for dag, s in every.items() if s >= opt - cut.complete_epsilon}
+        assert set(as_dict(cut)) == expected
+        dropped = [s for dag, s in every.items() if dag not in expected and s >= opt - eps - tolerance(opt)]
+        assert max(dropped) < opt - cut.complete_epsilon <= cut.scores.min()
+
+
+def test_heap_helpers_keep_the_smallest_key_on_top():
+    rng = np.random.default_rng(4)
+    for size in (1, 2, 7, 100):
+        keys = rng.normal(size=size).round(1)  # with ties
+        heap = credible.heapify(keys)
+        assert sorted(heap) == list(range(size))
+        for i in range(size):
+            for child in (2 * i + 1, 2 * i + 2):
+                if child < size:
+                    assert keys[heap[i]] <= keys[heap[child]]
+        keys[heap[0]] = 10.0  # replace the smallest, as the enumeration does
+        credible.sift_down(heap, keys, 0)
+        assert keys[heap[0]] == keys.min()
 
 
 def test_stop_during_the_enumeration(monkeypatch):
@@ -163,7 +200,7 @@ def test_stop_during_the_enumeration(monkeypatch):
     started = []
 
     def progress(info):
-        if "so far" in info["message"]:
+        if "DAGs kept" in info["message"]:
             started.append(1)
     control = Control(progress=progress, stop=lambda: bool(started), min_interval=0)
     cs = credible_set(scorer, epsilon=5.0, control=control)
@@ -205,6 +242,6 @@ def test_a_large_enumeration_stops_at_the_limit_with_distinct_dags():
     scorer = Scorer(Dataset.from_codes(rng.integers(0, 2, (40, 12))), "bic")
     parent_sets = candidate_parent_sets(scorer, epsilon=math.log(150))
     cs = credible_set(scorer, bf=150, parent_sets=parent_sets, limit=limit)
-    assert len(cs) == limit and cs.truncated
-    assert (cs.scores >= cs.opt - cs.epsilon - 1e-9).all()
-    assert len({row.tobytes() for row in cs.parent_masks}) == limit
+    assert limit - 5000 < len(cs) <= limit and cs.truncated and cs.complete_epsilon < cs.epsilon
+    assert (cs.scores >= cs.opt - cs.complete_epsilon).all()
+    assert len({row.tobytes() for row in cs.parent_masks}) == len(cs)

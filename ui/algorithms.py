@@ -158,7 +158,8 @@ register(Algorithm(
 def _credible_options(prefix):
     limit = st.number_input("Most networks to collect", 1000, 1_000_000, 150_000, step=10_000,
                             key=f"{prefix}limit",
-                            help="When more credible networks exist, the set is cut here and says so.")
+                            help="When more credible networks exist, the best ones are kept: every network "
+                                 "within a smaller Bayes factor, which the result states.")
     return {"limit": int(limit)}
 
 

@@ -7,6 +7,7 @@ A section says which results it applies to (``applies(entry)``, usually by
 """
 
 import html
+import math
 from dataclasses import dataclass
 
 import altair as alt
@@ -14,7 +15,10 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
+from bnexplore.bif import write_bif
 from bnexplore.classifier import cross_validate
+from bnexplore.errors import BNExploreError
+from bnexplore.search.bnkl import class_networks_from_json
 from bnexplore.graphs import DAG
 from ui.widgets import file_stem, show_graph
 
@@ -73,10 +77,10 @@ def _path_dag(point, names):
     return DAG.from_parents([[names.index(p) for p in ps] for ps in point["parents"]], names)
 
 
-def _bnkl_drawing(extra, found, index, names):
+def _bnkl_drawing(extra, chosen, index, names):
+    """The network at path ``index``; ``chosen`` is the BNKLResult at it (None for an imported result)."""
     dag = _path_dag(extra["path"][index], names)
-    if found is not None:
-        chosen = found.at(index)
+    if chosen is not None:
         arc_kl = {(names[u], names[v]): float(kl) for u, v, kl in chosen.arc_kl}
         dag = chosen.dag
     else:
@@ -118,6 +122,30 @@ def _cross_validation(entry):
                "whose network gives the row the higher likelihood).")
 
 
+def _class_network_downloads(entry, chosen, is_selected, classes):
+    """BIF downloads of the two class networks (one DAG, each class's own tables) at the shown path point."""
+    if chosen is not None:
+        networks = chosen.networks
+    elif is_selected:
+        try:
+            networks = class_networks_from_json(entry.result.extra)
+        except BNExploreError as error:
+            st.caption(f"Class networks cannot be exported: {error}")
+            return
+    else:
+        st.caption("The class networks of other path points need the data (not kept in an imported result); "
+                   "the selected one can be exported.")
+        return
+    stem = file_stem(entry.name)
+    columns = st.columns(2)
+    for column, network, label in zip(columns, networks, classes):
+        column.download_button(f"BIF: class {label}", data=write_bif(network, rename=True),
+                               file_name=f"{stem}-{network.name}.bif", mime="text/plain",
+                               key=f"bnkl-bif-{entry.name}-{network.name}", on_click="ignore",
+                               help=f"This DAG with the tables of class {label} (zeros reset to 1/(3n), as the "
+                                    "paper's classifier uses them); open it in any BIF tool.")
+
+
 def _render_bnkl(entry, positions):
     extra = entry.result.extra
     found = entry.cache.get("bnkl")
@@ -132,8 +160,10 @@ def _render_bnkl(entry, positions):
         index = st.slider("Network on the complexity path (0 = simplest)", 0, len(path) - 1, selected,
                           key=f"bnkl-index-{entry.name}")
     _path_chart(path, selected, index)
-    drawing = _bnkl_drawing(extra, found, index, names)
+    chosen = found.at(index) if found is not None else None
+    drawing = _bnkl_drawing(extra, chosen, index, names)
     show_graph(drawing, positions, BNKL_CAPTION)
+    _class_network_downloads(entry, chosen, index == selected, classes)
     _cross_validation(entry)
 
 
@@ -197,8 +227,11 @@ def _render_credible(entry, positions):
     d.metric("Equivalence classes", f"{len(found.classes):,}",
              help=f"{len(found.rpdag_classes):,} RPDAG classes")
     if found.truncated:
-        st.warning(f"The set is incomplete: {found.truncated_reason}. Classes and probabilities describe the "
-                   "networks found.")
+        complete = ("" if found.complete_epsilon is None else
+                    f" Every network within a Bayes factor of {math.exp(found.complete_epsilon):.3g} is here; "
+                    "raise the limit (Search page) for more.")
+        st.warning(f"The set is incomplete: {found.truncated_reason}.{complete} Classes and probabilities describe "
+                   "the networks kept.")
     kind = st.radio("Group the credible DAGs by", list(GROUPINGS), format_func=lambda k: GROUPINGS[k][0],
                     horizontal=True, key=f"cred-group-{entry.name}")
     st.caption(GROUPINGS[kind][1])

@@ -87,10 +87,11 @@ def fitted(entry):
 
 
 def bif_text(entry, name):
-    """The entry's fitted network as BIF text (BIFError when a name cannot be written in BIF)."""
+    """The entry's fitted network as BIF text; names BIF cannot hold are written with ``_``
+    (see :func:`bnexplore.bif.bif_safe`)."""
     def compute():
         network = fitted(entry)
-        return write_bif(Network(name, network.names, network.states, network.parents, network.cpts))
+        return write_bif(Network(name, network.names, network.states, network.parents, network.cpts), rename=True)
     return _cached(entry, "bif", compute)
 
 

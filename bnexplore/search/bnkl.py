@@ -38,7 +38,7 @@ from scipy import stats as _stats
 from ..bif import Network, fit_network
 from ..control import Control
 from ..data import NUMERIC, Dataset, Encoder
-from ..errors import DataError, ResourceError, SearchError
+from ..errors import BIFError, DataError, ResourceError, SearchError
 from ..graphs import DAG
 from ..result import Result
 from ..scores.kl import KLStatistics, class_labels
@@ -522,7 +522,7 @@ def _class_networks(dag, data, labels):
         for table in fitted.cpts:
             table = np.where(table > 0, table, floor)
             cpts.append(table / table.sum(axis=-1, keepdims=True))
-        networks.append(Network(f"class {c}", fitted.names, fitted.states, fitted.parents, cpts))
+        networks.append(Network(f"class{c}", fitted.names, fitted.states, fitted.parents, cpts))
     return tuple(networks)
 
 
@@ -709,12 +709,13 @@ class BNKLResult:
         path = [{"df": int(point["df"]), "R": float(point["R"]), "S": float(point["S"]),
                  "arcs": [[names[u], names[v]] for v, ps in enumerate(point["parents"]) for u in ps]}
                 for point in self.path]
-        cpts = {str(c): [{"node": names[i], "parents": [names[p] for p in net.parents[i]], "table": t.tolist()}
-                         for i, t in enumerate(net.cpts)]
-                for c, net in zip(("class0", "class1"), self.networks)}
+        cpts = {net.name: [{"node": names[i], "parents": [names[p] for p in net.parents[i]], "table": t.tolist()}
+                           for i, t in enumerate(net.cpts)]
+                for net in self.networks}
         return {
             "algorithm": "bnkl",
             "names": list(names),
+            "states": {name: list(labels) for name, labels in zip(names, self.networks[0].states)},
             "class_column": self.class_column,
             "classes": [_plain_label(c) for c in self.classes],
             "class_counts": [int(c) for c in self.class_counts],
@@ -744,6 +745,41 @@ class BNKLResult:
         extra = {k: v for k, v in self.to_json().items() if k not in ("algorithm", "graph", "params", "stats")}
         return Result(graph=self.dag, score=float(self.S), score_name="bnkl-ratio", algorithm="bnkl",
                       params=_json_params(self.params), stats=dict(self.stats), extra=extra)
+
+
+def class_networks_from_json(doc):
+    """The class-0 and class-1 networks of a BNKL result from its JSON.
+
+    Parameters
+    ----------
+    doc : dict
+        :meth:`BNKLResult.to_json`, or the ``extra`` of its
+        :meth:`~BNKLResult.to_result` (what the app keeps and re-imports).
+
+    Returns
+    -------
+    tuple of Network
+        Named ``class0`` and ``class1``, ready for :func:`bnexplore.write_bif`.
+
+    Raises
+    ------
+    BIFError
+        If the JSON lacks the state labels (files written before they were
+        stored) or its tables do not fit the graph.
+    """
+    names = list(doc["names"])
+    if "states" not in doc:
+        raise BIFError("this BNKL result has no state labels (saved by an older version); learn it again to "
+                       "export its class networks")
+    states = [doc["states"][name] for name in names]
+    position = {name: v for v, name in enumerate(names)}
+    networks = []
+    for label in ("class0", "class1"):
+        families = {family["node"]: family for family in doc["cpts"][label]}
+        parents = [[position[p] for p in families[name]["parents"]] for name in names]
+        cpts = [families[name]["table"] for name in names]
+        networks.append(Network(label, names, states, parents, cpts))
+    return tuple(networks)
 
 
 def _json_params(params):

@@ -52,7 +52,7 @@ _STEPS = 2_000_000
 
 @njit(cache=True)
 def enumerate_dags(table, masks, scores, offsets, n, threshold, subset, need, acc, node, choice, depth,
-                   out_masks, out_scores, count, max_steps):
+                   out_masks, out_scores, count, max_steps, heap):
     """Depth-first enumeration of every DAG scoring at least ``threshold``, resumable.
 
     Each DAG is built by one canonical sequence: remove its highest-index sink
@@ -96,6 +96,12 @@ def enumerate_dags(table, masks, scores, offsets, n, threshold, subset, need, ac
         Rows of ``out_masks`` already filled.
     max_steps : int
         Return after this many steps (the stack holds the state to resume).
+    heap : int64 array
+        Empty: stop when ``out_masks`` is full. Else the rows of the full
+        ``out_masks`` as a min-heap on ``out_scores`` (:func:`heapify`): a new
+        DAG better than the worst kept one replaces it, and the threshold
+        rises to the worst kept score, so the search ends holding the best
+        ``capacity`` DAGs (branch and bound for the k best).
 
     Returns
     -------
@@ -104,18 +110,35 @@ def enumerate_dags(table, masks, scores, offsets, n, threshold, subset, need, ac
         -1 once the search is finished; else pass it back to resume.
     steps : int
         Search steps taken (states visited plus DAGs emitted).
+    threshold : float
+        The threshold now (raised in heap mode).
+    overflow : int
+        DAGs met while ``out_masks`` was full (kept or not).
     """
     d = depth
     steps = 0
+    overflow = 0
     capacity = out_masks.shape[0]
-    while d >= 0 and count < capacity and steps < max_steps:
+    keep_best = heap.shape[0] > 0
+    while d >= 0 and (count < capacity or keep_best) and steps < max_steps:
         steps += 1
         s = subset[d]
         if s == 0:
+            row = count
+            if count == capacity:
+                overflow += 1
+                row = heap[0]
+                if acc[d] <= out_scores[row]:
+                    d -= 1
+                    continue
             for i in range(d):
-                out_masks[count, node[i]] = masks[choice[i]]
-            out_scores[count] = acc[d]
-            count += 1
+                out_masks[row, node[i]] = masks[choice[i]]
+            out_scores[row] = acc[d]
+            if row == count:
+                count += 1
+            else:
+                sift_down(heap, out_scores, 0)
+                threshold = max(threshold, out_scores[heap[0]])
             d -= 1
             continue
         v = node[d]
@@ -150,7 +173,34 @@ def enumerate_dags(table, masks, scores, offsets, n, threshold, subset, need, ac
         node[d + 1] = -1
         choice[d + 1] = -1
         d += 1
-    return count, d, steps
+    return count, d, steps, threshold, overflow
+
+
+@njit(cache=True)
+def sift_down(heap, keys, i):
+    """Restore the min-heap property of ``heap`` (indices ordered by ``keys``) below position ``i``."""
+    size = heap.shape[0]
+    item = heap[i]
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and keys[heap[child + 1]] < keys[heap[child]]:
+            child += 1
+        if keys[heap[child]] >= keys[item]:
+            break
+        heap[i] = heap[child]
+        i = child
+    heap[i] = item
+
+
+@njit(cache=True)
+def heapify(keys):
+    """The indices ``0 .. len(keys) - 1`` as a min-heap on ``keys`` (worst score at the top)."""
+    heap = np.arange(keys.shape[0])
+    for i in range(keys.shape[0] // 2 - 1, -1, -1):
+        sift_down(heap, keys, i)
+    return heap
 
 
 @njit(cache=True)
@@ -308,6 +358,10 @@ class CredibleSet:
     stats : dict, optional
     truncated_reason : str, optional
         Why the set may be incomplete (counting limit, stop flag, time limit).
+    complete_epsilon : float, optional
+        The set holds every DAG with score >= OPT - complete_epsilon: epsilon
+        when complete, a smaller margin when the counting limit cut it (see
+        :func:`collect`); None when no margin is known to be complete.
 
     Attributes
     ----------
@@ -322,7 +376,7 @@ class CredibleSet:
     """
 
     def __init__(self, names, parent_masks, scores, opt, epsilon, score_name, params=None, stats=None,
-                 truncated_reason=None):
+                 truncated_reason=None, complete_epsilon=None):
         self.names = list(names)
         scores = np.asarray(scores, np.float64)
         order = np.argsort(-scores, kind="stable")
@@ -334,6 +388,7 @@ class CredibleSet:
         self.params = dict(params or {})
         self.stats = dict(stats or {})
         self.truncated_reason = truncated_reason
+        self.complete_epsilon = None if complete_epsilon is None else float(complete_epsilon)
         if len(self.scores):
             raw = np.exp(self.scores - self.opt)
             self.weights = raw / raw.sum()
@@ -442,7 +497,8 @@ class CredibleSet:
         return {"kind": "credible_set", "names": self.names, "score_name": self.score_name,
                 "params": to_plain(self.params), "opt": self.opt, "epsilon": self.epsilon,
                 "bayes_factor": self.bayes_factor, "truncated": self.truncated,
-                "truncated_reason": self.truncated_reason, "stats": to_plain(self.stats),
+                "truncated_reason": self.truncated_reason, "complete_epsilon": self.complete_epsilon,
+                "stats": to_plain(self.stats),
                 "dags": {"scores": self.scores.tolist(), "parents": parents},
                 "classes": classes(self.classes), "rpdag_classes": classes(self.rpdag_classes),
                 "arc_probabilities": self.arc_probabilities.tolist(),
@@ -478,7 +534,7 @@ class CredibleSet:
                     masks[t, v] |= 1 << p
         return cls(names, masks, scores, data["opt"], data["epsilon"], data["score_name"],
                    params=data.get("params"), stats=data.get("stats"),
-                   truncated_reason=data.get("truncated_reason"))
+                   truncated_reason=data.get("truncated_reason"), complete_epsilon=data.get("complete_epsilon"))
 
 
 def _checked_epsilon(bf, epsilon):
@@ -498,50 +554,79 @@ def _checked_limit(limit):
 
 
 def enumeration_memory(n, limit):
-    """Bytes for the collected DAGs: masks, scores and grouping keys of ``limit + 1`` DAGs."""
-    return (limit + 1) * (3 * n + 2) * 8
+    """Bytes for the collected DAGs: masks, scores, heap and grouping keys of ``limit`` DAGs."""
+    return (limit + 1) * (3 * n + 3) * 8
 
 
-def collect(candidates, table, threshold, limit, control):
-    """Run :func:`enumerate_dags` to the end, to ``limit`` DAGs, or to a stop.
+def collect(candidates, table, opt, epsilon, limit, control):
+    """The credible DAGs, or the ``limit`` best of them when there are more.
 
-    Returns ``(parent_masks, scores, reason, steps)`` where ``reason`` says
-    why the set may be incomplete (None when it is complete). One DAG beyond
-    the limit is looked for, so hitting the limit means more DAGs exist.
+    Runs :func:`enumerate_dags` to the end or to a stop. Until ``limit`` DAGs
+    are found every one is kept; from then on the search keeps the best
+    ``limit`` (heap mode) and its threshold rises to the worst kept score.
+    When more than ``limit`` credible DAGs exist, the DAGs tied (within the
+    score tolerance) with the worst kept one are dropped, so what remains is
+    *every* DAG within a smaller margin ``complete_epsilon`` of the optimum:
+    a DAG scoring at least ``worst + 2 tol`` has a computed score above every
+    threshold used, so it was met, and it was never evicted, since only DAGs
+    at most the final worst score are.
+
+    Returns
+    -------
+    parent_masks, scores : arrays
+    reason : str or None
+        Why the set is incomplete (None when it is every credible DAG).
+    steps : int
+    complete_epsilon : float or None
+        The set is every DAG with score >= OPT - complete_epsilon (epsilon
+        itself when complete); None after a stop, or when the limit is smaller
+        than the number of DAGs tied at the worst kept score.
     """
     n = candidates.n
+    tol = tolerance(opt)
+    threshold = opt - epsilon - tol
     subset = np.zeros(n + 1, np.int64)
     subset[0] = (1 << n) - 1
     need = np.zeros(n + 1, np.int64)
     acc = np.zeros(n + 1)
     node = np.full(n + 1, -1, np.int64)
     choice = np.full(n + 1, -1, np.int64)
-    capacity = min(limit + 1, 1 << 16)
+    capacity = min(limit, 1 << 16)
     out_masks = np.zeros((capacity, n), np.int64)
     out_scores = np.empty(capacity)
-    count, depth, steps = 0, 0, 0
-    reason = None
+    heap = np.zeros(0, np.int64)
+    count, depth, steps, overflow = 0, 0, 0, 0
     while depth >= 0:
         if control.should_stop():
             reason = f"{control.reason}: the search ended after {count:,} DAGs, more may exist"
-            break
-        if count == capacity:
-            if capacity == limit + 1:
-                count = limit
-                reason = f"the counting limit of {limit:,} DAGs was reached; more credible DAGs exist"
-                break
-            capacity = min(2 * capacity, limit + 1)
-            out_masks = np.concatenate([out_masks, np.zeros((capacity - len(out_masks), n), np.int64)])
-            out_scores = np.concatenate([out_scores, np.empty(capacity - len(out_scores))])
-        count, depth, done = enumerate_dags(table, candidates.masks, candidates.scores, candidates.offsets, n,
-                                            threshold, subset, need, acc, node, choice, depth, out_masks, out_scores,
-                                            count, _STEPS)
+            return out_masks[:count], out_scores[:count], reason, steps, None
+        if count == capacity and not len(heap):
+            if capacity == limit:
+                heap = heapify(out_scores)
+            else:
+                capacity = min(2 * capacity, limit)
+                out_masks = np.concatenate([out_masks, np.zeros((capacity - len(out_masks), n), np.int64)])
+                out_scores = np.concatenate([out_scores, np.empty(capacity - len(out_scores))])
+        count, depth, done, threshold, extra = enumerate_dags(
+            table, candidates.masks, candidates.scores, candidates.offsets, n, threshold, subset, need, acc, node,
+            choice, depth, out_masks, out_scores, count, _STEPS, heap)
         steps += done
-        control.report(done=None, message=f"credible set: {min(count, limit):,} DAGs so far")
-    if count > limit:
-        count = limit
-        reason = f"the counting limit of {limit:,} DAGs was reached; more credible DAGs exist"
-    return out_masks[:count], out_scores[:count], reason, steps
+        overflow += extra
+        worst = f"; the worst kept is {opt - out_scores[heap[0]]:.4g} below OPT" if len(heap) else ""
+        control.report(done=None, message=f"credible set: {count:,} DAGs kept{worst}")
+    if not overflow:
+        return out_masks[:count], out_scores[:count], None, steps, epsilon
+    cut = out_scores.min() + 2 * tol
+    keep = out_scores >= cut
+    more = f"the counting limit of {limit:,} DAGs was reached: more credible DAGs exist"
+    if not keep.any():
+        reason = (f"{more}; the set holds {limit:,} of the DAGs tied at {out_scores.min():.6f}, so no smaller "
+                  "margin is complete; raise the limit")
+        return out_masks, out_scores, reason, steps, None
+    complete = opt - cut
+    reason = (f"{more}; the set holds the {int(keep.sum()):,} best, every DAG within a Bayes factor of "
+              f"{math.exp(complete):.4g} (epsilon {complete:.4g}) of the optimum")
+    return out_masks[keep], out_scores[keep], reason, steps, complete
 
 
 def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_indegree=None, limit=DEFAULT_LIMIT,
@@ -567,11 +652,10 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         Only DAGs with at most this many parents per node.
     limit : int
         Most DAGs to collect; when more exist the set is truncated and says so
-        (``truncated_reason``). A truncated set holds the first ``limit`` DAGs
-        the depth-first search met (the optimum among them: candidates are
-        tried best first), not necessarily the ``limit`` best, so its classes
-        and arc probabilities describe that subset only, as with the paper's
-        counting limit.
+        (``truncated_reason``): it then holds the best DAGs, every one within
+        the smaller margin ``complete_epsilon`` of the optimum (see
+        :func:`collect`), like the paper's counting limit on a solver that
+        finds networks best first.
     pruning : bool
         Use the pruning rules (False scores every parent set: slow, for checks).
     parent_sets : ParentSets, optional
@@ -614,11 +698,10 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     t_dp = time.perf_counter()
     opt = float(table[-1]) if size == n else None
     if opt is None:
-        masks, scores, steps = np.zeros((0, n), np.int64), np.zeros(0), 0
+        masks, scores, steps, complete = np.zeros((0, n), np.int64), np.zeros(0), 0, None
         reason = f"{control.reason}: stopped before the optimum was found"
     else:
-        threshold = opt - epsilon - tolerance(opt)
-        masks, scores, reason, steps = collect(candidates, table, threshold, limit, control)
+        masks, scores, reason, steps, complete = collect(candidates, table, opt, epsilon, limit, control)
     del table
     t_enum = time.perf_counter()
     params = {**scorer.params, "bf": math.exp(epsilon), "epsilon": epsilon, "max_indegree": max_indegree,
@@ -628,7 +711,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
              "memory_bytes": needed, "stopped": control.reason, **scorer.stats(snapshot),
              "candidates": parent_sets.stats}
     result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params, stats=stats,
-                         truncated_reason=reason)
+                         truncated_reason=reason, complete_epsilon=complete)
     result.stats["seconds"] = time.perf_counter() - start
     control.finish(message=f"credible set: {len(result):,} DAGs in {result.stats['n_classes']:,} classes",
                    score=opt)
