@@ -84,7 +84,7 @@ def restarts_experiment(name, scorer, truth, args):
 
     base = {"network": name, "n": scorer.n_vars, "rows": scorer.n_rows, "true_bic": scorer.total(truth)}
     start = time.perf_counter()
-    hc = hill_climb(scorer, restarts=10 ** 6, seed=1, time_limit=args.time_limit)
+    hc = hill_climb(scorer, restarts=10 ** 6, perturb=max(1, scorer.n_vars // 4), seed=1, time_limit=args.time_limit)
     emit(args.out, {**base, "experiment": "main", "method": "hill climbing + restarts", "bic": hc.score,
                     "seconds": time.perf_counter() - start, "stopped": hc.stats["stopped"],
                     **distances(hc.graph, truth)})

@@ -6,7 +6,8 @@ families with 0-3 parents, and times, with the cache off:
 - ``Scorer.local`` one call at a time (single thread),
 - ``Scorer.local_many`` batched, on one numba thread and on all threads,
 - pgmpy's ``BDeu.local_score`` and pyAgrum's ``BNLearner.score`` (BDeu) when
-  installed (benchmark environment only), checking that they agree with ours.
+  installed (benchmark environment only), checking that they agree with ours;
+- and where the time of one 3-parent family goes (keys, histogram, score).
 
 Run: ``PYTHONPATH=. python benchmarks/bench_scores.py`` (add ``--quick`` for a
 smoke run). Prints a Markdown table for benchmarks/BENCHMARKS.md.
@@ -105,6 +106,31 @@ def time_pyagrum(frame, names, fams, ours):
     return rate(elapsed, len(fams)), max(abs(a * math.log(2) - b) / abs(b) for a, b in zip(values, ours))
 
 
+def breakdown(scorer, fams, repeats=200):
+    """Microseconds per family in each part of one BDeu evaluation: the mixed-radix keys, the
+    histogram, and the score from the counts (the kernel's own pieces, timed in a loop)."""
+    from bnexplore.scores import kernels
+
+    none = np.zeros(0, np.uint8)
+    parts = {"keys": [], "histogram": [], "score": []}
+    for child, parents in fams:
+        ps = np.array(parents, np.int64)
+        q = float(np.prod(scorer.arities[ps]))
+        cells = int(q) * int(scorer.arities[child])
+        keys = kernels._dense_keys(scorer.cols, scorer.arities, child, ps, none)
+        counts = kernels._histogram(keys, cells).reshape(int(q), -1)
+        for name, call in (("keys", lambda: kernels._dense_keys(scorer.cols, scorer.arities, child, ps, none)),
+                           ("histogram", lambda: kernels._histogram(keys, cells)),
+                           ("score", lambda: kernels._score_from_counts(counts, q, scorer.n_rows, kernels.BDEU,
+                                                                        1.0))):
+            call()
+            start = time.perf_counter()
+            for _ in range(repeats):
+                call()
+            parts[name].append((time.perf_counter() - start) / repeats * 1e6)
+    return {name: float(np.median(values)) for name, values in parts.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20000)
@@ -145,6 +171,9 @@ def main():
         diffs = "/".join("n/a" if d is None else f"{d:.1e}" for d in (pg_diff, ag_diff))
         print(f"| {size} | {single:,.0f} | {one:,.0f} | {every:,.0f} | {fmt(pg)} | {fmt(ag)} "
               f"| {ratio(every, pg)} | {ratio(single, ag)} | {diffs} |")
+    parts = breakdown(Scorer(data, "bdeu", cache=False), families(rng, data.n_vars, 3, 20 if args.quick else 100))
+    print("\nOne 3-parent family, median microseconds (Python call overhead included): "
+          + ", ".join(f"{name} {value:.1f}" for name, value in parts.items()))
 
 
 if __name__ == "__main__":
