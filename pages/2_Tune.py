@@ -7,7 +7,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from bnexplore.errors import DataError
 from bnexplore.parents import candidate_parent_sets
+from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
 from bnexplore.search.exact import available_memory, memory_needed
 
 from ui import state
@@ -60,6 +62,8 @@ def size_text(n_bytes):
 
 
 def duration_text(seconds):
+    if seconds < 0.1:
+        return "under 0.1 s"
     if seconds < 60:
         return f"{seconds:.1f} s"
     if seconds < 3600:
@@ -80,8 +84,8 @@ def score_section(settings):
             help="How many imaginary rows the uniform prior is worth. Larger ESS lets more arcs in; 1 is the "
                  "usual choice."))
     if st.session_state.get("class_column"):
-        st.caption(f"A class column ({st.session_state['class_column']}) is chosen: two-class searches use the "
-                   "KL statistic between the classes instead of these scores.")
+        st.caption(f"A class column ({st.session_state['class_column']}) is chosen: the two-class search (BNKL) "
+                   "uses the KL score set below instead of these.")
     st.caption("All scores are natural logarithms; higher is better. A network's score is the sum of one local "
                "score per node, s(node, its parents).")
 
@@ -132,6 +136,45 @@ def estimate_section(settings):
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing and tabu search score only the parent sets "
                f"they visit, usually a tiny fraction of these. An exact search over 2^{n} subsets is "
                + ("feasible on this machine." if feasible else "out of reach here (not enough free memory)."))
+
+
+def two_class_section(settings):
+    """The KL score of the two-class search (Balov 2013): reference class, M, selection rule, size."""
+    column = st.session_state.get("class_column")
+    if not column:
+        return
+    st.subheader("Two-class score: KL between the classes (BNKL)")
+    try:
+        _, labels = encode_classes(st.session_state["table"].frame[column], column=column)
+    except DataError as error:
+        st.warning(f"{error}. Choose another class column on the Data page.")
+        return
+    st.latex(r"S(G) = \frac{R(G)}{df(G)},\quad R(G) = \frac{1}{n}\sum_i \sum_j \sum_k n_{ijk}"
+             r"\log\frac{P_{ijk}}{P^0_{ijk}},\quad df(G) = \sum_i q_i (r_i - 1)")
+    st.caption("R is how far the tables learned from all rows (P) are from those of the reference class (P⁰), "
+               "per row; df counts free parameters. The search keeps, for every complexity df, the network with "
+               "the largest R (the complexity path) and picks one by the rule below.")
+    left, middle, right = st.columns(3)
+    current = settings.get("kl_class0")
+    index = [str(x) for x in labels].index(str(current)) if str(current) in [str(x) for x in labels] else 0
+    settings["kl_class0"] = left.radio(f"Reference class (class 0) of {column}", labels, index=index,
+                                       format_func=str, key="tune_kl_class0",
+                                       help="R measures the other class against this one, so R (and the "
+                                            "network) change when the classes are swapped.")
+    settings["kl_max_parents"] = int(middle.slider("Largest parent set M", 0, 4,
+                                                   int(settings.get("kl_max_parents", 2)), key="tune_kl_parents",
+                                                   help="The paper's default is 2."))
+    rule = settings.get("kl_select", "ratio")
+    settings["kl_select"] = right.radio("Pick the network by", list(SELECT_RULES),
+                                        index=list(SELECT_RULES).index(rule) if rule in SELECT_RULES else 0,
+                                        key="tune_kl_select",
+                                        help="ratio: largest R / df (the paper); bic: N R − df log(N) / 2; "
+                                             "aic: N R − df.")
+    data = state.dataset()
+    count = n_statistics(data.n_vars - 1, settings["kl_max_parents"])
+    rate = local_score_rate(st.session_state["data_key"], "bic", 1.0, min(settings["kl_max_parents"], 3), data)
+    st.caption(f"{data.n_vars - 1} variables besides {column}: the search computes {count:,} KL statistics; "
+               f"counting them takes {duration_text(count / rate)} on this data.")
 
 
 RULE_LABELS = {"kept": "kept (candidates)", "subset": "pruned: a subset scores better by > ε",
@@ -197,6 +240,7 @@ def page():
         indegree_section(settings, state.dataset().n_vars)
     with right:
         bayes_factor_section(settings)
+    two_class_section(settings)
     st.divider()
     estimate_section(settings)
     st.divider()

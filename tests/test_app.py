@@ -447,6 +447,32 @@ def test_ordering_search_runs(at):
     assert not job.errors and job.results[0][1].algorithm == "asobs"
 
 
+def test_tune_sets_the_two_class_kl_score_the_bnkl_search_uses(at):
+    load_sample(at, "breast_cancer_wdbc")
+    go(at, "2_Tune")
+    assert any("Two-class score" in h.value for h in at.subheader)
+    assert any("KL statistics" in c.value for c in at.caption)
+    at.radio(key="tune_kl_class0").set_value("malignant")
+    at.slider(key="tune_kl_parents").set_value(1)
+    at.radio(key="tune_kl_select").set_value("bic")
+    at.run()
+    no_exception(at)
+    go(at, "3_Search")
+    at.multiselect(key="search_algorithms").set_value(["bnkl"])
+    at.run()
+    assert at.number_input(key="search_bnkl_parents").value == 1
+    at.button(key="search_run").click()
+    at.run()
+    job = at.session_state["job"]
+    assert job.wait(60)
+    at.run()
+    no_exception(at)
+    assert not job.errors, job.errors
+    result = job.results[0][1]
+    assert result.extra["classes"] == ["malignant", "benign"] and result.extra["select"] == "bic"
+    assert all(len(ps) <= 1 for ps in result.graph.parent_sets())
+
+
 def test_bnkl_on_the_two_class_sample(at):
     load_sample(at, "breast_cancer_wdbc")
     no_exception(at)

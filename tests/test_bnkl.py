@@ -18,7 +18,7 @@ from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError, Sea
 from bnexplore.result import Result
 from bnexplore.search.bnkl import (_chi2_tail_log_sf, _t_tail_log_sf, bnkl, bnkl_search, bnkl_xy,
                                    class_networks_from_json, complexity_path, encode_classes, g_test_log_pvalue,
-                                   ide_order, pareto_frontier, select_index, welch_log_pvalue)
+                                   ide_order, n_statistics, pareto_frontier, select_index, welch_log_pvalue)
 
 
 def planted_frame(rng, n_rows, n_noise=4):
@@ -328,6 +328,13 @@ def test_path_walk_json_and_result():
     assert (res.algorithm, res.score_name, res.score) == ("bnkl", "bnkl-ratio", result.S)
     assert res.graph == result.dag
     assert json.loads(res.dumps())["extra"]["path"] == data["path"]
+
+
+def test_n_statistics_counts_every_order_compatible_family():
+    for n in range(1, 9):
+        for m in range(4):
+            families = sum(1 for i in range(n) for k in range(m + 1) for _ in combinations(range(i), k))
+            assert n_statistics(n, m) == families
 
 
 def test_class_networks_survive_json_and_bif():

@@ -197,11 +197,18 @@ for _method, _label, _about in (
 
 
 def _bnkl_options(prefix):
-    parents = st.number_input("Largest parent set M", 0, 4, 2, key=f"{prefix}parents",
+    settings = st.session_state["settings"]
+    parents = st.number_input("Largest parent set M", 0, 4, int(settings.get("kl_max_parents", 2)),
+                              key=f"{prefix}parents",
                               help="The paper's default is 2; every extra parent multiplies the work.")
-    select = st.selectbox("Pick the network on the complexity path by", SELECT_RULES, key=f"{prefix}select",
+    rule = settings.get("kl_select", "ratio")
+    select = st.selectbox("Pick the network on the complexity path by", SELECT_RULES,
+                          index=list(SELECT_RULES).index(rule) if rule in SELECT_RULES else 0, key=f"{prefix}select",
                           help="ratio: largest R / df (the paper's score); bic / aic: penalised R.")
-    return {"max_parents": int(parents), "select": select}
+    class0 = settings.get("kl_class0")
+    if class0 is not None:
+        st.caption(f"Reference class (class 0): {class0!s}, as set on the Tune page.")
+    return {"max_parents": int(parents), "select": select, "class0": class0}
 
 
 def _run_bnkl(inputs, options, control):

@@ -34,7 +34,8 @@ NETWORK_DIR = SAMPLE_DIR / "networks"
 SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
 TWO_CLASS_SAMPLE = "breast_cancer_wdbc"
 DEFAULT_SAMPLE = "asia"
-DEFAULT_SETTINGS = {"score": "bdeu", "ess": 1.0, "bf": 20.0, "max_indegree": 3}
+DEFAULT_SETTINGS = {"score": "bdeu", "ess": 1.0, "bf": 20.0, "max_indegree": 3,
+                    "kl_max_parents": 2, "kl_select": "ratio", "kl_class0": None}
 DEFAULT_ENCODING = {"default_method": "uniform3", "methods": {}, "as_categorical": [], "as_numeric": [],
                     "leave_out": [], "missing": "state", "max_levels": 50}
 

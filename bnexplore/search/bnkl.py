@@ -416,9 +416,16 @@ def _families_per_node(n, max_parents):
     return [sum(math.comb(p, k) for k in range(1, min(max_parents, p) + 1)) for p in range(n)]
 
 
+def n_statistics(n, max_parents):
+    """KL statistics the search computes on ``n`` variables: every node's empty
+    parent set, and for the node at position i of the order every set of 1 to
+    M earlier nodes, ``n + Σ_{k=1..M} C(n, k + 1)``."""
+    return n + sum(math.comb(n, k + 1) for k in range(1, min(max_parents, n - 1) + 1))
+
+
 def _check_size(n, max_parents):
     """ResourceError when the search would score more than ``_MAX_FAMILIES`` parent sets."""
-    total = n + sum(math.comb(n, k + 1) for k in range(1, min(max_parents, n - 1) + 1))
+    total = n_statistics(n, max_parents)
     if total > _MAX_FAMILIES:
         raise ResourceError(f"BNKL with max_parents={max_parents} on {n} variables would score {total:,} parent sets "
                             f"(limit {_MAX_FAMILIES:,}); lower max_parents or use fewer variables")
