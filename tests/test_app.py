@@ -55,11 +55,14 @@ def go(at, page):
     return at
 
 
-def run_search(at, algorithms=("hc",), wait=60):
-    """Press Run on the Search page and wait for the background thread; returns the job."""
+def run_search(at, algorithms=("hc",), wait=60, numbers=None):
+    """Press Run on the Search page and wait for the background thread; returns the job.
+    ``numbers`` sets number inputs of the algorithms' options first (key: value)."""
     go(at, "3_Search")
     at.multiselect(key="search_algorithms").set_value(list(algorithms))
     at.run()
+    for key, value in (numbers or {}).items():
+        at.number_input(key=key).set_value(value)
     at.button(key="search_run").click()
     at.run()
     no_exception(at)
@@ -457,16 +460,8 @@ def test_tune_sets_the_two_class_kl_score_the_bnkl_search_uses(at):
     at.radio(key="tune_kl_select").set_value("bic")
     at.run()
     no_exception(at)
-    go(at, "3_Search")
-    at.multiselect(key="search_algorithms").set_value(["bnkl"])
-    at.run()
-    assert at.number_input(key="search_bnkl_parents").value == 1
-    at.button(key="search_run").click()
-    at.run()
-    job = at.session_state["job"]
-    assert job.wait(60)
-    at.run()
-    no_exception(at)
+    job = run_search(at, algorithms=("bnkl",))
+    assert at.number_input(key="search_bnkl_parents").value == 1  # the Tune page's M
     assert not job.errors, job.errors
     result = job.results[0][1]
     assert result.extra["classes"] == ["malignant", "benign"] and result.extra["select"] == "bic"
@@ -477,16 +472,7 @@ def test_bnkl_on_the_two_class_sample(at):
     load_sample(at, "breast_cancer_wdbc")
     no_exception(at)
     assert at.session_state["class_column"] == "diagnosis"
-    go(at, "3_Search")
-    at.multiselect(key="search_algorithms").set_value(["bnkl"])
-    at.run()
-    at.number_input(key="search_bnkl_parents").set_value(1)
-    at.button(key="search_run").click()
-    at.run()
-    job = at.session_state["job"]
-    assert job.wait(60)
-    at.run()
-    no_exception(at)
+    job = run_search(at, algorithms=("bnkl",), numbers={"search_bnkl_parents": 1})
     assert not job.errors, job.errors
     result = job.results[0][1]
     go(at, "4_Networks")
