@@ -62,7 +62,7 @@ def start(algorithms, options, time_limit):
 
 def trace_chart(job):
     """Best score so far against time, one line per search."""
-    reports = [r for r in job.snapshot() if r["score"] is not None]
+    reports = job.trace()
     if not reports:
         return
     frame = pd.DataFrame(reports)

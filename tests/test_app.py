@@ -246,6 +246,9 @@ def test_searches_run_in_the_background_and_are_kept(searched):
     assert table["edges"].tolist()[:2] == [hc.graph.n_edges, tabu.graph.n_edges]
     assert table["score"].tolist()[:2] == [hc.score, tabu.score]
     assert at.get("vega_lite_chart"), "the score trace is drawn"
+    points = [p for p in job.trace() if p["task"] == job.results[0][0].name]
+    assert [p["score"] for p in points] == [step["score"] for step in hc.trajectory]  # every step, not a sample
+    assert [p["seconds"] for p in points] == sorted(p["seconds"] for p in points)
 
 
 def test_teaching_mode_replays_the_run(searched):

@@ -99,6 +99,17 @@ class SearchJob:
         with self._lock:
             return list(self.reports)
 
+    def trace(self):
+        """Score points to draw (``task``, ``seconds``, ``score``, ``iteration``): the
+        progress reports, replaced for every finished local search by its trajectory,
+        which has every step where the reports are rate-limited."""
+        reports = [r for r in self.snapshot() if r["score"] is not None]
+        steps = [{"task": task.name, "seconds": step["seconds"], "score": step["score"], "iteration": step["step"]}
+                 for task, result, _ in list(self.results) for step in result.trajectory or ()
+                 if "seconds" in step]
+        exact = {point["task"] for point in steps}
+        return [r for r in reports if r["task"] not in exact] + steps
+
     def latest(self):
         """The last progress report, or None."""
         with self._lock:

@@ -55,7 +55,8 @@ class SearchRun:
         self.evaluated += evaluated
         names = self.scorer.names
         self.trajectory.append({"step": len(self.trajectory) + 1, "op": op, "args": [names[x] for x in nodes],
-                                "delta": delta, "score": state.score, **extra})
+                                "delta": delta, "score": state.score,
+                                "seconds": time.perf_counter() - self.start, **extra})
         self.control.report(done=done, message=f"{self.algorithm}: step {self.iterations}",
                             score=state.score, iteration=self.iterations)
 
