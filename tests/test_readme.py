@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bnexplore.bif import read_bif
+
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = (ROOT / "README.md").read_text()
 
@@ -35,10 +37,13 @@ def test_the_readme_shows_the_three_commands():
     assert re.search(r"^pytest$", TEXT, re.M)
 
 
-def test_python_api_example_runs(monkeypatch, capsys):
-    monkeypatch.chdir(ROOT)
+def test_python_api_example_runs(monkeypatch, capsys, tmp_path):
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    monkeypatch.chdir(tmp_path)  # the example writes files, as a user's would, in the working directory
     exec(compile(code_blocks("python")[0], "README.md", "exec"), {"__name__": "readme"})
-    assert "DAGs in" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "DAGs in" in out and "counting limit of 5 DAGs" in out
+    assert read_bif(tmp_path / "malignant.bif").names[-1] == "fractal_dimension_worst"
 
 
 def test_every_command_is_tested():
