@@ -131,6 +131,9 @@ def test_restarts_never_lose_the_first_optimum(problem):
     restarted = hill_climb(scorer, restarts=4, perturb=3, seed=0)
     assert restarted.score >= plain.score - 1e-9
     assert any(step.get("kind") == "perturb" for step in restarted.trajectory)
+    default = hill_climb(scorer, restarts=1, seed=0)
+    perturbed = [step for step in default.trajectory if step.get("kind") == "perturb"]
+    assert default.params["perturb"] == len(perturbed) == scorer.n_vars  # n moves by default (n < 100)
 
 
 def test_tabu_returns_its_best_seen_graph(problem):

@@ -17,6 +17,8 @@ from .dagstate import DagState
 from .run import SearchRun, first_best
 
 OPS = ("add", "delete", "reverse")
+_PERTURB_CAP = 100
+"""Most random moves in a default restart perturbation."""
 _INVERSE = {"add": "delete", "delete": "add", "reverse": "reverse"}
 
 
@@ -167,10 +169,11 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
         Number of random restarts: from the best graph so far apply
         ``perturb`` random legal moves, climb again, keep the best.
     perturb : int, optional
-        Moves per perturbation (default n, the number of variables: with
-        n / 4 moves most restarts climbed back into the same optimum on the
-        benchmark networks, with n they found better ones; see
-        benchmarks/BENCHMARKS.md).
+        Moves per perturbation (default n, the number of variables, at most
+        100: with n / 4 moves most restarts climbed back into the same
+        optimum on the benchmark networks, with n they found better ones, see
+        benchmarks/BENCHMARKS.md; each move rescores up to n families, hence
+        the cap on large networks).
     seed : int, optional
         Seed of the perturbations.
     progress, time_limit, stop, control
@@ -185,7 +188,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     control = Control.of(control, progress, time_limit, stop)
     if int(restarts) != restarts or restarts < 0:
         raise SearchError(f"restarts must be a whole number >= 0, got {restarts!r}")
-    perturb = max(1, scorer.n_vars) if perturb is None else int(perturb)
+    perturb = max(1, min(scorer.n_vars, _PERTURB_CAP)) if perturb is None else int(perturb)
     constraints = _Constraints(scorer, blacklist, whitelist, max_indegree)
     run = SearchRun(scorer, control, "hc", {"max_indegree": max_indegree, "restarts": restarts,
                                        "perturb": perturb, "seed": seed})
