@@ -97,7 +97,8 @@ def test_main_flow(page):
     page.get_by_role("button", name="Run").click()
     page.get_by_text("Finished: hc").first.wait_for()
     page.locator("[data-testid='stDataFrame']").first.wait_for()
-    page.wait_for_timeout(500)
+    page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for()
+    page.wait_for_timeout(1500)
     page.screenshot(path=str(ARTIFACTS / "02_search.png"), full_page=True)
 
     open_page(page, "4 · Networks")
