@@ -417,6 +417,20 @@ def test_tune_pruning_chart_counts_candidate_sets(at):
     assert stats["kept"] == kept and stats["epsilon"] == pytest.approx(math.log(20))
 
 
+def test_a_credible_set_cut_by_the_limit_says_which_bayes_factor_it_covers(at):
+    go(at, "2_Tune")
+    at.select_slider(key="tune_bf").set_value(1000)  # asia, BDeu: over 5,000 credible DAGs
+    at.run()
+    job = run_search(at, algorithms=("credible",), numbers={"search_credible_limit": 1000})
+    assert not job.errors, job.errors
+    found = job.results[0][2]["credible"]
+    assert found.truncated and len(found) <= 1000 and found.complete_epsilon < math.log(1000)
+    go(at, "4_Networks")
+    warning = " ".join(w.value for w in at.warning)
+    assert "counting limit of 1,000" in warning
+    assert f"Every network within a Bayes factor of {math.exp(found.complete_epsilon):.3g} is here" in warning
+
+
 def test_exact_and_credible_set_views_and_gap_to_optimum(at):
     job = run_search(at, algorithms=("hc", "exact", "credible"))
     assert not job.errors, job.errors
