@@ -85,15 +85,20 @@ def test_descendant_matrix_equals_reachability_after_every_step():
             assert desc.tolist() == naive.reachability(adjacency(lists).tolist())
 
 
-def test_swap_deltas_and_climb_match_naive():
-    rng = np.random.default_rng(3)
-    for trial in range(40):
+def random_obs_problems(seed, trials=40):
+    """Random candidates over 2-7 nodes with a random ordering and its OBS choice:
+    ``(n, cands, lists, order, chosen, pos)`` per trial."""
+    rng = np.random.default_rng(seed)
+    for _ in range(trials):
         n = int(rng.integers(2, 8))
         ps = random_candidates(rng, n)
-        cands, lists = Candidates(ps), candidate_lists(ps)
+        cands = Candidates(ps)
         order = rng.permutation(n)
-        chosen, pos = cands.obs(order)
-        c = cands
+        yield (n, cands, candidate_lists(ps), order, *cands.obs(order))
+
+
+def test_swap_deltas_and_climb_match_naive():
+    for n, c, lists, order, chosen, pos in random_obs_problems(3):
         deltas = swap_deltas(c.parents, c.sizes, c.scores, c.offsets, order, pos, chosen)
         for j in range(n - 1):
             assert deltas[j] == pytest.approx(naive.obs_swap_gain(lists, order.tolist(), j), abs=1e-9)
@@ -102,18 +107,12 @@ def test_swap_deltas_and_climb_match_naive():
         climbed = order.copy()
         climb_swaps(c.parents, c.sizes, c.scores, c.offsets, climbed, pos, chosen, deltas, 10 ** 6, 1e-9)
         assert climbed.tolist() == want
-        assert rows_to_sets(cands, chosen) == naive.obs_choice(lists, want)
+        assert rows_to_sets(c, chosen) == naive.obs_choice(lists, want)
         assert np.array_equal(pos[climbed], np.arange(n))
 
 
 def test_insertion_gains_match_naive():
-    rng = np.random.default_rng(5)
-    for trial in range(40):
-        n = int(rng.integers(2, 8))
-        ps = random_candidates(rng, n)
-        cands, lists = Candidates(ps), candidate_lists(ps)
-        order = rng.permutation(n)
-        chosen, pos = cands.obs(order)
+    for n, cands, lists, order, chosen, pos in random_obs_problems(5):
         gains = insertion_gains(cands.parents, cands.sizes, cands.scores, cands.offsets, order, pos, chosen)
         for v in range(n):
             for j in range(n):

@@ -139,7 +139,7 @@ def _class_network_downloads(entry, chosen, is_selected, classes):
     stem = file_stem(entry.name)
     columns = st.columns(2)
     for column, network, label in zip(columns, networks, classes):
-        column.download_button(f"BIF: class {label}", data=write_bif(network, rename=True),
+        column.download_button(f"BIF: class {label}", data=lambda net=network: write_bif(net, rename=True),
                                file_name=f"{stem}-{network.name}.bif", mime="text/plain",
                                key=f"bnkl-bif-{entry.name}-{network.name}", on_click="ignore",
                                help=f"This DAG with the tables of class {label} (zeros reset to 1/(3n), as the "
@@ -160,7 +160,12 @@ def _render_bnkl(entry, positions):
         index = st.slider("Network on the complexity path (0 = simplest)", 0, len(path) - 1, selected,
                           key=f"bnkl-index-{entry.name}")
     _path_chart(path, selected, index)
-    chosen = found.at(index) if found is not None else None
+    chosen = None
+    if found is not None:  # the network at this point of the path, computed once per point
+        key = ("bnkl-at", index)
+        if key not in entry.cache:
+            entry.cache[key] = found.at(index)
+        chosen = entry.cache[key]
     drawing = _bnkl_drawing(extra, chosen, index, names)
     show_graph(drawing, positions, BNKL_CAPTION)
     _class_network_downloads(entry, chosen, index == selected, classes)

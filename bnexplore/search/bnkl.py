@@ -418,9 +418,8 @@ def _families_per_node(n, max_parents):
 
 def n_statistics(n, max_parents):
     """KL statistics the search computes on ``n`` variables: every node's empty
-    parent set, and for the node at position i of the order every set of 1 to
-    M earlier nodes, ``n + Σ_{k=1..M} C(n, k + 1)``."""
-    return n + sum(math.comb(n, k + 1) for k in range(1, min(max_parents, n - 1) + 1))
+    parent set plus its candidate sets (:func:`_families_per_node`)."""
+    return n + sum(_families_per_node(n, max_parents))
 
 
 def _check_size(n, max_parents):

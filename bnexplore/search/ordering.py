@@ -429,7 +429,7 @@ def _search(cands, method, restarts, seed, control, run):
         if score > best_score:
             run.trajectory.append({"step": len(run.trajectory) + 1, "op": "restart", "args": [],
                                    "delta": score - best_score if best is not None else None,
-                                   "score": score, "restart": r, "elapsed": control.elapsed})
+                                   "score": score, "restart": r, "seconds": control.elapsed})
             best, best_score = chosen, score
         done = (r + 1) / restarts
         if control.time_limit is not None:
