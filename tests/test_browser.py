@@ -91,6 +91,8 @@ def open_page(tab, label):
 def test_main_flow(page):
     page.get_by_text("learn Bayesian networks from a table").first.wait_for()
     page.get_by_text("Data in use:").first.wait_for()
+    page.locator("[data-testid='stDataFrame']").first.wait_for()  # the summary of the bundled sample
+    page.wait_for_timeout(1000)
     page.screenshot(path=str(ARTIFACTS / "01_home.png"), full_page=True)
 
     open_page(page, "3 · Search")
