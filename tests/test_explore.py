@@ -13,6 +13,7 @@ import naive
 from bnexplore.data import Dataset
 from bnexplore.errors import SearchError
 from bnexplore.control import Control
+from fakes import FakeClock, StopAfter
 from bnexplore.parents.explore import (METHODS, ExploreSettings, _Family, bic_star, bic_star_bound,
                                        explore_parent_sets, interaction, singleton_entropies)
 from bnexplore.scores import Scorer
@@ -185,9 +186,13 @@ def test_evaluation_budget_is_exact_and_deterministic(problem, method):
 
 
 def test_time_budget_ends_exploration(problem):
+    """The per-variable time budget, on a clock that advances one second per reading."""
     scorer = Scorer(problem, "bdeu")
-    found = explore_parent_sets(scorer, "independence", time_per_variable=0.02)
-    assert max(found.stats["per_node"]["seconds"]) < 1.0
+    found = explore_parent_sets(scorer, "independence", time_per_variable=3.5,
+                                control=Control(clock=FakeClock(1.0)))
+    unlimited = explore_parent_sets(scorer, "independence", max_evaluations=10**6, max_indegree=3)
+    assert sum(found.stats["per_node"]["evaluated"]) < sum(unlimited.stats["per_node"]["evaluated"])
+    assert max(found.stats["per_node"]["seconds"]) <= 5.0
     assert all(() in found.sets(v) for v in range(scorer.n_vars))
 
 

@@ -2,12 +2,13 @@
 neighbourhood, constraints, restarts, tabu's best-seen guarantee, statistics."""
 
 import itertools
-import threading
 
 import numpy as np
 import pytest
 
 import naive
+from bnexplore.control import Control
+from fakes import FakeClock, StopAfter
 from bnexplore.errors import BNExploreError
 from bnexplore.graphs import is_acyclic
 from bnexplore.scores import Scorer
@@ -179,20 +180,25 @@ def test_statistics_are_reported(problem):
 
 
 def test_stop_flag_and_progress(problem):
+    """The stop flag is honoured between steps: stopped at the k-th check, whatever the machine's speed."""
     data, _ = problem
     scorer = Scorer(data, "bdeu")
-    event = threading.Event()
     reports = []
-
-    def progress(info):
-        reports.append(info)
-        if len(reports) == 2:
-            event.set()
-
-    result = tabu_search(scorer, iterations=500, progress=progress, stop=event)
+    stop = StopAfter(4)
+    control = Control(progress=reports.append, stop=stop, clock=FakeClock(1.0))
+    result = tabu_search(scorer, iterations=500, control=control)
     assert result.stats["stopped"] == "stopped"
-    assert result.stats["iterations"] < 500
-    assert reports and "score" in reports[0]
+    assert 1 <= result.stats["iterations"] < stop.calls <= 5
+    assert reports and all("score" in r for r in reports)
+    assert len(reports) >= result.stats["iterations"]  # the fake clock lets every step's report through
+
+
+def test_time_limit_on_a_fake_clock(problem):
+    data, _ = problem
+    scorer = Scorer(data, "bdeu")
+    result = tabu_search(scorer, iterations=500, control=Control(time_limit=6.5, clock=FakeClock(1.0)))
+    assert result.stats["stopped"] == "time limit"
+    assert 1 <= result.stats["iterations"] <= 6  # at most one clock reading per step
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -5,12 +5,13 @@ searches, statistics and errors."""
 
 import functools
 import itertools
-import threading
 
 import numpy as np
 import pytest
 
 import naive
+from bnexplore.control import Control
+from fakes import FakeClock, StopAfter
 from bnexplore.errors import SearchError
 from bnexplore.graphs import DAG, RPDAG, is_acyclic
 from bnexplore.scores import Scorer
@@ -459,21 +460,19 @@ def test_score_is_close_to_dag_hill_climbing(problem):
 
 
 def test_stop_flag_and_time_limit(problem):
+    """Stop and time limit driven deterministically: a stop after k checks, a clock that ticks per reading."""
     data, _ = problem
     scorer = Scorer(data, "bdeu")
-    event = threading.Event()
     reports = []
-
-    def progress(info):
-        reports.append(info)
-        if len(reports) == 2:
-            event.set()
-
-    result = rpdag_search(scorer, tabu=True, iterations=500, progress=progress, stop=event)
+    stop = StopAfter(4)
+    result = rpdag_search(scorer, tabu=True, iterations=500,
+                          control=Control(progress=reports.append, stop=stop, clock=FakeClock(1.0)))
     assert result.stats["stopped"] == "stopped"
-    assert result.stats["iterations"] < 500
+    assert 1 <= result.stats["iterations"] < stop.calls <= 5
     assert "score" in reports[0]
-    result = rpdag_search(scorer, time_limit=1e-9)
+    result = rpdag_search(scorer, tabu=True, iterations=500, control=Control(time_limit=6.5, clock=FakeClock(1.0)))
+    assert result.stats["stopped"] == "time limit" and 1 <= result.stats["iterations"] <= 6
+    result = rpdag_search(scorer, control=Control(time_limit=0.5, clock=FakeClock(1.0)))
     assert result.stats["stopped"] == "time limit" and result.stats["iterations"] == 0
 
 

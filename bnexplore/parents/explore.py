@@ -162,7 +162,7 @@ class _Family:
         self.control = control
         self.entropies = entropies
         self.budget = math.inf if settings.max_evaluations is None else int(settings.max_evaluations)
-        self.start = time.perf_counter()
+        self.start = control.clock()
         self.deadline = math.inf if settings.time_per_variable is None else self.start + settings.time_per_variable
         self.scores = {}
         self.floor = {}
@@ -176,7 +176,7 @@ class _Family:
         return self.budget - self.evaluated
 
     def stopped(self):
-        return self.room() <= 0 or time.perf_counter() >= self.deadline or self.control.should_stop()
+        return self.room() <= 0 or self.control.clock() >= self.deadline or self.control.should_stop()
 
     def seen(self, parents):
         return parents in self.scores or parents in self.dead
@@ -270,7 +270,7 @@ class _Family:
 
     def stats(self, kept):
         return {"evaluated": self.evaluated, "kept": len(kept), "pruned": self.pruned,
-                "seconds": time.perf_counter() - self.start}
+                "seconds": self.control.clock() - self.start}
 
 
 def _sequential(family, others, max_size):
