@@ -10,10 +10,11 @@ import streamlit as st
 
 from ui import state
 from ui.errors import error_boundary
+from ui.page import configure
 from ui.warmup import warm_up
 from ui.widgets import data_status
 
-st.set_page_config(page_title="bnexplore", page_icon=":material/hub:", layout="wide")
+configure()
 
 
 def home():

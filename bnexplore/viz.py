@@ -578,9 +578,9 @@ body { margin: 0; font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Ari
 div.vis-tooltip { white-space: normal; font-size: 16px; max-width: 560px; padding: 8px; }
 table.bnx-cpt { border-collapse: collapse; margin-top: 4px; font-size: 14px; }
 table.bnx-cpt th, table.bnx-cpt td { border: 1px solid #bbb; padding: 2px 6px; text-align: right; }
-#bnx-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 22px; padding: 6px 8px;
-  border-bottom: 1px solid #e0e0e0; font-size: 16px; line-height: 1.4; background: #fafafa; }
-#bnx-legend .bnx-title { font-weight: 600; flex-basis: 100%; }
+#bnx-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 18px; padding: 4px 8px;
+  border-bottom: 1px solid #e0e0e0; font-size: 15px; line-height: 1.35; background: #fafafa; }
+#bnx-legend .bnx-title { font-weight: 600; }
 </style>
 """
 _HOVER_SCRIPT = """

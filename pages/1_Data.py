@@ -11,7 +11,7 @@ from bnexplore.data import Encoder, learn_cut_points
 from bnexplore.errors import DataError
 from ui import state
 from ui.page import run_page
-from ui.widgets import data_status
+from ui.widgets import data_status, pick_one, show_chart
 
 METHODS = ("uniform3", "quantile", "width", "manual")
 METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
@@ -58,12 +58,14 @@ def try_use(table, encoding):
 
 
 def choose_class_column():
-    """Pick an obvious two-class column (named like 'class' or 'diagnosis') after loading."""
+    """Pick the class column after loading when the choice is unambiguous: exactly one two-state column
+    named like a class ('class', 'diagnosis', ...). Otherwise the user picks it below."""
     data = state.dataset()
-    for i, name in enumerate(data.names):
-        if name.lower() in CLASS_NAMES and data.arities[i] == 2:
-            st.session_state["class_column"] = st.session_state["data_class"] = name
-            return
+    named = [name for i, name in enumerate(data.names) if name.lower() in CLASS_NAMES and data.arities[i] == 2]
+    st.session_state["class_column"] = named[0] if len(named) == 1 else None
+    if len(named) > 1:
+        st.session_state["data_flash_note"] = (f"{' and '.join(named)} could each be the class column: pick one "
+                                               "under *Class column for two-class analysis* below.")
 
 
 def source_section():
@@ -86,12 +88,13 @@ def source_section():
         upload = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="data_upload")
         if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
             st.session_state["_last_upload"] = upload.file_id
-            load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue()))
+            stem = upload.name.removesuffix(".gz").rsplit(".", 1)[0] or upload.name
+            load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), stem))
     elif kind == "Paste CSV text":
         text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
                             placeholder="smoker,cancer\nyes,no\nno,no\n...")
         if st.button("Use this table", type="primary", key="data_use_paste"):
-            load(lambda: state.upload_table("pasted table", text.encode("utf-8")))
+            load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted"))
     else:
         networks = state.available_networks()
         a, b, c, d = st.columns([3, 2, 2, 1])
@@ -137,22 +140,29 @@ def histogram(frame, column, method):
         tooltip=[alt.Tooltip("count():Q", title="rows")])
     rules = alt.Chart(pd.DataFrame({"cut": cuts})).mark_rule(color="#d81b60", strokeWidth=3).encode(
         x="cut:Q", tooltip=[alt.Tooltip("cut:Q", title="cut point (exact)", format=".6g")])
-    chart = (bars + rules).properties(title=f"Distribution of {column} and the cut points of {method}")
-    st.altair_chart(chart, width="stretch", height=300)
     counts = np.bincount(np.searchsorted(cuts, values, side="left"), minlength=len(cuts) + 1)
-    st.caption(f"Bars: how many rows have each value. Red lines: the {len(cuts)} cut points "
+    show_chart(bars + rules, f"Distribution of {column} and the cut points of {method}",
+               f"Bars: how many rows have each value. Red lines: the {len(cuts)} cut points "
                f"({', '.join(f'{c:.4g}' for c in cuts) or 'none'}), giving {len(cuts) + 1} states with "
-               f"{', '.join(f'{c:,}' for c in counts)} rows. Hover a line for its exact value.")
+               f"{', '.join(f'{c:,}' for c in counts)} rows. Hover a line for its exact value.", height=300)
+
+
+LEVELS_SHOWN = 60
 
 
 def level_chart(frame, column):
     counts = frame[column].astype("string").fillna("<missing>").value_counts().reset_index()
     counts.columns = ["level", "rows"]
-    chart = alt.Chart(counts.head(60)).mark_bar(color="#90caf9").encode(
-        x=alt.X("rows:Q", title="rows"), y=alt.Y("level:N", sort="-x", title=f"{column} (level)"),
-        tooltip=["level", "rows"]).properties(title=f"Rows per level of {column}", height=alt.Step(22))
-    st.altair_chart(chart, width="stretch")
-    st.caption("Each bar is one level (state) of the column and how many rows have it.")
+    total = len(counts)
+    shown = counts.head(LEVELS_SHOWN)
+    title = (f"Rows per level of {column}" if total <= LEVELS_SHOWN else
+             f"Rows per level of {column}: the {LEVELS_SHOWN} most frequent of {total:,} levels")
+    chart = alt.Chart(shown).mark_bar(color="#90caf9").encode(
+        x=alt.X("rows:Q", title="rows", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("level:N", sort="-x", title=f"{column} (level)"),
+        tooltip=["level", "rows"]).properties(height=alt.Step(22))
+    show_chart(chart, title, "Each bar is one level (state) of the column and how many rows have it."
+               + ("" if total <= LEVELS_SHOWN else f" {total - LEVELS_SHOWN:,} rarer levels are not drawn."))
 
 
 def columns_section(current):
@@ -251,11 +261,10 @@ def encoded_section(profile):
     binary = [name for name, r in zip(data.names, data.arities) if r == 2]
     options = ["(none)", *binary]
     current = st.session_state.get("class_column")
-    st.session_state["data_class"] = current if current in options else "(none)"
-    chosen = st.selectbox("Class column for two-class analysis", options, key="data_class",
-                          help="A column with exactly two states, e.g. a diagnosis. Two-class methods compare "
-                               "the network of one class with that of the other.")
-    st.session_state["class_column"] = None if chosen == "(none)" else chosen
+    pick_one("Class column for two-class analysis", options, "data_class", current if current in options else "(none)",
+             lambda name: st.session_state.update(class_column=None if name == "(none)" else name),
+             help="A column with exactly two states, e.g. a diagnosis. Two-class methods compare the network of "
+                  "one class with that of the other.")
 
 
 def page():
@@ -263,6 +272,8 @@ def page():
     data_status()
     if "data_flash" in st.session_state:
         st.success(st.session_state.pop("data_flash"))
+    if "data_flash_note" in st.session_state:
+        st.info(st.session_state.pop("data_flash_note"))
     source_section()
     current = draft()
     st.divider()
