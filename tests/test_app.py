@@ -51,7 +51,7 @@ def searched():
 
 
 def go(at, page):
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"bnexplore_app/pages/{page}.py")
     at.run()
     no_exception(at)
     return at
@@ -276,7 +276,7 @@ def waiting_search():
     """A search that runs until the Stop button is pressed (whatever the machine's speed), registered for
     one test: the plumbing from the button to the search's Control is what is tested."""
     from bnexplore.result import Result
-    from ui import algorithms
+    from bnexplore_app import algorithms
 
     def run(inputs, options, control):
         scorer = inputs.scorer()
@@ -389,7 +389,7 @@ def test_results_survive_page_switches(searched):
 def test_error_boundary_turns_exceptions_into_messages():
     def script():
         from bnexplore.errors import DataError
-        from ui.errors import error_boundary
+        from bnexplore_app.errors import error_boundary
 
         with error_boundary("test page"):
             raise DataError("column 'x' row 3 has 'abc'; fix it")
@@ -550,3 +550,183 @@ def test_bnkl_on_the_two_class_sample(at):
     assert at.session_state["net_pick_box"] == f"{name} (2)"  # the picker moved to the imported network
     labels = [b.label for b in at.download_button]
     assert labels[-2:] == ["BIF: class benign", "BIF: class malignant"]
+
+
+# --- the app a lecture can trust ----------------------------------------------------------------
+
+
+def test_after_a_search_on_new_data_every_page_shows_the_new_network(at):
+    run_search(at)
+    load_sample(at, "sachs")
+    job = run_search(at)
+    name = job.results[0][0].name
+    assert name == "hc · BDeu(1) · sachs 2k"
+    assert any(f"Finished: {name}." in s.value for s in at.success)
+    table = at.dataframe[0].value.set_index("name")
+    assert table.loc[HC, "data in use?"] == "other data" and table.loc[name, "data in use?"] == "yes"
+    assert at.session_state["replay_result"] == name
+    go(at, "4_Networks")
+    assert at.session_state["net_pick_box"] == name
+    assert at.metric[0].value == f"{job.results[0][1].score:,.2f}"
+    go(at, "5_Compare")
+    assert at.session_state["cmp_networks"] == ["ground truth: sachs", name]
+    # the user's own pick stays until the next result arrives
+    go(at, "4_Networks")
+    at.selectbox(key="net_pick_box").set_value(HC)
+    at.run()
+    go(at, "2_Tune")
+    go(at, "4_Networks")
+    assert at.session_state["net_pick_box"] == HC
+    assert "Learned on other data than the data in use." in " ".join(c.value for c in at.caption)
+
+
+def test_the_same_search_twice_is_named_apart_and_the_message_says_so(at):
+    run_search(at)
+    run_search(at)
+    assert any(f"Finished: {HC} (2)." in s.value for s in at.success)
+
+
+def test_search_settings_are_kept_across_pages(at):
+    go(at, "3_Search")
+    at.multiselect(key="keep.search_algorithms").set_value(["hc", "tabu"])
+    at.run()
+    at.number_input(key="keep.search_tabu_iterations").set_value(50)
+    at.number_input(key="keep.search_hc_restarts").set_value(3)
+    at.number_input(key="keep.search_time_limit").set_value(30)
+    at.run()
+    for page in ("2_Tune", "4_Networks", "1_Data", "3_Search"):
+        go(at, page)
+    assert at.multiselect(key="keep.search_algorithms").value == ["hc", "tabu"]
+    assert at.number_input(key="keep.search_tabu_iterations").value == 50
+    assert at.number_input(key="keep.search_hc_restarts").value == 3
+    assert at.number_input(key="keep.search_time_limit").value == 30
+    at.button(key="search_run").click()
+    at.run()
+    job = at.session_state["job"]
+    assert job.wait(60)
+    assert [r.params.get("restarts") for _, r, _ in job.results] == [3, None]
+    assert job.results[1][1].params["iterations"] == 50
+
+
+def test_compare_refuses_other_variables_and_warns_on_other_data(at):
+    run_search(at)
+    load_sample(at, "sachs")
+    run_search(at)
+    go(at, "5_Compare")
+    at.multiselect(key="cmp_networks").set_value([HC, "hc · BDeu(1) · sachs 2k"])
+    at.run()
+    no_exception(at)
+    assert "have different variables, so their edges cannot be compared" in errors(at)
+    assert not at.get("iframe")
+    # same variables, other rows: edges compared, scores flagged
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Sample from a known network")
+    at.run()
+    at.selectbox(key="data_network").set_value("asia")
+    at.number_input(key="data_rows").set_value(1000)
+    at.button(key="data_draw").click()
+    at.run()
+    job = run_search(at)
+    go(at, "5_Compare")
+    at.multiselect(key="cmp_networks").set_value([HC, job.results[0][0].name])
+    at.run()
+    no_exception(at)
+    assert any("were learned on different data" in w.value for w in at.warning)
+    assert at.get("iframe")
+
+
+def test_import_of_a_binary_file_says_what_it_is(at):
+    go(at, "4_Networks")
+    at.file_uploader(key="net_import").set_value(("picture.json", b"\x89PNG\r\n\x1a\n\x00\x00", "application/json"))
+    at.run()
+    no_exception(at)
+    assert "picture.json cannot be imported: not a bnexplore result file: it is not UTF-8 JSON text" in errors(at)
+    assert "UnicodeDecodeError" not in errors(at)
+
+
+def test_class_column_is_picked_only_when_unambiguous(at):
+    paste(at, "class,label,x\nyes,a,1\nno,b,2\nyes,b,3\nno,a,4\n")
+    assert at.session_state["class_column"] is None
+    assert any("could each be the class column" in i.value for i in at.info)
+    paste(at, "diagnosis,x\nyes,1\nno,2\nyes,3\nno,4\n")
+    assert at.session_state["class_column"] == "diagnosis"
+
+
+def test_ground_truth_is_captioned_as_the_truth_and_gets_a_true_gap(at):
+    job = run_search(at, algorithms=("exact",))
+    assert not job.errors, job.errors
+    go(at, "4_Networks")
+    at.selectbox(key="net_pick_box").set_value("ground truth: asia")
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "The true network the rows of sample asia were drawn from." in captions
+    assert "The learned DAG" not in captions and "Learned by" not in captions
+    go(at, "5_Compare")
+    table = at.dataframe[0].value.set_index("network")
+    truth = at.session_state["truth"]
+    exact = job.results[0][1]
+    assert max(len(p) for p in truth.parents) <= exact.params["max_indegree"]
+    gap = table.loc["ground truth: asia", "gap to exact optimum"]
+    assert gap == pytest.approx(exact.score - at.session_state["_truth_entry"][1].result.score) and gap >= -1e-9
+
+
+def test_rpdag_view_caption_states_the_definition_it_draws(searched):
+    at, _ = searched
+    go(at, "4_Networks")
+    at.radio(key="keep.net_view").set_value("RPDAG")
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "hangs below such a pattern" in captions and "head-to-head pattern a → c ← b" in captions
+    graph = at.session_state["results"][HC].result.graph
+    rpdag = graph.rpdag()
+    for u, v in rpdag.arcs():  # every arc drawn is one the caption allows
+        assert len(rpdag.parents(v)) >= 2 or rpdag.parents(u)
+
+
+def test_a_column_with_thousands_of_levels_says_how_many_are_drawn(at):
+    rows = ["id,smoker"] + [f"p{i},{'yes' if i % 3 else 'no'}" for i in range(3000)]
+    upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
+    key = at.session_state["draft"]["table"].key
+    at.selectbox(key=f"col-{key}-inspect").set_value("id")
+    at.run()
+    no_exception(at)
+    assert any("the 60 most frequent of 3,000 levels" in m.value for m in at.markdown)
+    assert any("2,940 rarer levels are not drawn" in c.value for c in at.caption)
+
+
+def test_replay_plays_and_pauses(searched):
+    at, job = searched
+    go(at, "3_Search")
+    at.selectbox(key="replay_result").set_value(HC)
+    at.run()
+    total = len(job.results[0][1].trajectory)
+    at.button(key="replay_play").click()
+    at.run()
+    assert at.session_state["replay_playing"] and at.session_state["replay_step"] == 1
+    for _ in range(total + 1):  # each run of the page while playing shows the next step
+        at.run()
+    no_exception(at)
+    assert at.session_state["replay_step"] == total and not at.session_state["replay_playing"]
+    assert any(f"Step {total} of {total}" in m.value for m in at.markdown)
+    at.button(key="replay_play").click()  # play again from the start, then pause
+    at.run()
+    at.button(key="replay_play").click()
+    at.run()
+    assert not at.session_state["replay_playing"] and at.session_state["replay_step"] == 1
+
+
+def test_tune_says_what_an_exact_search_on_31_variables_would_do(at):
+    load_sample(at, "breast_cancer_wdbc")
+    go(at, "2_Tune")
+    caption = " ".join(c.value for c in at.caption)
+    assert "The exact search fits" not in caption
+    assert "longer than the Search page's time limit" in caption or "out of reach" in caption
+
+
+def test_a_refused_upload_shows_its_error_once(at):
+    rows = ["id,smoker"] + [f"p{i},{'yes' if i % 3 else 'no'}" for i in range(80)]
+    upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
+    assert sum("has 80 distinct values" in e.value for e in at.error) == 1
+    assert sum("The data in use are still" in w.value for w in at.warning) == 1
+    at.run()  # on the next run the page says it again, still once
+    assert sum("has 80 distinct values" in e.value for e in at.error) == 1

@@ -5,12 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
-from ui import replay, state
-from ui.algorithms import SearchInput, available
-from ui.errors import error_boundary
-from ui.jobs import SearchJob, Task
-from ui.page import run_page
-from ui.widgets import data_status, pick_one, results_table, show_chart, show_graph
+from bnexplore_app import replay, state
+from bnexplore_app.algorithms import SearchInput, available
+from bnexplore_app.errors import error_boundary
+from bnexplore_app.jobs import SearchJob, Task
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, pick_one, results_table, show_chart, show_graph
 
 POLL_SECONDS = 0.5
 SPEEDS = (0.5, 1.0, 2.0, 3.0, 5.0)
@@ -72,13 +72,14 @@ def trace_chart(job):
     frame["best"] = frame.groupby("task")["score"].cummax()
     chart = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("seconds:Q", title="time since the search started (s)"),
-        y=alt.Y("best:Q", title="best score so far (log, higher is better)", scale=alt.Scale(zero=False)),
+        y=alt.Y("best:Q", title="best score so far", scale=alt.Scale(zero=False)),
         color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", labelLimit=600)),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
                  alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
     )
-    show_chart(chart, "Best score found so far", "Each line is one search: the best score it has reached so far, "
-               "against time. Hill climbing rises quickly and flattens at a local optimum.", height=320)
+    show_chart(chart, "Best score found so far (natural log, higher is better)",
+               "Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
+               "quickly and flattens at a local optimum.", height=320)
 
 
 def live_panel():
@@ -203,7 +204,7 @@ def replay_frame(entry):
                   "of the paper's Table 1 the pair was in." if replay.kind(entry.result) == "rpdag" else "")
     show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
                "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
-               "in light pink. Nodes stay in the same place at every step." + rpdag_note)
+               "in light pink. Nodes stay in the same place at every step." + rpdag_note, most=420)
     if st.session_state.get("replay_playing") and k >= total:
         st.session_state["replay_playing"] = False
         st.rerun()  # the whole page, so the timer stops and the button says Play again
@@ -217,8 +218,10 @@ def teaching_section():
                 "be replayed here.")
         return
     chosen = replay_pick(entries)
-    name = pick_one("Search to replay", list(entries), "replay_result", chosen,
-                    lambda picked: st.session_state.update(replay_pick=picked))
+    left, right = st.columns([3, 2])
+    with left:
+        name = pick_one("Search to replay", list(entries), "replay_result", chosen,
+                        lambda picked: st.session_state.update(replay_pick=picked))
     entry = entries[name]
     total = len(entry.result.trajectory)
     if st.session_state.get("replay_for") != name:
@@ -226,12 +229,12 @@ def teaching_section():
         st.session_state["replay_step"] = 0
         st.session_state["replay_playing"] = False
     playing = st.session_state.get("replay_playing", False)
-    a, b, c, d = st.columns([1, 1, 1, 3])
+    speed = right.select_slider("Seconds per step while playing", SPEEDS, value=1.0, key=state.KEEP + "replay_speed")
+    a, b, c, _ = st.columns([1, 1, 1, 4])
     a.button("◀ Previous", on_click=step_by, args=(-1, total), key="replay_prev")
     b.button("⏸ Pause" if playing else "▶ Play", on_click=toggle_play, args=(total,), key="replay_play",
              type="primary", help="Step through the search by itself, one step every few seconds.")
     c.button("Next ▶", on_click=step_by, args=(1, total), key="replay_next")
-    speed = d.select_slider("Seconds per step while playing", SPEEDS, value=1.0, key=state.KEEP + "replay_speed")
     st.fragment(run_every=float(speed) if playing else None)(replay_frame)(entry)
 
 

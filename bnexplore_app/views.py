@@ -7,7 +7,7 @@ import streamlit as st
 from bnexplore import viz
 from bnexplore.bif import Network, fit_network, write_bif
 from bnexplore.result import Result
-from ui import state
+from bnexplore_app import state
 
 SCORER_SCORES = ("bdeu", "bic", "k2", "aic", "ll")
 VIEW_CAPTIONS = {

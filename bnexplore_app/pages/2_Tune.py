@@ -12,9 +12,9 @@ from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
 from bnexplore.search.exact import available_memory, dp_seconds, memory_needed
 
-from ui import state
-from ui.page import run_page
-from ui.widgets import data_status, show_chart
+from bnexplore_app import state
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, show_chart
 
 SCORES = {
     "bdeu": "BDeu — Bayesian, uniform prior; its strength is the equivalent sample size (ESS)",

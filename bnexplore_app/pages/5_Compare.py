@@ -5,9 +5,9 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.graphs import shd, structural_errors
-from ui import state, views
-from ui.page import run_page
-from ui.widgets import data_status, file_stem, import_results, pick_one, picture_buttons, show_graph
+from bnexplore_app import state, views
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, file_stem, import_results, pick_one, picture_buttons, show_graph
 
 EXACT_ALGORITHMS = ("exact", "credible")
 OVERLAY_CAPTION = ("Both networks on one picture, nodes in the same places: grey edges are in both, blue only in A, "

@@ -9,9 +9,9 @@ import streamlit as st
 
 from bnexplore.data import Encoder, learn_cut_points
 from bnexplore.errors import DataError
-from ui import state
-from ui.page import run_page
-from ui.widgets import data_status, pick_one, show_chart
+from bnexplore_app import state
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, pick_one, show_chart
 
 METHODS = ("uniform3", "quantile", "width", "manual")
 METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
@@ -29,16 +29,21 @@ def draft():
 
 
 def load(make_table):
-    """Read a new table; make it the data in use if it encodes with the default settings."""
+    """Read a new table; make it the data in use if it encodes with the default settings.
+
+    Returns True: a table was tried in this run (its message is shown), so the
+    page does not try it again further down and an error shows once.
+    """
     try:
         table = make_table()
     except DataError as error:
         st.error(f"{error}")
         st.info(f"Nothing changed: the data in use are still **{st.session_state['data_label']}**.")
-        return
+        return True
     encoding = json.loads(json.dumps(state.DEFAULT_ENCODING))
     st.session_state["draft"] = {"table": table, "encoding": encoding}
     try_use(table, encoding)
+    return True
 
 
 def try_use(table, encoding):
@@ -69,6 +74,7 @@ def choose_class_column():
 
 
 def source_section():
+    """Where the table comes from; returns True when a table was loaded (or tried) in this run."""
     st.subheader("Load a table")
     kind = st.radio("Where is the table?", ["Bundled sample", "Upload a CSV file", "Paste CSV text",
                                             "Sample from a known network"], horizontal=True, key="data_source")
@@ -80,7 +86,7 @@ def source_section():
                                    "is kept as the ground truth for the Compare page.")
         right.write("")
         if right.button("Load sample", type="primary", key="data_load_sample"):
-            load(lambda: state.sample_table(name))
+            return load(lambda: state.sample_table(name))
     elif kind == "Upload a CSV file":
         st.markdown(f"**Files up to {UPLOAD_LIMIT_MB} MB** (the server's limit, `server.maxUploadSize` in "
                     "`.streamlit/config.toml`). The first line must hold the column names; one row per sample. "
@@ -89,13 +95,15 @@ def source_section():
         if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
             st.session_state["_last_upload"] = upload.file_id
             stem = upload.name.removesuffix(".gz").rsplit(".", 1)[0] or upload.name
-            load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), stem))
+            return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), stem))
     elif kind == "Paste CSV text":
         text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
                             placeholder="smoker,cancer\nyes,no\nno,no\n...")
         if st.button("Use this table", type="primary", key="data_use_paste"):
-            load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted"))
+            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted"))
     else:
+        st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
+                   "the ground truth, so the Compare page can score what a search finds against it.")
         networks = state.available_networks()
         a, b, c, d = st.columns([3, 2, 2, 1])
         name = a.selectbox("Network", networks, index=networks.index("alarm") if "alarm" in networks else 0,
@@ -105,9 +113,8 @@ def source_section():
                               help="The same seed draws the same rows.")
         d.write("")
         if d.button("Sample", type="primary", key="data_draw"):
-            load(lambda: state.network_table(name, int(rows), int(seed)))
-        st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
-                   "the ground truth, so the Compare page can score what a search finds against it.")
+            return load(lambda: state.network_table(name, int(rows), int(seed)))
+    return False
 
 
 def numeric_values(frame, column):
@@ -274,12 +281,12 @@ def page():
         st.success(st.session_state.pop("data_flash"))
     if "data_flash_note" in st.session_state:
         st.info(st.session_state.pop("data_flash_note"))
-    source_section()
+    tried = source_section()
     current = draft()
     st.divider()
     profile = columns_section(current)
     in_use = st.session_state["table"] is current["table"] and st.session_state["encoding"] == current["encoding"]
-    if not in_use and profile is not None:
+    if not in_use and profile is not None and not tried:
         try_use(current["table"], json.loads(json.dumps(current["encoding"])))
     if st.session_state["table"] is not current["table"]:
         if st.button("Discard this table and keep the data in use", key="data_discard"):

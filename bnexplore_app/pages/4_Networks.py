@@ -10,15 +10,15 @@ import itertools
 import streamlit as st
 
 from bnexplore import viz
-from ui import state, views
-from ui.network_sections import SECTIONS
-from ui.page import run_page
-from ui.widgets import data_status, export_buttons, import_results, pick_one, show_graph
+from bnexplore_app import state, views
+from bnexplore_app.network_sections import SECTIONS
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, export_buttons, import_results, pick_one, show_graph
 
 CLASS_BROWSE_LIMIT = 1000
 VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class"}
 GRAPH_WIDTH = 640  # pixels of the graph column in a 1280-pixel window with the sidebar open
-GRAPH_HEIGHT = {False: 380, True: 900}  # most pixels of drawing area: fits a 1280 x 720 window, or tall
+GRAPH_HEIGHT = {False: 420, True: 900}  # most pixels of drawing area: fits a 1280 x 720 window, or tall
 
 
 def summary(entry):

@@ -11,7 +11,7 @@
 - ``focus``: the name of the network the user is looking at (the newest
   result until the user picks another), and ``generation``: how many results
   were added, so pickers on every page can move to the newest one;
-- ``_kept``: widget values kept across page switches (:func:`ui.widgets.keep`);
+- ``_kept``: widget values kept across page switches (:func:`keep_widget_values`);
 - ``layouts``: node positions per node set, computed once and reused by every
   view and every comparison;
 - ``job``: the background search, if any.
@@ -23,19 +23,15 @@ with ``st.cache_data`` / ``st.cache_resource`` so pages answer quickly.
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import streamlit as st
 
-from bnexplore import viz
+from bnexplore import bundled, viz
 from bnexplore.bif import read_bif, sample
 from bnexplore.data import Encoder, read_frame
 from bnexplore.errors import DataError
 from bnexplore.scores import Scorer
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DIR = ROOT / "sample_data"
-NETWORK_DIR = SAMPLE_DIR / "networks"
 SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
 TWO_CLASS_SAMPLE = "breast_cancer_wdbc"
 DEFAULT_SAMPLE = "asia"
@@ -106,14 +102,14 @@ class Entry:
 @st.cache_data(show_spinner=False, max_entries=16)
 def sample_frame(name):
     """The bundled sample ``name`` as a raw DataFrame."""
-    frame, _ = read_frame(SAMPLE_DIR / f"{name}.csv")
+    frame, _ = read_frame(bundled.sample_path(name))
     return frame
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def network(name):
-    """The bundled network ``name`` (read from ``sample_data/networks``)."""
-    return read_bif(NETWORK_DIR / f"{name}.bif.gz")
+    """The bundled network ``name``."""
+    return read_bif(bundled.network_path(name))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -130,16 +126,13 @@ def scorer(data_key, score, ess, _dataset):
 
 def available_samples():
     """Bundled samples present on disk (the two-class table when it is there)."""
-    names = [name for name in SAMPLES if (SAMPLE_DIR / f"{name}.csv").exists()]
-    if (SAMPLE_DIR / f"{TWO_CLASS_SAMPLE}.csv").exists():
-        names.append(TWO_CLASS_SAMPLE)
-    return names
+    present = set(bundled.samples())
+    return [name for name in (*SAMPLES, TWO_CLASS_SAMPLE) if name in present]
 
 
 def available_networks():
     """Names of the bundled BIF networks, smallest file first."""
-    files = sorted(NETWORK_DIR.glob("*.bif.gz"), key=lambda p: p.stat().st_size)
-    return [p.name[: -len(".bif.gz")] for p in files]
+    return bundled.networks()
 
 
 # ---------------------------------------------------------------------------
@@ -194,7 +187,7 @@ def short_count(n):
 
 def sample_table(name):
     """The bundled sample ``name`` as a Table (its network is the ground truth)."""
-    truth = name if (NETWORK_DIR / f"{name}.bif.gz").exists() else None
+    truth = name if name in bundled.networks() else None
     frame = sample_frame(name)
     return Table(frame, f"sample {name}", f"sample:{name}", truth,
                  f"{SHORT_NAMES.get(name, name)} {short_count(len(frame))}")

@@ -8,7 +8,7 @@ import streamlit as st
 from bnexplore import viz
 from bnexplore.errors import BNExploreError
 from bnexplore.result import Result
-from ui import state, views
+from bnexplore_app import state, views
 
 
 @st.cache_data(show_spinner=False, max_entries=48)

@@ -16,7 +16,7 @@ from bnexplore.search.exact import exact_search
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from bnexplore.search.ordering import ordering_search
 from bnexplore.search.rpdag import rpdag_search
-from ui.state import score_label
+from bnexplore_app.state import score_label
 
 
 @dataclass

@@ -21,7 +21,7 @@ from bnexplore.classifier import cross_validate
 from bnexplore.errors import BNExploreError
 from bnexplore.search.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
-from ui.widgets import file_stem, show_chart, show_graph
+from bnexplore_app.widgets import file_stem, show_chart, show_graph
 
 
 @dataclass
