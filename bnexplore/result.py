@@ -33,7 +33,15 @@ def to_plain(value):
 
 def parse_json(data, what):
     """``data`` as a dict: JSON text is parsed; a SearchError names ``what`` on bad input."""
-    if isinstance(data, (str, bytes)):
+    if isinstance(data, bytes):
+        if not data.strip():
+            raise SearchError(f"not a bnexplore {what} file: the file is empty")
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            raise SearchError(f"not a bnexplore {what} file: it is not UTF-8 JSON text (byte 0x{data[err.start]:02x} "
+                              f"at position {err.start})") from None
+    if isinstance(data, str):
         try:
             data = json.loads(data)
         except json.JSONDecodeError as err:
@@ -123,7 +131,11 @@ class Result:
         missing = [k for k in ("algorithm", "score", "score_name", "graph") if k not in data]
         if missing:
             raise SearchError(f"not a bnexplore result file: missing {', '.join(missing)}")
-        return cls(graph=DAG.from_json(data["graph"]), score=float(data["score"]),
+        try:
+            score = float(data["score"])
+        except (TypeError, ValueError):
+            raise SearchError(f"not a bnexplore result file: score {data['score']!r} is not a number") from None
+        return cls(graph=DAG.from_json(data["graph"]), score=score,
                    score_name=data["score_name"], algorithm=data["algorithm"],
                    params=data.get("params", {}), stats=data.get("stats", {}),
                    trajectory=data.get("trajectory", []), extra=_revive(data.get("extra", {})))

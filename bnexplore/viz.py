@@ -27,6 +27,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -41,6 +42,9 @@ REVERSED_COLOR = "#8e44ad"
 NODE_FILL = "#e3f2fd"
 NODE_BORDER = "#1565c0"
 FONT_SIZE = 22
+PNG_FONT = Path(__file__).resolve().parent / "fonts" / "DejaVuSans.ttf"
+"""The font of PNG pictures, shipped with the package (Bitstream Vera licence, fonts/DejaVuSans-LICENSE.txt):
+Pillow's built-in font has no em dash, arrows or accented letters, which it draws as boxes."""
 ASPECT = 2.0
 """Width / height the layouts aim for (the app's graph frames are about 2:1)."""
 MIN_WIDTH, MAX_WIDTH = 1.5, 9.0
@@ -578,9 +582,9 @@ body { margin: 0; font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Ari
 div.vis-tooltip { white-space: normal; font-size: 16px; max-width: 560px; padding: 8px; }
 table.bnx-cpt { border-collapse: collapse; margin-top: 4px; font-size: 14px; }
 table.bnx-cpt th, table.bnx-cpt td { border: 1px solid #bbb; padding: 2px 6px; text-align: right; }
-#bnx-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 22px; padding: 6px 8px;
-  border-bottom: 1px solid #e0e0e0; font-size: 16px; line-height: 1.4; background: #fafafa; }
-#bnx-legend .bnx-title { font-weight: 600; flex-basis: 100%; }
+#bnx-legend { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 18px; padding: 4px 8px;
+  border-bottom: 1px solid #e0e0e0; font-size: 15px; line-height: 1.35; background: #fafafa; }
+#bnx-legend .bnx-title { font-weight: 600; }
 </style>
 """
 _HOVER_SCRIPT = """
@@ -699,8 +703,8 @@ def to_png(drawing, positions, width=None, scale=1.0):
     """
     from PIL import Image, ImageDraw, ImageFont
 
-    font = ImageFont.load_default(size=round(20 * scale))
-    small = ImageFont.load_default(size=round(17 * scale))
+    font = ImageFont.truetype(str(PNG_FONT), round(20 * scale))
+    small = ImageFont.truetype(str(PNG_FONT), round(17 * scale))
     legend_height = _legend_height(drawing, small)
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     boxes = {name: _text_size(probe, name, font) for name in drawing.names}

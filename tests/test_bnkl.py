@@ -18,7 +18,8 @@ from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError, Sea
 from bnexplore.result import Result
 from bnexplore.search.bnkl import (_chi2_tail_log_sf, _t_tail_log_sf, bnkl, bnkl_search, bnkl_xy,
                                    class_networks_from_json, complexity_path, encode_classes, g_test_log_pvalue,
-                                   ide_order, n_statistics, pareto_frontier, select_index, welch_log_pvalue)
+                                   ide_order, marginal_divergence, n_statistics, pareto_frontier, rule_values,
+                                   select_index, welch_log_pvalue)
 
 
 def planted_frame(rng, n_rows, n_noise=4):
@@ -325,7 +326,9 @@ def test_path_walk_json_and_result():
     assert data["classes"] == ["a", "b"] and data["class_column"] == "cls"
     assert set(data["cpts"]) == {"class0", "class1"}
     res = result.to_result()
-    assert (res.algorithm, res.score_name, res.score) == ("bnkl", "bnkl-ratio", result.S)
+    n = result.params["n_rows"]
+    assert (res.algorithm, res.score_name) == ("bnkl", "kl-bic")
+    assert res.score == pytest.approx(n * result.R - result.df * math.log(n) / 2, rel=1e-12)
     assert res.graph == result.dag
     assert json.loads(res.dumps())["extra"]["path"] == data["path"]
 
@@ -432,3 +435,41 @@ def test_too_many_parent_sets_is_refused():
     data = Dataset.from_codes(rng.integers(0, 2, (6, 2000)), np.full(2000, 2))
     with pytest.raises(ResourceError, match="max_parents=3 on 2000 variables"):
         bnkl_search(data, [0, 1] * 3, max_parents=3)
+
+
+def test_marginal_divergence_by_hand_and_never_negative():
+    """A state with no class-0 rows: the score's sdnet R_i skips it and goes negative; the divergence counts it."""
+    # variable 0: states 0/1; class 0 rows are all state 0, class 1 rows are mostly state 1
+    codes = np.array([[0]] * 6 + [[0]] * 1 + [[1]] * 3)
+    labels = np.array([0] * 6 + [1] * 4, np.uint8)
+    data = Dataset.from_codes(codes, arities=[2])
+    n = 10
+    p = np.array([7, 3]) / n
+    p0 = np.array([1.0, 1 / (3 * n)])
+    p0 /= p0.sum()
+    expected = float(np.sum(p * np.log(p / p0)))
+    got = marginal_divergence(data, labels)
+    assert got[0] == pytest.approx(expected, rel=1e-12)
+    sdnet = 0.7 * math.log(0.7 / 1.0)  # only the cell with class-0 rows: negative
+    assert sdnet < 0 < got[0]
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        codes, labels = class_dependent_codes(rng, 60, [2, 3, 4])
+        assert (marginal_divergence(Dataset.from_codes(codes, arities=[2, 3, 4]), labels) >= 0).all()
+    same = Dataset.from_codes(np.array([[0], [1], [0], [1]]), arities=[2])
+    assert marginal_divergence(same, np.array([0, 0, 1, 1])) == pytest.approx([0.0], abs=1e-15)
+
+
+@pytest.mark.parametrize("select", ["ratio", "bic", "aic"])
+def test_result_score_is_the_value_the_rule_maximised(select):
+    rng = np.random.default_rng(5)
+    frame = planted_frame(rng, 400)
+    result = bnkl(frame, "cls", select=select)
+    res = result.to_result()
+    n = result.params["n_rows"]
+    values = {"ratio": result.R / result.df, "bic": n * result.R - result.df * math.log(n) / 2,
+              "aic": n * result.R - result.df}
+    assert res.score_name == f"kl-{select}" and res.score == pytest.approx(values[select], rel=1e-12)
+    path_values = [rule_values([p["df"]], [p["R"]], n, select)[0] for p in result.path]
+    assert res.score == pytest.approx(max(path_values), rel=1e-12)
+    assert result.marginal_kl.shape == (len(result.names),) and (result.marginal_kl >= 0).all()

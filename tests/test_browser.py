@@ -1,8 +1,11 @@
-"""End to end in a real headless Chromium: load a sample, run hill climbing, look at the network.
+"""End to end in a real headless Chromium, in a projector-sized 1280 x 720 window.
 
-Starts ``streamlit run app.py`` on a free local port, drives the main flow with
-Playwright (using Debian's /usr/bin/chromium, never a downloaded browser) and
-saves screenshots under test-artifacts/. Skipped when Chromium is absent.
+Starts ``streamlit run app.py`` on a free local port and walks a two-data-set
+journey with Playwright (using Debian's /usr/bin/chromium, never a downloaded
+browser): learn on one sample, load another, learn again; Networks must show
+the new network by name with the whole graph on screen, and Compare must refuse
+the two networks of different data. Screenshots go to test-artifacts/. Skipped
+when Chromium is absent.
 """
 
 import os
@@ -75,10 +78,14 @@ def page(server):
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 2000})
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
         tab = context.new_page()
-        tab.set_default_timeout(45_000)
+        tab.set_default_timeout(60_000)
+        offline = []
+        tab.on("request", lambda request: offline.append(request.url)
+               if not request.url.startswith(server) and not request.url.startswith("data:") else None)
         tab.goto(server)
+        tab.offline_requests = offline
         yield tab
         browser.close()
 
@@ -88,31 +95,61 @@ def open_page(tab, label):
     tab.get_by_role("heading", name=label).first.wait_for()
 
 
-def test_main_flow(page):
+def shot(tab, name, full=False):
+    """A screenshot; ``full`` makes the window tall enough for the whole page first."""
+    if full:
+        tab.set_viewport_size({"width": 1280, "height": 2400})
+        tab.wait_for_timeout(600)
+    tab.screenshot(path=str(ARTIFACTS / name))
+    if full:
+        tab.set_viewport_size({"width": 1280, "height": 720})
+        tab.wait_for_timeout(300)
+
+
+def run_hill_climbing(tab, expected_name):
+    open_page(tab, "3 · Search")
+    tab.get_by_role("button", name="Run").click()
+    tab.get_by_text(f"Finished: {expected_name}.").first.wait_for()
+    tab.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for()
+    tab.wait_for_timeout(1000)
+
+
+def test_two_data_sets_journey(page):
     page.get_by_text("learn Bayesian networks from a table").first.wait_for()
     page.get_by_text("Data in use:").first.wait_for()
     page.locator("[data-testid='stDataFrame']").first.wait_for()  # the summary of the bundled sample
-    page.wait_for_timeout(1000)
-    page.screenshot(path=str(ARTIFACTS / "01_home.png"), full_page=True)
+    page.wait_for_timeout(800)
+    shot(page, "01_home.png")
 
-    open_page(page, "3 · Search")
-    page.get_by_role("button", name="Run").click()
-    page.get_by_text("Finished: hc").first.wait_for()
-    page.locator("[data-testid='stDataFrame']").first.wait_for()
-    page.locator("[data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg").first.wait_for()
-    page.wait_for_timeout(1500)
-    page.screenshot(path=str(ARTIFACTS / "02_search.png"), full_page=True)
+    run_hill_climbing(page, "hc · BDeu(1) · asia 5k")
+    shot(page, "02_search_asia.png", full=True)
+
+    open_page(page, "1 · Data")
+    page.get_by_role("button", name="Load sample").wait_for()
+    page.locator("[data-testid='stSelectbox']").filter(has_text="Sample").first.click()
+    page.get_by_role("option", name="sachs").click()
+    page.get_by_role("button", name="Load sample").click()
+    page.get_by_text("Now using sample sachs").first.wait_for()
+    run_hill_climbing(page, "hc · BDeu(1) · sachs 2k")
 
     open_page(page, "4 · Networks")
-    page.get_by_text("Colour nodes by local score").first.wait_for()
-    frame = page.frame_locator("[data-testid='stIFrame']").first
-    frame.locator("#mynetwork canvas").wait_for()
-    page.wait_for_timeout(800)
+    graph = page.frame_locator("[data-testid='stIFrame']").first
+    graph.locator("#mynetwork canvas").wait_for()
+    graph.get_by_text("hc · BDeu(1) · sachs 2k — DAG").wait_for()
+    page.wait_for_timeout(1000)
     box = page.locator("[data-testid='stIFrame']").first.bounding_box()
-    assert box["height"] > 400 and box["width"] > 400
-    page.screenshot(path=str(ARTIFACTS / "03_networks.png"), full_page=True)
+    assert box["y"] + box["height"] <= 720, f"the graph ends at {box['y'] + box['height']:.0f} px, below the fold"
+    assert box["width"] > 500 and box["height"] > 300
+    shot(page, "03_networks_1280x720.png")
 
     open_page(page, "5 · Compare")
     page.frame_locator("[data-testid='stIFrame']").first.locator("#mynetwork canvas").wait_for()
+    choose = page.locator("[data-testid='stMultiSelect']").first
+    choose.get_by_role("button", name="Remove ground truth: sachs").click()  # the default reference
+    choose.click()
+    page.get_by_role("option", name="hc · BDeu(1) · asia 5k").click()
+    page.keyboard.press("Escape")
+    page.get_by_text("have different variables, so their edges cannot be compared").first.wait_for()
     page.wait_for_timeout(800)
-    page.screenshot(path=str(ARTIFACTS / "04_compare.png"), full_page=True)
+    shot(page, "04_compare_refuses.png")
+    assert not page.offline_requests, f"the app asked the internet for {page.offline_requests[:3]}"

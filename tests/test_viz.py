@@ -273,3 +273,20 @@ def test_cpdag_html_colours():
     edges = {(e["from"], e["to"]): e for e in vis_items(page, "edges")}
     assert edges[("a", "c")]["color"] == viz.COMPELLED_COLOR
     assert edges[("e", "f")]["color"] == viz.REVERSIBLE_COLOR and edges[("e", "f")]["dashes"] is True
+
+
+def test_png_font_draws_every_character_of_titles_and_names():
+    """Pillow's built-in font draws an em dash, arrows and umlauts as boxes; the shipped font has them."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    def pixels(font, ch):
+        image = Image.new("L", (40, 40))
+        ImageDraw.Draw(image).text((5, 5), ch, font=font, fill=255)
+        return image.tobytes()
+
+    font = ImageFont.truetype(str(viz.PNG_FONT), 20)
+    missing = pixels(font, "\U000F0000")  # a private-use code point: the font's 'no glyph' box
+    for ch in "—–→←·≤≥äöüßéñ×−":
+        assert pixels(font, ch) != missing, ch
+    builtin = ImageFont.load_default(size=20)
+    assert pixels(builtin, "—") == pixels(builtin, "\U000F0000")  # why a font is shipped

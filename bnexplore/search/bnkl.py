@@ -365,8 +365,8 @@ def complexity_path(option_df, option_R):
     return front_df, front_R, choice
 
 
-def select_index(df, R, n_rows, select="ratio"):
-    """Index of the path network a selection rule picks.
+def rule_values(df, R, n_rows, select="ratio"):
+    """The value a selection rule maximises, at every point of the complexity path.
 
     Parameters
     ----------
@@ -375,26 +375,29 @@ def select_index(df, R, n_rows, select="ratio"):
     n_rows : int
         Training rows N.
     select : {"ratio", "bic", "aic"}
-        ``"ratio"``: the largest ``S = R / df`` (Balov 2013, Eq. 5);
-        ``"bic"``: the largest ``N R - df log(N) / 2``; ``"aic"``: the largest
-        ``N R - df`` (``N R`` is a log-likelihood ratio, so these are the
-        usual penalties). Ties go to the simpler network.
+        ``"ratio"``: ``S = R / df`` (Balov 2013, Eq. 5); ``"bic"``:
+        ``N R - df log(N) / 2``; ``"aic"``: ``N R - df`` (``N R`` is a
+        log-likelihood ratio, so these are the usual penalties).
 
     Returns
     -------
-    int
+    ndarray of float64
     """
     df = np.asarray(df, np.float64)
     R = np.asarray(R, np.float64)
     if select == "ratio":
-        value = R / df
-    elif select == "bic":
-        value = n_rows * R - df * math.log(n_rows) / 2
-    elif select == "aic":
-        value = n_rows * R - df
-    else:
-        raise SearchError(f"select={select!r} is not a selection rule; use one of {', '.join(SELECT_RULES)}")
-    return int(np.argmax(value))
+        return R / df
+    if select == "bic":
+        return n_rows * R - df * math.log(n_rows) / 2
+    if select == "aic":
+        return n_rows * R - df
+    raise SearchError(f"select={select!r} is not a selection rule; use one of {', '.join(SELECT_RULES)}")
+
+
+def select_index(df, R, n_rows, select="ratio"):
+    """Index of the path network a selection rule picks: the largest :func:`rule_values`
+    (ties go to the simpler network)."""
+    return int(np.argmax(rule_values(df, R, n_rows, select)))
 
 
 # ----------------------------------------------------------------------------
@@ -532,6 +535,41 @@ def _class_networks(dag, data, labels):
     return tuple(networks)
 
 
+def marginal_divergence(data, labels):
+    """How far each variable's own distribution is from the reference class's, as a true KL divergence.
+
+    ``D_i = sum_k P_k log(P_k / P0_k)`` with ``P_k`` the share of all rows in
+    state k and ``P0_k`` that of the class-0 rows, a zero ``P0_k`` reset to
+    ``1 / (3 n)`` and the distribution renormalised, as the classifier does
+    (Balov 2013, Algorithm 1(d)). Unlike the statistic ``R_i`` of the score,
+    whose sdnet convention skips the cells without class-0 rows (and can then
+    go negative), ``D_i >= 0``, with 0 only when the two distributions agree.
+
+    Parameters
+    ----------
+    data : Dataset
+    labels : ndarray of 0 / 1
+
+    Returns
+    -------
+    ndarray of float64, one value per variable
+    """
+    labels = np.asarray(labels)
+    n = data.n_rows
+    floor = 1.0 / (3.0 * n)
+    out = np.empty(data.n_vars)
+    for v in range(data.n_vars):
+        codes = np.asarray(data.codes[:, v], np.int64)
+        r = int(data.arities[v])
+        p = np.bincount(codes, minlength=r) / n
+        p0 = np.bincount(codes[labels == 0], minlength=r) / max(1, int((labels == 0).sum()))
+        p0 = np.where(p0 > 0, p0, floor)
+        p0 /= p0.sum()
+        seen = p > 0
+        out[v] = max(0.0, float(np.sum(p[seen] * np.log(p[seen] / p0[seen]))))
+    return out
+
+
 def _arc_contributions(scorer, parent_sets, node_R):
     """``[(u, v, R_v(Pa_v) - R_v(Pa_v - u)), ...]`` for every arc u -> v."""
     arcs = [(u, v) for v, ps in enumerate(parent_sets) for u in ps]
@@ -599,7 +637,11 @@ class BNKLResult:
         Test behind each p-value: ``"welch-t"`` (numeric, before
         discretization) or ``"g-test"`` (categorical or coded).
     marginal_R : ndarray
-        R of each node without parents: its marginal class difference.
+        R of each node without parents, as the score counts it (sdnet
+        convention: cells without class-0 rows skipped, so it can be negative).
+    marginal_kl : ndarray
+        Each node's marginal class difference as a true KL divergence
+        (:func:`marginal_divergence`, never negative).
     path : list of dict
         The complexity path, by increasing ``df``: ``{"df", "R", "S",
         "parents"}`` with ``parents[v]`` the parent tuple of node v.
@@ -639,6 +681,7 @@ class BNKLResult:
     pvalues: np.ndarray
     tests: list
     marginal_R: np.ndarray
+    marginal_kl: np.ndarray
     path: list
     selected: int
     select: str
@@ -729,6 +772,7 @@ class BNKLResult:
             "pvalues": {names[v]: float(p) for v, p in enumerate(self.pvalues)},
             "tests": {names[v]: t for v, t in enumerate(self.tests)},
             "marginal_R": {names[v]: float(r) for v, r in enumerate(self.marginal_R)},
+            "marginal_kl": {names[v]: float(d) for v, d in enumerate(self.marginal_kl)},
             "cut_points": {k: [float(c) for c in v] for k, v in self.cut_points.items()},
             "select": self.select,
             "selected": int(self.selected),
@@ -746,10 +790,12 @@ class BNKLResult:
         }
 
     def to_result(self):
-        """A :class:`bnexplore.result.Result` (algorithm ``"bnkl"``, score ``S``,
-        score name ``"bnkl-ratio"``), the rest of :meth:`to_json` in ``extra``."""
+        """A :class:`bnexplore.result.Result`: algorithm ``"bnkl"``, score the value
+        the selection rule maximised (``S`` for ``"ratio"``), score name
+        ``"kl-ratio"``, ``"kl-bic"`` or ``"kl-aic"``; the rest of :meth:`to_json` in ``extra``."""
         extra = {k: v for k, v in self.to_json().items() if k not in ("algorithm", "graph", "params", "stats")}
-        return Result(graph=self.dag, score=float(self.S), score_name="bnkl-ratio", algorithm="bnkl",
+        score = rule_values([self.df], [self.R], self.params["n_rows"], self.select)[0]
+        return Result(graph=self.dag, score=float(score), score_name=f"kl-{self.select}", algorithm="bnkl",
                       params=_json_params(self.params), stats=dict(self.stats), extra=extra)
 
 
@@ -890,7 +936,8 @@ def bnkl_search(data, labels, order=None, max_parents=2, select="ratio", values=
     control.finish(message="bnkl: done", score=details["S"])
     return BNKLResult(
         names=list(data.names), classes=[0, 1], class_counts=(data.n_rows - n1, n1), class_column=None,
-        order=list(order), pvalues=np.exp(log_p), tests=tests, marginal_R=marginal_R, path=path,
+        order=list(order), pvalues=np.exp(log_p), tests=tests, marginal_R=marginal_R,
+        marginal_kl=marginal_divergence(data, labels), path=path,
         selected=selected, select=select,
         cut_points=data.encoder.cut_points() if data.encoder is not None else {}, encoder=data.encoder,
         params={"max_parents": max_parents, "select": select, "n_rows": data.n_rows}, stats=stats,

@@ -5,14 +5,15 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
-from ui import replay, state
-from ui.algorithms import SearchInput, available
-from ui.errors import error_boundary
-from ui.jobs import SearchJob, Task
-from ui.page import run_page
-from ui.widgets import data_status, results_table, show_graph
+from bnexplore_app import replay, state
+from bnexplore_app.algorithms import SearchInput, available
+from bnexplore_app.errors import error_boundary
+from bnexplore_app.jobs import SearchJob, Task
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, pick_one, results_table, show_chart, show_graph
 
 POLL_SECONDS = 0.5
+SPEEDS = (0.5, 1.0, 2.0, 3.0, 5.0)
 HIGHLIGHT = "#d81b60"
 DELETED = "#f8bbd0"
 
@@ -21,21 +22,24 @@ def collect():
     """Move the results of a finished background job into the session's results.
 
     What happened (finished, stopped, failed) is kept in the session and shown
-    until the next run.
+    until the next run; it names the results as they are kept.
     """
     job = st.session_state.get("job")
     if job is not None and not job.running and not job.collected:
         job.collected = True
         notes = []
+        kept = []
         for task, result, extras in job.results:
-            state.add_result(task.name, result, **task.context).cache.update(extras)
+            entry = state.add_result(task.name, result, **task.context)
+            entry.cache.update(extras)
+            kept.append((entry.name, result.stats.get("stopped")))
         for task, message in job.errors:
             notes.append(("error", f"{task.label}: {message}"))
-        if job.results:
-            stopped = [t.name for t, r, _ in job.results if r.stats.get("stopped")]
-            notes.append(("success", f"Finished: {', '.join(t.name for t, _, _ in job.results)}."
+        if kept:
+            stopped = [name for name, reason in kept if reason]
+            notes.append(("success", f"Finished: {', '.join(name for name, _ in kept)}."
                           + (f" Stopped early ({', '.join(stopped)}): the best network found so far is kept."
-                             if stopped else "")))
+                             if stopped else "") + " Open it on the Networks page."))
         st.session_state["search_notes"] = notes
     for kind, text in st.session_state.get("search_notes", []):
         (st.error if kind == "error" else st.success)(text)
@@ -50,12 +54,11 @@ def start(algorithms, options, time_limit):
                          options_of_data["discretize"])
     where = {"data": inputs.dataset, "data_key": st.session_state["data_key"],
              "data_label": st.session_state["data_label"]}
-    score = settings["score"] + (f" ess={settings['ess']:g}" if settings["score"] == "bdeu" else "")
     tasks = []
     for alg in algorithms:
         opts = options[alg.key]
-        tasks.append(Task(f"{alg.key} · {score}", alg.label,
-                          lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control), where))
+        name = state.result_name(alg.key, alg.settings_text(settings, opts), st.session_state["data_short"])
+        tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control), where))
     st.session_state["search_notes"] = []
     st.session_state["job"] = SearchJob(tasks, time_limit).start()
 
@@ -69,14 +72,14 @@ def trace_chart(job):
     frame["best"] = frame.groupby("task")["score"].cummax()
     chart = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("seconds:Q", title="time since the search started (s)"),
-        y=alt.Y("best:Q", title="best score so far (log, higher is better)", scale=alt.Scale(zero=False)),
-        color=alt.Color("task:N", title="search"),
+        y=alt.Y("best:Q", title="best score so far", scale=alt.Scale(zero=False)),
+        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", labelLimit=600)),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
                  alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
-    ).properties(title="Best score found so far")
-    st.altair_chart(chart, width="stretch", height=300)
-    st.caption("Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
-               "quickly and flattens at a local optimum.")
+    )
+    show_chart(chart, "Best score found so far (natural log, higher is better)",
+               "Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
+               "quickly and flattens at a local optimum.", height=320)
 
 
 def live_panel():
@@ -107,20 +110,24 @@ def live_panel():
 def run_section():
     st.subheader("Run")
     choices = available(bool(st.session_state.get("class_column")))
+    key = state.KEEP + "search_algorithms"
+    if key in st.session_state:  # kept from an earlier visit: only what can run on these data
+        st.session_state[key] = [k for k in st.session_state[key] if k in choices]
     picked = st.multiselect("Algorithms", list(choices), default=["hc"] if "hc" in choices else [],
-                            format_func=lambda k: choices[k].label, key="search_algorithms")
+                            format_func=lambda k: choices[k].label, key=key)
     options = {}
-    for key in picked:
-        alg = choices[key]
+    for name in picked:
+        alg = choices[name]
         with st.expander(f"{alg.label}: options"):
             st.caption(alg.about)
-            options[key] = alg.options(f"search_{key}_") if alg.options else {}
+            options[name] = alg.options(f"{state.KEEP}search_{name}_") if alg.options else {}
     settings = st.session_state["settings"]
     left, right = st.columns([1, 2])
-    time_limit = left.number_input("Time limit per search (s)", 1, 3600, 60, key="search_time_limit")
-    right.caption(f"Score **{settings['score']}**"
-                  + (f" (ESS {settings['ess']:g})" if settings["score"] == "bdeu" else "")
-                  + f", at most **{settings['max_indegree']}** parents per node — change them on the Tune page.")
+    time_limit = left.number_input("Time limit per search (s)", 1, 3600, 60, key=state.KEEP + "search_time_limit")
+    right.caption(f"Score **{state.score_label(settings['score'], settings.get('ess'))}**, at most "
+                  f"**{settings['max_indegree']}** parents per node, Bayes factor {settings['bf']:g} — change them "
+                  f"on the Tune page. Results are named by algorithm, score and data "
+                  f"(*{st.session_state['data_short']}*).")
     job = st.session_state.get("job")
     busy = job is not None and job.running
     if st.button("Run", type="primary", disabled=busy or not picked, key="search_run"):
@@ -152,12 +159,55 @@ def replay_drawing(before, after, step, title):
 
 def step_by(delta, total):
     st.session_state["replay_step"] = min(max(st.session_state.get("replay_step", 0) + delta, 0), total)
+    st.session_state["replay_playing"] = False
+
+
+def toggle_play(total):
+    playing = not st.session_state.get("replay_playing", False)
+    st.session_state["replay_playing"] = playing
+    if playing and st.session_state.get("replay_step", 0) >= total:
+        st.session_state["replay_step"] = 0  # play again from the start
 
 
 def replay_graphs(entry):
     if "replay" not in entry.cache:
         entry.cache["replay"] = replay.graphs(entry.result)
     return entry.cache["replay"]
+
+
+def replay_pick(entries):
+    """The run to replay: the user's pick, or the newest replayable run after a new result."""
+    names = list(entries)
+    if st.session_state.get("replay_generation") != state.generation():
+        st.session_state["replay_generation"] = state.generation()
+        st.session_state["replay_pick"] = names[-1]
+    if st.session_state.get("replay_pick") not in names:
+        st.session_state["replay_pick"] = names[-1]
+    return st.session_state["replay_pick"]
+
+
+def replay_frame(entry):
+    """The step slider, the step's description and the graph; advances by itself while playing."""
+    trajectory = entry.result.trajectory
+    total = len(trajectory)
+    if st.session_state.get("replay_playing"):
+        st.session_state["replay_step"] = min(st.session_state.get("replay_step", 0) + 1, total)
+    k = st.slider("Step", 0, total, key="replay_step")
+    if k == 0:
+        st.markdown(f"**Start:** the empty graph. {total} steps follow.")
+    else:
+        st.markdown(f"**Step {k} of {total}:** {replay.describe(trajectory[k - 1])}")
+    graphs = replay_graphs(entry)
+    drawing = replay_drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
+                             f"{entry.name} after step {k} of {total}")
+    rpdag_note = (" In an RPDAG run, dashed lines are links (undirected) and the state letter says which case "
+                  "of the paper's Table 1 the pair was in." if replay.kind(entry.result) == "rpdag" else "")
+    show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
+               "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
+               "in light pink. Nodes stay in the same place at every step." + rpdag_note, most=420)
+    if st.session_state.get("replay_playing") and k >= total:
+        st.session_state["replay_playing"] = False
+        st.rerun()  # the whole page, so the timer stops and the button says Play again
 
 
 def teaching_section():
@@ -167,29 +217,25 @@ def teaching_section():
         st.info("Run hill climbing, tabu search or an RPDAG search (without restarts) above; its steps can then "
                 "be replayed here.")
         return
-    name = st.selectbox("Search to replay", list(entries), index=len(entries) - 1, key="replay_result")
+    chosen = replay_pick(entries)
+    left, right = st.columns([3, 2])
+    with left:
+        name = pick_one("Search to replay", list(entries), "replay_result", chosen,
+                        lambda picked: st.session_state.update(replay_pick=picked))
     entry = entries[name]
-    trajectory = entry.result.trajectory
-    total = len(trajectory)
+    total = len(entry.result.trajectory)
     if st.session_state.get("replay_for") != name:
         st.session_state["replay_for"] = name
         st.session_state["replay_step"] = 0
-    a, b, c = st.columns([1, 1, 6])
+        st.session_state["replay_playing"] = False
+    playing = st.session_state.get("replay_playing", False)
+    speed = right.select_slider("Seconds per step while playing", SPEEDS, value=1.0, key=state.KEEP + "replay_speed")
+    a, b, c, _ = st.columns([1, 1, 1, 4])
     a.button("◀ Previous", on_click=step_by, args=(-1, total), key="replay_prev")
-    b.button("Next ▶", on_click=step_by, args=(1, total), key="replay_next")
-    k = c.slider("Step", 0, total, key="replay_step")
-    if k == 0:
-        st.markdown(f"**Start:** the empty graph. {total} steps follow.")
-    else:
-        st.markdown(f"**Step {k} of {total}:** {replay.describe(trajectory[k - 1])}")
-    graphs = replay_graphs(entry)
-    drawing = replay_drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
-                             f"{name} after step {k} of {total}")
-    rpdag_note = (" In an RPDAG run, dashed lines are links (undirected) and the state letter says which case "
-                  "of the paper's Table 1 the pair was in." if replay.kind(entry.result) == "rpdag" else "")
-    show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
-               "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
-               "in light pink. Nodes stay in the same place at every step." + rpdag_note)
+    b.button("⏸ Pause" if playing else "▶ Play", on_click=toggle_play, args=(total,), key="replay_play",
+             type="primary", help="Step through the search by itself, one step every few seconds.")
+    c.button("Next ▶", on_click=step_by, args=(1, total), key="replay_next")
+    st.fragment(run_every=float(speed) if playing else None)(replay_frame)(entry)
 
 
 def page():

@@ -7,20 +7,43 @@ import streamlit as st
 from bnexplore import viz
 from bnexplore.bif import Network, fit_network, write_bif
 from bnexplore.result import Result
-from ui import state
+from bnexplore_app import state
 
 SCORER_SCORES = ("bdeu", "bic", "k2", "aic", "ll")
 VIEW_CAPTIONS = {
-    "DAG": "The learned DAG. Arrows are arcs (parent → child); thicker arcs add more to the score: the width is "
-           "s(child, parents) − s(child, parents without this one), shown exactly on hover. Hover a node for "
-           "its local score and its conditional probability table.",
-    "RPDAG": "The RPDAG (restricted PDAG, Acid & de Campos 2003) of this DAG: arcs that take part in a "
-             "head-to-head pattern a → c ← b are kept, every other edge becomes a dashed undirected link. Each "
-             "tree of links can be oriented away from any one of its nodes.",
+    "DAG": "Arrows are arcs (parent → child). {width} Hover a node for its local score and its conditional "
+           "probability table.",
+    "RPDAG": "The RPDAG (restricted PDAG, Acid & de Campos 2003) of this DAG. An arc stays an arrow when its head "
+             "has two or more parents (a head-to-head pattern a → c ← b) or when an arrow points into its tail, "
+             "so it hangs below such a pattern. Every other edge is a dashed link: the links form trees that start "
+             "at parentless nodes, and each tree can point away from any one of its nodes, which gives the DAGs "
+             "of the RPDAG class.",
     "CPDAG": "The CPDAG (essential graph) of this DAG's Markov equivalence class: dark arcs are compelled "
              "(the same in every DAG of the class, the data can tell their direction); light dashed edges are "
              "reversible (the data cannot tell the direction).",
 }
+WIDTH_TEXT = ("Thicker arcs add more to the score: the width is s(child, parents) − s(child, parents without this "
+              "one), shown exactly on hover.")
+
+
+def what_it_is(entry):
+    """One sentence on what the entry's network is: the truth, or learned by which search on which data."""
+    result = entry.result
+    if result.algorithm == "ground truth":
+        return f"The true network the rows of {entry.data_label} were drawn from."
+    seconds = result.stats.get("seconds")
+    took = f" in {seconds:.2f} s" if seconds is not None else ""
+    stopped = f", stopped early ({result.stats['stopped']})" if result.stats.get("stopped") else ""
+    return f"Learned by {result.algorithm} on {entry.data_label or 'unrecorded data'}{took}{stopped}."
+
+
+def caption(entry, view, contribution=None):
+    """The caption under a view of an entry: what the network is, and how to read the picture."""
+    text = VIEW_CAPTIONS[view]
+    if view == "DAG":
+        widths = contribution and len({round(v, 9) for v in contribution.values()}) > 1
+        text = text.format(width=WIDTH_TEXT if widths else "All arcs are drawn at one width.")
+    return f"{what_it_is(entry)} {text}"
 
 
 def truth_entry():
@@ -153,7 +176,7 @@ def drawing(entry, view="DAG", colour_nodes=False, title=None):
     if view == "CPDAG":
         return viz.cpdag_drawing(graph.cpdag(), node_titles=titles, title=title)
     if view == "RPDAG":
-        return viz.pdag_drawing(graph.rpdag(), node_titles=titles, arc_label="arc (in a head-to-head pattern)",
+        return viz.pdag_drawing(graph.rpdag(), node_titles=titles, arc_label="arc (head-to-head, or below one)",
                                 link_label="link (undirected, dashed)", title=title)
     contribution = contributions(entry)
     values = local_scores(entry) if colour_nodes else None

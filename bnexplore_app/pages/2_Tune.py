@@ -10,11 +10,11 @@ import streamlit as st
 from bnexplore.errors import DataError
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
-from bnexplore.search.exact import available_memory, memory_needed
+from bnexplore.search.exact import available_memory, dp_seconds, memory_needed
 
-from ui import state
-from ui.page import run_page
-from ui.widgets import data_status
+from bnexplore_app import state
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, show_chart
 
 SCORES = {
     "bdeu": "BDeu — Bayesian, uniform prior; its strength is the equivalent sample size (ESS)",
@@ -114,6 +114,25 @@ def indegree_section(settings, n):
     settings["max_indegree"] = int(limit)
 
 
+def exact_verdict(n, candidates_seconds, time_limit):
+    """What an exact search (dynamic programming) would do here: ``(memory, seconds, sentence)``."""
+    needed = memory_needed(n)
+    free = available_memory()
+    seconds = candidates_seconds + dp_seconds(n)
+    if free is not None and needed >= free:
+        return needed, seconds, (f"The exact search (dynamic programming over all 2^{n} subsets) is out of reach "
+                                 f"here: it needs {size_text(needed)} of memory and {size_text(free)} is free. It "
+                                 "is refused before it starts; use fewer variables (leave some out on the Data "
+                                 "page) or hill climbing, tabu or ASOBS.")
+    if seconds > time_limit:
+        return needed, seconds, (f"The exact search would take about {duration_text(seconds)}, longer than the "
+                                 f"Search page's time limit of {duration_text(time_limit)}: it would stop with the "
+                                 "best network found so far, not the proven optimum. Raise the time limit or use "
+                                 "fewer variables.")
+    return needed, seconds, (f"The exact search fits: about {duration_text(seconds)} and {size_text(needed)} of "
+                             "memory.")
+
+
 def estimate_section(settings):
     data = state.dataset()
     n = data.n_vars
@@ -121,21 +140,20 @@ def estimate_section(settings):
     st.subheader("Before you run: how big is this?")
     count = n_local_scores(n, d)
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
-    exact_bytes = memory_needed(n)
-    free = available_memory()
+    time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
+    needed, seconds, verdict = exact_verdict(n, count / rate, time_limit)
     a, b, c = st.columns(3)
     a.metric("Local scores with ≤ %d parents" % d, f"{count:,}",
              help="n · Σ_{k ≤ d} C(n−1, k): every parent set an exact search might score.")
     b.metric("Time to score them all", duration_text(count / rate),
              help=f"Measured here: about {rate:,.0f} local scores per second on this data "
                   f"({data.n_rows:,} rows).")
-    c.metric("Exact search memory", size_text(exact_bytes),
-             help="The dynamic programme over all 2^n subsets of variables stores 8 bytes per subset, plus "
-                  "64 MB of working space" + (f"; {size_text(free)} is free now." if free else "."))
-    feasible = free is None or exact_bytes < free
-    st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing and tabu search score only the parent sets "
-               f"they visit, usually a tiny fraction of these. An exact search over 2^{n} subsets is "
-               + ("feasible on this machine." if feasible else "out of reach here (not enough free memory)."))
+    c.metric("Exact search: memory / time", f"{size_text(needed)} / {duration_text(seconds)}",
+             help="The dynamic programme over all 2^n subsets of variables stores 8 bytes per subset (plus 64 MB of "
+                  "working space) and takes about n · 2^n steps after scoring the parent sets; both double with "
+                  "every variable.")
+    st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "
+               f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict}")
 
 
 def two_class_section(settings):
@@ -197,8 +215,9 @@ def pruning_chart(stats):
         order=alt.Order("fate_order:Q"),
         tooltip=["node", "fate", "sets"]).transform_calculate(
         fate_order=" + ".join(f"(datum.fate == '{label}' ? {i} : 0)" for i, label in enumerate(order)))
-    st.altair_chart(chart.properties(title="Candidate parent-set cache per node, before and after pruning",
-                                     height=alt.Step(24)), width="stretch")
+    show_chart(chart.properties(height=alt.Step(24)), "Candidate parent-set cache per node, before and after pruning",
+               "Each bar is one node: every parent set the search considered for it, green for the ones kept as "
+               "candidates, other colours for the rule that removed the rest.")
 
 
 def pruning_section(settings):

@@ -9,9 +9,9 @@ import streamlit as st
 
 from bnexplore.data import Encoder, learn_cut_points
 from bnexplore.errors import DataError
-from ui import state
-from ui.page import run_page
-from ui.widgets import data_status
+from bnexplore_app import state
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, pick_one, show_chart
 
 METHODS = ("uniform3", "quantile", "width", "manual")
 METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
@@ -29,16 +29,21 @@ def draft():
 
 
 def load(make_table):
-    """Read a new table; make it the data in use if it encodes with the default settings."""
+    """Read a new table; make it the data in use if it encodes with the default settings.
+
+    Returns True: a table was tried in this run (its message is shown), so the
+    page does not try it again further down and an error shows once.
+    """
     try:
         table = make_table()
     except DataError as error:
         st.error(f"{error}")
         st.info(f"Nothing changed: the data in use are still **{st.session_state['data_label']}**.")
-        return
+        return True
     encoding = json.loads(json.dumps(state.DEFAULT_ENCODING))
     st.session_state["draft"] = {"table": table, "encoding": encoding}
     try_use(table, encoding)
+    return True
 
 
 def try_use(table, encoding):
@@ -58,15 +63,18 @@ def try_use(table, encoding):
 
 
 def choose_class_column():
-    """Pick an obvious two-class column (named like 'class' or 'diagnosis') after loading."""
+    """Pick the class column after loading when the choice is unambiguous: exactly one two-state column
+    named like a class ('class', 'diagnosis', ...). Otherwise the user picks it below."""
     data = state.dataset()
-    for i, name in enumerate(data.names):
-        if name.lower() in CLASS_NAMES and data.arities[i] == 2:
-            st.session_state["class_column"] = st.session_state["data_class"] = name
-            return
+    named = [name for i, name in enumerate(data.names) if name.lower() in CLASS_NAMES and data.arities[i] == 2]
+    st.session_state["class_column"] = named[0] if len(named) == 1 else None
+    if len(named) > 1:
+        st.session_state["data_flash_note"] = (f"{' and '.join(named)} could each be the class column: pick one "
+                                               "under *Class column for two-class analysis* below.")
 
 
 def source_section():
+    """Where the table comes from; returns True when a table was loaded (or tried) in this run."""
     st.subheader("Load a table")
     kind = st.radio("Where is the table?", ["Bundled sample", "Upload a CSV file", "Paste CSV text",
                                             "Sample from a known network"], horizontal=True, key="data_source")
@@ -78,7 +86,7 @@ def source_section():
                                    "is kept as the ground truth for the Compare page.")
         right.write("")
         if right.button("Load sample", type="primary", key="data_load_sample"):
-            load(lambda: state.sample_table(name))
+            return load(lambda: state.sample_table(name))
     elif kind == "Upload a CSV file":
         st.markdown(f"**Files up to {UPLOAD_LIMIT_MB} MB** (the server's limit, `server.maxUploadSize` in "
                     "`.streamlit/config.toml`). The first line must hold the column names; one row per sample. "
@@ -86,13 +94,16 @@ def source_section():
         upload = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="data_upload")
         if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
             st.session_state["_last_upload"] = upload.file_id
-            load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue()))
+            stem = upload.name.removesuffix(".gz").rsplit(".", 1)[0] or upload.name
+            return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), stem))
     elif kind == "Paste CSV text":
         text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
                             placeholder="smoker,cancer\nyes,no\nno,no\n...")
         if st.button("Use this table", type="primary", key="data_use_paste"):
-            load(lambda: state.upload_table("pasted table", text.encode("utf-8")))
+            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted"))
     else:
+        st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
+                   "the ground truth, so the Compare page can score what a search finds against it.")
         networks = state.available_networks()
         a, b, c, d = st.columns([3, 2, 2, 1])
         name = a.selectbox("Network", networks, index=networks.index("alarm") if "alarm" in networks else 0,
@@ -102,9 +113,8 @@ def source_section():
                               help="The same seed draws the same rows.")
         d.write("")
         if d.button("Sample", type="primary", key="data_draw"):
-            load(lambda: state.network_table(name, int(rows), int(seed)))
-        st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
-                   "the ground truth, so the Compare page can score what a search finds against it.")
+            return load(lambda: state.network_table(name, int(rows), int(seed)))
+    return False
 
 
 def numeric_values(frame, column):
@@ -137,22 +147,29 @@ def histogram(frame, column, method):
         tooltip=[alt.Tooltip("count():Q", title="rows")])
     rules = alt.Chart(pd.DataFrame({"cut": cuts})).mark_rule(color="#d81b60", strokeWidth=3).encode(
         x="cut:Q", tooltip=[alt.Tooltip("cut:Q", title="cut point (exact)", format=".6g")])
-    chart = (bars + rules).properties(title=f"Distribution of {column} and the cut points of {method}")
-    st.altair_chart(chart, width="stretch", height=300)
     counts = np.bincount(np.searchsorted(cuts, values, side="left"), minlength=len(cuts) + 1)
-    st.caption(f"Bars: how many rows have each value. Red lines: the {len(cuts)} cut points "
+    show_chart(bars + rules, f"Distribution of {column} and the cut points of {method}",
+               f"Bars: how many rows have each value. Red lines: the {len(cuts)} cut points "
                f"({', '.join(f'{c:.4g}' for c in cuts) or 'none'}), giving {len(cuts) + 1} states with "
-               f"{', '.join(f'{c:,}' for c in counts)} rows. Hover a line for its exact value.")
+               f"{', '.join(f'{c:,}' for c in counts)} rows. Hover a line for its exact value.", height=300)
+
+
+LEVELS_SHOWN = 60
 
 
 def level_chart(frame, column):
     counts = frame[column].astype("string").fillna("<missing>").value_counts().reset_index()
     counts.columns = ["level", "rows"]
-    chart = alt.Chart(counts.head(60)).mark_bar(color="#90caf9").encode(
-        x=alt.X("rows:Q", title="rows"), y=alt.Y("level:N", sort="-x", title=f"{column} (level)"),
-        tooltip=["level", "rows"]).properties(title=f"Rows per level of {column}", height=alt.Step(22))
-    st.altair_chart(chart, width="stretch")
-    st.caption("Each bar is one level (state) of the column and how many rows have it.")
+    total = len(counts)
+    shown = counts.head(LEVELS_SHOWN)
+    title = (f"Rows per level of {column}" if total <= LEVELS_SHOWN else
+             f"Rows per level of {column}: the {LEVELS_SHOWN} most frequent of {total:,} levels")
+    chart = alt.Chart(shown).mark_bar(color="#90caf9").encode(
+        x=alt.X("rows:Q", title="rows", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("level:N", sort="-x", title=f"{column} (level)"),
+        tooltip=["level", "rows"]).properties(height=alt.Step(22))
+    show_chart(chart, title, "Each bar is one level (state) of the column and how many rows have it."
+               + ("" if total <= LEVELS_SHOWN else f" {total - LEVELS_SHOWN:,} rarer levels are not drawn."))
 
 
 def columns_section(current):
@@ -251,11 +268,10 @@ def encoded_section(profile):
     binary = [name for name, r in zip(data.names, data.arities) if r == 2]
     options = ["(none)", *binary]
     current = st.session_state.get("class_column")
-    st.session_state["data_class"] = current if current in options else "(none)"
-    chosen = st.selectbox("Class column for two-class analysis", options, key="data_class",
-                          help="A column with exactly two states, e.g. a diagnosis. Two-class methods compare "
-                               "the network of one class with that of the other.")
-    st.session_state["class_column"] = None if chosen == "(none)" else chosen
+    pick_one("Class column for two-class analysis", options, "data_class", current if current in options else "(none)",
+             lambda name: st.session_state.update(class_column=None if name == "(none)" else name),
+             help="A column with exactly two states, e.g. a diagnosis. Two-class methods compare the network of "
+                  "one class with that of the other.")
 
 
 def page():
@@ -263,12 +279,14 @@ def page():
     data_status()
     if "data_flash" in st.session_state:
         st.success(st.session_state.pop("data_flash"))
-    source_section()
+    if "data_flash_note" in st.session_state:
+        st.info(st.session_state.pop("data_flash_note"))
+    tried = source_section()
     current = draft()
     st.divider()
     profile = columns_section(current)
     in_use = st.session_state["table"] is current["table"] and st.session_state["encoding"] == current["encoding"]
-    if not in_use and profile is not None:
+    if not in_use and profile is not None and not tried:
         try_use(current["table"], json.loads(json.dumps(current["encoding"])))
     if st.session_state["table"] is not current["table"]:
         if st.button("Discard this table and keep the data in use", key="data_discard"):

@@ -1,12 +1,17 @@
 """Everything the app keeps for a user lives here, in ``st.session_state``.
 
 - ``table``: the raw table being prepared on the Data page (:class:`Table`);
-- ``dataset`` / ``data_key`` / ``data_label``: the encoded data in use and a
-  key identifying it (source + encoding settings) for caches and results;
+- ``dataset`` / ``data_key`` / ``data_label`` / ``data_short``: the encoded data
+  in use, a key identifying it (source + encoding settings) for caches and
+  results, what the user reads, and the short form result names carry;
 - ``truth``: the network the data were drawn from, when known (ground truth);
 - ``class_column``: the two-class column, when chosen;
 - ``settings``: score and search settings from the Tune page;
 - ``results``: learned networks by name (:class:`Entry`), in order;
+- ``focus``: the name of the network the user is looking at (the newest
+  result until the user picks another), and ``generation``: how many results
+  were added, so pickers on every page can move to the newest one;
+- ``_kept``: widget values kept across page switches (:func:`keep_widget_values`);
 - ``layouts``: node positions per node set, computed once and reused by every
   view and every comparison;
 - ``job``: the background search, if any.
@@ -18,24 +23,21 @@ with ``st.cache_data`` / ``st.cache_resource`` so pages answer quickly.
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import streamlit as st
 
-from bnexplore import viz
+from bnexplore import bundled, viz
 from bnexplore.bif import read_bif, sample
 from bnexplore.data import Encoder, read_frame
 from bnexplore.errors import DataError
 from bnexplore.scores import Scorer
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLE_DIR = ROOT / "sample_data"
-NETWORK_DIR = SAMPLE_DIR / "networks"
 SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
 TWO_CLASS_SAMPLE = "breast_cancer_wdbc"
 DEFAULT_SAMPLE = "asia"
+SHORT_NAMES = {TWO_CLASS_SAMPLE: "wdbc"}
 DEFAULT_SETTINGS = {"score": "bdeu", "ess": 1.0, "bf": 20.0, "max_indegree": 3,
-                    "kl_max_parents": 2, "kl_select": "ratio", "kl_class0": None}
+                    "kl_max_parents": 2, "kl_select": "bic", "kl_class0": None}
 DEFAULT_ENCODING = {"default_method": "uniform3", "methods": {}, "as_categorical": [], "as_numeric": [],
                     "leave_out": [], "missing": "state", "max_levels": 50}
 
@@ -53,12 +55,15 @@ class Table:
         Identifies the content (for caches).
     truth_name : str or None
         Bundled network the rows were drawn from (the ground truth).
+    short : str
+        The data in a few characters, for result names ("alarm 5k").
     """
 
     frame: object
     label: str
     key: str
     truth_name: str | None = None
+    short: str = ""
 
 
 @dataclass
@@ -73,6 +78,7 @@ class Entry:
         The data it was learned from (None for an imported result).
     data_key : str or None
     data_label : str
+        What the user reads about the data ("sample alarm", "imported from hc.json").
     cache : dict
         Computed views (fitted network, contributions) so pages stay fast.
     """
@@ -84,6 +90,10 @@ class Entry:
     data_label: str = ""
     cache: dict = field(default_factory=dict)
 
+    def on_data_in_use(self):
+        """True when the entry was learned on exactly the data in use (same rows and encoding)."""
+        return self.data_key is not None and self.data_key == st.session_state.get("data_key")
+
 
 # ---------------------------------------------------------------------------
 # cached loaders
@@ -92,14 +102,14 @@ class Entry:
 @st.cache_data(show_spinner=False, max_entries=16)
 def sample_frame(name):
     """The bundled sample ``name`` as a raw DataFrame."""
-    frame, _ = read_frame(SAMPLE_DIR / f"{name}.csv")
+    frame, _ = read_frame(bundled.sample_path(name))
     return frame
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def network(name):
-    """The bundled network ``name`` (read from ``sample_data/networks``)."""
-    return read_bif(NETWORK_DIR / f"{name}.bif.gz")
+    """The bundled network ``name``."""
+    return read_bif(bundled.network_path(name))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -116,25 +126,45 @@ def scorer(data_key, score, ess, _dataset):
 
 def available_samples():
     """Bundled samples present on disk (the two-class table when it is there)."""
-    names = [name for name in SAMPLES if (SAMPLE_DIR / f"{name}.csv").exists()]
-    if (SAMPLE_DIR / f"{TWO_CLASS_SAMPLE}.csv").exists():
-        names.append(TWO_CLASS_SAMPLE)
-    return names
+    present = set(bundled.samples())
+    return [name for name in (*SAMPLES, TWO_CLASS_SAMPLE) if name in present]
 
 
 def available_networks():
     """Names of the bundled BIF networks, smallest file first."""
-    files = sorted(NETWORK_DIR.glob("*.bif.gz"), key=lambda p: p.stat().st_size)
-    return [p.name[: -len(".bif.gz")] for p in files]
+    return bundled.networks()
 
 
 # ---------------------------------------------------------------------------
 # session
 
 
-def init():
-    """Create every session key once; load the default sample on first start."""
+KEEP = "keep."
+"""Widgets whose key starts with this keep their value when the user goes to another page and back."""
+
+
+def keep_widget_values():
+    """Carry the values of ``keep.*`` widgets across page switches.
+
+    Streamlit forgets a widget's value at the end of a run in which the widget
+    was not drawn, so options set on the Search page would be lost on a visit to
+    another page. At the start of every run, the current values are copied
+    aside and the values of widgets Streamlit has forgotten are put back.
+    """
     state = st.session_state
+    kept = state.setdefault("_kept", {})
+    for key in list(state.keys()):
+        if isinstance(key, str) and key.startswith(KEEP):
+            kept[key] = state[key]
+    for key, value in kept.items():
+        if key not in state:
+            state[key] = value
+
+
+def init():
+    """Create every session key once; load the default sample on first start; keep widget values."""
+    state = st.session_state
+    keep_widget_values()
     state.setdefault("settings", dict(DEFAULT_SETTINGS))
     state.setdefault("encoding", json.loads(json.dumps(DEFAULT_ENCODING)))
     state.setdefault("results", {})
@@ -147,25 +177,39 @@ def init():
         use_table(sample_table(DEFAULT_SAMPLE))
 
 
+def short_count(n):
+    """A row count in a few characters: 569 -> "569", 5000 -> "5k", 1500 -> "1.5k", 2000000 -> "2M"."""
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size:
+            return f"{n / size:.3g}{unit}"
+    return str(n)
+
+
 def sample_table(name):
     """The bundled sample ``name`` as a Table (its network is the ground truth)."""
-    truth = name if (NETWORK_DIR / f"{name}.bif.gz").exists() else None
-    return Table(sample_frame(name), f"sample {name}", f"sample:{name}", truth)
+    truth = name if name in bundled.networks() else None
+    frame = sample_frame(name)
+    return Table(frame, f"sample {name}", f"sample:{name}", truth,
+                 f"{SHORT_NAMES.get(name, name)} {short_count(len(frame))}")
 
 
-def upload_table(name, data):
-    """A Table from uploaded or pasted bytes (raises DataError on a bad table)."""
+def upload_table(name, data, stem=None):
+    """A Table from uploaded or pasted bytes (raises DataError on a bad table).
+
+    ``name`` is what the user reads ("upload people.csv"); ``stem`` names the
+    data in result names ("people").
+    """
     import io
 
     frame, _ = read_frame(io.BytesIO(data))
     digest = hashlib.sha1(data).hexdigest()[:12]
-    return Table(frame, name, f"upload:{name}:{digest}")
+    return Table(frame, name, f"upload:{name}:{digest}", None, f"{stem or name} {short_count(len(frame))}")
 
 
 def network_table(name, rows, seed):
     """``rows`` rows sampled from a bundled network, which becomes the ground truth."""
     return Table(network_sample(name, rows, seed), f"{rows:,} rows sampled from {name} (seed {seed})",
-                 f"network:{name}:{rows}:{seed}", name)
+                 f"network:{name}:{rows}:{seed}", name, f"{name} {short_count(rows)} seed {seed}")
 
 
 def encoder_options(encoding, frame):
@@ -208,6 +252,7 @@ def use_table(table, encoding=None):
     state["dataset"] = dataset
     state["data_key"] = key
     state["data_label"] = table.label
+    state["data_short"] = table.short or table.label
     state["truth"] = network(table.truth_name) if table.truth_name else None
     if state.get("class_column") not in dataset.names:
         state["class_column"] = None
@@ -236,15 +281,53 @@ def current_scorer(data=None, key=None, score=None, ess=None):
     return scorer(key or st.session_state["data_key"], score, float(ess), data if data is not None else dataset())
 
 
+SCORE_LABELS = {"bdeu": "BDeu", "bic": "BIC", "k2": "K2", "aic": "AIC", "ll": "LL"}
+
+
+def score_label(score, ess=None):
+    """A score and its setting as people write them: "BDeu(1)", "BIC", "K2"."""
+    label = SCORE_LABELS.get(score, str(score))
+    return f"{label}({float(ess):g})" if score == "bdeu" and ess is not None else label
+
+
+def result_name(algorithm, settings_text, data_short):
+    """The name a result is kept under: algorithm, score settings and data ("hc · BDeu(1) · alarm 5k")."""
+    return " · ".join(part for part in (algorithm, settings_text, data_short) if part)
+
+
 def add_result(name, result, data=None, data_key=None, data_label=None):
-    """Keep a result under a unique name (``name``, ``name (2)``, ...); returns the Entry."""
+    """Keep a result under a unique name (``name``, ``name (2)``, ...) and look at it next.
+
+    The new entry becomes the focus (the network Networks shows and Compare
+    puts beside its reference) and the generation counter moves on, so every
+    picker starts on it. Returns the Entry.
+    """
     results = st.session_state["results"]
     unique, k = name, 2
     while unique in results:
         unique, k = f"{name} ({k})", k + 1
     entry = Entry(unique, result, data, data_key, data_label or "")
+    result.extra["app"] = {"name": unique, "data_label": entry.data_label, "data_key": data_key}
     results[unique] = entry
+    st.session_state["focus"] = unique
+    st.session_state["generation"] = st.session_state.get("generation", 0) + 1
     return entry
+
+
+def focus(names):
+    """The network to show among ``names``: the focus when it is there, else the newest."""
+    chosen = st.session_state.get("focus")
+    return chosen if chosen in names else names[-1]
+
+
+def set_focus(name):
+    """The user picked ``name``: every page shows it next."""
+    st.session_state["focus"] = name
+
+
+def generation():
+    """How many results have been added in this session (pickers reset when it changes)."""
+    return st.session_state.get("generation", 0)
 
 
 def positions(names, graph=None):

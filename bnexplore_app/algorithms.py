@@ -5,17 +5,18 @@ how to run (in the background thread, so ``run`` never touches Streamlit).
 Adding a search to the app is one ``register(Algorithm(...))`` call.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import streamlit as st
 
 from bnexplore.scores import Scorer
-from bnexplore.search.bnkl import SELECT_RULES, bnkl
+from bnexplore.search.bnkl import bnkl
 from bnexplore.search.credible import credible_set
 from bnexplore.search.exact import exact_search
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from bnexplore.search.ordering import ordering_search
 from bnexplore.search.rpdag import rpdag_search
+from bnexplore_app.state import score_label
 
 
 @dataclass
@@ -69,6 +70,9 @@ class Algorithm:
         Its trajectory can be replayed step by step (teaching mode).
     needs_class : bool
         Needs a two-class column (chosen on the Data page).
+    describe : callable, optional
+        ``describe(settings, options) -> str``: the settings that go into the
+        result's name (default: the score, "BDeu(1)").
     """
 
     key: str
@@ -78,7 +82,13 @@ class Algorithm:
     options: object = None
     replay: bool = False
     needs_class: bool = False
-    defaults: dict = field(default_factory=dict)
+    describe: object = None
+
+    def settings_text(self, settings, options):
+        """What the result's name says about the settings ("BDeu(1)", "BIC · BF 20", "KL · bic rule")."""
+        if self.describe is not None:
+            return self.describe(settings, options)
+        return score_label(settings["score"], settings.get("ess"))
 
 
 REGISTRY = {}
@@ -151,7 +161,8 @@ register(Algorithm(
 register(Algorithm(
     "exact", "Exact optimum (dynamic programming)",
     "The best-scoring network of all, found by dynamic programming over subsets of variables (Silander & "
-    "Myllymäki 2006). Memory and time double with every variable: fine up to about 25 variables.",
+    "Myllymäki 2006). Memory and time double with every variable; the Tune page estimates both for the data "
+    "in use.",
     _search(exact_search)))
 
 
@@ -175,7 +186,8 @@ register(Algorithm(
     "credible", "Credible set: every network within the Bayes factor of the best",
     "Finds the optimum exactly, then every DAG whose score is within ln(BF) of it (BF from the Tune page), "
     "groups them into equivalence classes and averages over them (Liao et al. 2019).",
-    _run_credible, _credible_options))
+    _run_credible, _credible_options,
+    describe=lambda settings, options: f"{score_label(settings['score'], settings.get('ess'))} · BF {settings['bf']:g}"))
 
 
 def _ordering_options(prefix):
@@ -196,24 +208,24 @@ for _method, _label, _about in (
     register(Algorithm(_method, _label, _about, _search(ordering_search, method=_method), _ordering_options))
 
 
+def _bnkl_settings(settings):
+    """The two-class score settings of the Tune page, as the BNKL search takes them."""
+    return {"max_parents": int(settings.get("kl_max_parents", 2)), "select": settings.get("kl_select", "bic"),
+            "class0": settings.get("kl_class0")}
+
+
 def _bnkl_options(prefix):
-    settings = st.session_state["settings"]
-    parents = st.number_input("Largest parent set M", 0, 4, int(settings.get("kl_max_parents", 2)),
-                              key=f"{prefix}parents",
-                              help="The paper's default is 2; every extra parent multiplies the work.")
-    rule = settings.get("kl_select", "ratio")
-    select = st.selectbox("Pick the network on the complexity path by", SELECT_RULES,
-                          index=list(SELECT_RULES).index(rule) if rule in SELECT_RULES else 0, key=f"{prefix}select",
-                          help="ratio: largest R / df (the paper's score); bic / aic: penalised R.")
-    class0 = settings.get("kl_class0")
-    if class0 is not None:
-        st.caption(f"Reference class (class 0): {class0!s}, as set on the Tune page.")
-    return {"max_parents": int(parents), "select": select, "class0": class0}
+    options = _bnkl_settings(st.session_state["settings"])
+    reference = "" if options["class0"] is None else f", reference class {options['class0']}"
+    st.caption(f"Largest parent set M = {options['max_parents']}, network picked by the {options['select']} "
+               f"rule{reference}: set them under *Two-class score* on the Tune page.")
+    return {}
 
 
 def _run_bnkl(inputs, options, control):
     discretize = {k: v for k, v in (inputs.discretize or {}).items() if k != inputs.class_column} or "uniform3"
-    found = bnkl(inputs.frame, inputs.class_column, discretize=discretize, control=control, **options)
+    found = bnkl(inputs.frame, inputs.class_column, discretize=discretize, control=control,
+                 **_bnkl_settings(inputs.settings), **options)
     return found.to_result(), {"bnkl": found, "frame": inputs.frame, "class_column": inputs.class_column}
 
 
@@ -221,4 +233,5 @@ register(Algorithm(
     "bnkl", "BNKL: which dependencies differ between the two classes (Balov 2013)",
     "One network for both classes, chosen so that its conditional tables differ most between the classes "
     "(Kullback-Leibler divergence per degree of freedom); arcs carry the class difference.",
-    _run_bnkl, _bnkl_options, needs_class=True))
+    _run_bnkl, _bnkl_options, needs_class=True,
+    describe=lambda settings, options: f"KL · {_bnkl_settings(settings)['select']} rule"))

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -18,9 +19,9 @@ from bnexplore import viz
 from bnexplore.bif import write_bif
 from bnexplore.classifier import cross_validate
 from bnexplore.errors import BNExploreError
-from bnexplore.search.bnkl import class_networks_from_json
+from bnexplore.search.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
-from ui.widgets import file_stem, show_graph
+from bnexplore_app.widgets import file_stem, show_chart, show_graph
 
 
 @dataclass
@@ -44,30 +45,59 @@ def register(section):
 # ---------------------------------------------------------------------------
 # BNKL (two-class KL networks, Balov 2013)
 
-BNKL_CAPTION = ("One network for both classes. Arc width: how much the class difference (KL divergence R, nats) "
-                "drops if the arc is removed — thick arcs are dependencies that differ between the classes. Node "
-                "colour: the variable's own (marginal) class difference R_i without parents, on one scale from "
-                "dark (small) to yellow (large). Hover for the exact numbers and p-values.")
+RULE_WHY = {
+    "ratio": "the largest S = R / df, the class difference per free parameter (Balov 2013, the paper's score)",
+    "bic": "the largest N·R − df·ln(N)/2: N·R is a log-likelihood ratio, each free parameter costs ln(N)/2",
+    "aic": "the largest N·R − df: each free parameter costs 1",
+}
+SDNET_NOTE = ("The score's R counts cells as the R package sdnet does: a cell with no rows of the reference class "
+              "is skipped, so a node's own R_i can even be negative (for a variable whose top bin holds only "
+              "class-1 rows). Node colours show the true KL divergence instead, with such cells counted (their "
+              "reference probability set to 1/(3n), as the classifier does), which is never negative.")
 
 
-def _path_chart(path, selected, index):
+def _rule_table(path, n_rows, select):
+    """Which network each selection rule picks on this path, and why."""
+    rows = []
+    for rule, why in RULE_WHY.items():
+        values = rule_values([p["df"] for p in path], [p["R"] for p in path], n_rows, rule)
+        index = int(np.argmax(values))
+        arcs = sum(len(ps) for ps in path[index]["parents"]) if "parents" in path[index] else len(
+            path[index].get("arcs", []))
+        rows.append({"rule": rule + (" (used)" if rule == select else ""), "network #": index,
+                     "arcs": arcs, "df": path[index]["df"], "R (nats)": path[index]["R"], "picks": why})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
+        "R (nats)": st.column_config.NumberColumn(format="%.4f"),
+        "picks": st.column_config.TextColumn(width="large")})
+    return {row["rule"].split(" ")[0]: row["network #"] for row in rows}
+
+
+def _path_chart(path, picks, select, index):
     frame = pd.DataFrame({"df": [p["df"] for p in path], "R": [p["R"] for p in path],
                           "S": [p["S"] for p in path], "network": list(range(len(path)))})
-    frame["mark"] = ["selected by the rule" if i == selected else "shown" if i == index else "on the path"
-                     for i in frame["network"]]
+    frame["mark"] = ["on the path"] * len(path)
+    for rule, pick in picks.items():
+        frame.loc[pick, "mark"] = f"picked by {rule}" if frame.loc[pick, "mark"] == "on the path" else (
+            frame.loc[pick, "mark"] + f", {rule}")
+    frame.loc[index, "mark"] = "shown" if index not in picks.values() else frame.loc[index, "mark"]
+    marks = list(dict.fromkeys(["on the path", "shown", *frame["mark"]]))
+    palette = {"on the path": "#90a4ae", "shown": "#1f77b4"}
+    colours = [palette.get(m, "#d81b60" if select in m else "#ef6c00") for m in marks]
     line = alt.Chart(frame).mark_line(color="#90a4ae").encode(
         x=alt.X("df:Q", title="complexity df = Σ q_i (r_i − 1) (free parameters)"),
-        y=alt.Y("R:Q", title="class difference R (KL, nats)"))
-    points = alt.Chart(frame).mark_point(filled=True, size=90).encode(
+        y=alt.Y("R:Q", title="class difference R (nats)"))
+    points = alt.Chart(frame).mark_point(filled=True).encode(
         x="df:Q", y="R:Q",
-        color=alt.Color("mark:N", title="", scale=alt.Scale(domain=["on the path", "shown", "selected by the rule"],
-                                                          range=["#90a4ae", "#1f77b4", "#d81b60"])),
+        size=alt.condition(alt.datum.mark != "on the path", alt.value(160), alt.value(50)),
+        color=alt.Color("mark:N", title=None, scale=alt.Scale(domain=marks, range=colours),
+                        legend=alt.Legend(orient="bottom", labelLimit=400)),
         tooltip=[alt.Tooltip("network:Q", title="network #"), alt.Tooltip("df:Q", title="df"),
                  alt.Tooltip("R:Q", format=".6f"), alt.Tooltip("S:Q", title="S = R / df", format=".6f")])
-    st.altair_chart((line + points).properties(title="Best network at each complexity (the complexity path)"),
-                    width="stretch", height=300)
-    st.caption("Each point is the network with the largest class difference R among those with that many free "
-               "parameters; the magenta one is what the selection rule picked.")
+    show_chart(line + points, "The complexity path: the best network at each complexity, and what each rule picks",
+               f"Each point is the network with the largest class difference R among those with that many free "
+               f"parameters. Magenta: the {select} rule, used for this result; orange: what the other rules would "
+               "pick; blue: the network shown below. R grows with df, but ever more slowly, so a rule that charges "
+               "more per parameter picks a simpler network.", height=300)
 
 
 def _path_dag(point, names):
@@ -86,18 +116,47 @@ def _bnkl_drawing(extra, chosen, index, names):
     else:
         arc_kl = ({(a["from"], a["to"]): a["kl"] for a in extra.get("arc_kl", [])}
                   if index == extra.get("selected") else {})
+    divergence = extra.get("marginal_kl")
     marginal = {name: float(extra["marginal_R"][name]) for name in names}
     pvalues = extra.get("pvalues", {})
     tests = extra.get("tests", {})
-    titles = {name: f"<b>{html.escape(name)}</b><br>marginal class difference R = {marginal[name]:.6f}"
-                    + (f"<br>{html.escape(str(tests.get(name, '')))} p-value = {pvalues[name]:.3g}"
-                       if name in pvalues else "") for name in names}
-    arc_titles = {arc: f"{html.escape(arc[0])} → {html.escape(arc[1])}<br>KL contribution = {kl:.6f} nats"
-                  for arc, kl in arc_kl.items()}
-    return viz.pdag_drawing(dag, arc_weights=arc_kl, arc_titles=arc_titles, node_values=marginal,
-                            node_titles=titles, value_label="node colour: marginal class difference R_i (nats)",
-                            weight_label="thicker arc = carries more class difference (KL)",
-                            title=f"BNKL network #{index} of the complexity path")
+    titles = {}
+    for name in names:
+        text = f"<b>{html.escape(name)}</b>"
+        if divergence is not None:
+            text += f"<br>KL divergence of {html.escape(name)} alone = {divergence[name]:.6f} nats"
+        text += f"<br>its R_i in the score (sdnet convention) = {marginal[name]:.6f}"
+        if name in pvalues:
+            text += f"<br>{html.escape(str(tests.get(name, '')))} p-value = {pvalues[name]:.3g}"
+        titles[name] = text
+    arc_titles = {arc: f"{html.escape(arc[0])} → {html.escape(arc[1])}<br>R of {html.escape(arc[1])} drops by "
+                       f"{kl:.6f} nats without this arc" for arc, kl in arc_kl.items()}
+    varied = len({round(v, 9) for v in arc_kl.values()}) > 1
+    drawing = viz.pdag_drawing(
+        dag, arc_weights=arc_kl if varied else None, arc_titles=arc_titles,
+        node_values=None if divergence is None else {name: float(divergence[name]) for name in names},
+        node_titles=titles, value_label="node colour: KL divergence between the classes, variable alone (nats)",
+        weight_label="thicker arc = carries more class difference", title=f"BNKL network #{index} of the "
+                                                                          "complexity path")
+    return drawing, varied, divergence is not None
+
+
+def _bnkl_caption(n_arcs, varied, coloured):
+    parts = ["One network for both classes; its conditional tables differ between them."]
+    if n_arcs == 0:
+        parts.append("This network has no arcs: at this point of the path the variables' own class differences "
+                     "explain the most per parameter. Move along the path above for networks with arcs.")
+    elif varied:
+        parts.append("Arc width: how much the class difference R of the child drops when the arc is removed — "
+                     "thick arcs are dependencies that differ between the classes.")
+    else:
+        parts.append("All arcs are drawn at one width (no per-arc numbers for this network, or all equal); hover "
+                     "an arc for its number where there is one.")
+    if coloured:
+        parts.append("Node colour: the variable's own class difference as a KL divergence, from dark (small) to "
+                     "yellow (large).")
+    parts.append(SDNET_NOTE)
+    return " ".join(parts)
 
 
 def _cross_validation(entry):
@@ -152,22 +211,25 @@ def _render_bnkl(entry, positions):
     names = list(extra["names"])
     path = extra["path"]
     selected = int(extra["selected"])
+    select = extra.get("select", "ratio")
     classes = extra.get("classes", ["class 0", "class 1"])
-    st.caption(f"Classes: {classes[0]} (reference, class 0) vs {classes[1]}; rule '{extra.get('select')}' "
-               f"picked network #{selected} of {len(path)}.")
+    n_rows = int(entry.result.params.get("n_rows") or sum(extra.get("class_counts", [])) or 1)
+    st.caption(f"Classes: {classes[0]} (reference, class 0) vs {classes[1]}; the {select} rule picked network "
+               f"#{selected} of the {len(path)} on the complexity path.")
+    picks = _rule_table(path, n_rows, select)
     index = selected
     if len(path) > 1:
-        index = st.slider("Network on the complexity path (0 = simplest)", 0, len(path) - 1, selected,
+        index = st.slider("Network on the complexity path to draw (0 = simplest)", 0, len(path) - 1, selected,
                           key=f"bnkl-index-{entry.name}")
-    _path_chart(path, selected, index)
+    _path_chart(path, picks, select, index)
     chosen = None
     if found is not None:  # the network at this point of the path, computed once per point
         key = ("bnkl-at", index)
         if key not in entry.cache:
             entry.cache[key] = found.at(index)
         chosen = entry.cache[key]
-    drawing = _bnkl_drawing(extra, chosen, index, names)
-    show_graph(drawing, positions, BNKL_CAPTION)
+    drawing, varied, coloured = _bnkl_drawing(extra, chosen, index, names)
+    show_graph(drawing, positions, _bnkl_caption(len(drawing.edges), varied, coloured))
     _class_network_downloads(entry, chosen, index == selected, classes)
     _cross_validation(entry)
 
@@ -219,8 +281,8 @@ def _heatmap(names, matrix):
                         title="P(arc)"),
         tooltip=["from", "to", alt.Tooltip("probability:Q", format=".6f")])
     cell = alt.Step(max(12, min(28, 640 // max(1, len(names)))))
-    st.altair_chart(chart.properties(title="Posterior probability of each arc over the credible set",
-                                     width=cell, height=cell))
+    show_chart(chart.properties(width=cell, height=cell), "Posterior probability of each arc over the credible set",
+               HEATMAP_CAPTION, stretch=False)
 
 
 def _render_credible(entry, positions):
@@ -253,7 +315,6 @@ def _render_credible(entry, positions):
                f"(Bayes factor {chosen.bayes_factor:.3g}). Solid arrows are shared by every DAG of the class; "
                "dashed lines can point either way.")
     _heatmap(found.names, found.arc_probabilities)
-    st.caption(HEATMAP_CAPTION)
     st.download_button("Download the credible set (JSON)", found.dumps(), f"{file_stem(entry.name)}_credible.json",
                        "application/json", key=f"cred-json-{entry.name}")
 

@@ -1,0 +1,115 @@
+"""4 · Networks: look at one learned network in its views; hover for numbers; export it.
+
+The page is laid out for a projector: the picker and the view on one row, the
+graph right under them with the numbers beside it, so a 1280 x 720 window shows
+the network without scrolling.
+"""
+
+import itertools
+
+import streamlit as st
+
+from bnexplore import viz
+from bnexplore_app import state, views
+from bnexplore_app.network_sections import SECTIONS
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, export_buttons, import_results, pick_one, show_graph
+
+CLASS_BROWSE_LIMIT = 1000
+VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class"}
+GRAPH_WIDTH = 640  # pixels of the graph column in a 1280-pixel window with the sidebar open
+GRAPH_HEIGHT = {False: 420, True: 900}  # most pixels of drawing area: fits a 1280 x 720 window, or tall
+
+
+def summary(entry):
+    """The numbers beside the graph."""
+    result = entry.result
+    graph = result.graph
+    cpdag = graph.cpdag()
+    st.metric(f"Score ({state.score_label(result.score_name, result.params.get('ess'))})", f"{result.score:,.2f}",
+              help=f"exactly {result.score!r} (natural log, higher is better)")
+    st.metric("Edges", graph.n_edges, help=f"{len(cpdag.arcs())} compelled, {len(cpdag.links())} reversible")
+    st.metric("DAGs in its class", f"{cpdag.n_dags():,}",
+             help="Markov equivalent DAGs: same skeleton and v-structures; they fit every data set equally well. "
+                  f"Its RPDAG class (same skeleton and head-to-head patterns, Acid & de Campos 2003) holds "
+                  f"{graph.rpdag().n_dags():,}.")
+    if not entry.on_data_in_use() and result.algorithm != "ground truth":
+        st.caption("Learned on other data than the data in use.")
+
+
+def class_browser(entry, positions, most):
+    graph = entry.result.graph
+    cpdag = graph.cpdag()
+    total = cpdag.n_dags()
+    shown = min(total, CLASS_BROWSE_LIMIT)
+    if shown > 1:
+        k = st.slider(f"DAG number (of {total:,}" + (f"; the first {shown:,} can be browsed" if total > shown
+                                                      else "") + ")", 1, shown, 1, key="net_class_index")
+    else:
+        k = 1
+    dag = next(itertools.islice(cpdag.dags(), k - 1, None))
+    scorer = views.entry_scorer(entry)
+    score = scorer.total(dag) if scorer is not None else None
+    drawing = viz.pdag_drawing(dag, node_titles=views.node_titles(entry),
+                               title=f"{entry.name} — DAG {k} of its class")
+    note = (f" Its {entry.result.score_name} score is {score:,.4f}" + (
+        " — the same for every DAG of the class, since this score is score-equivalent."
+        if entry.result.score_name in ("bdeu", "bic", "aic", "ll")
+        else " — K2 is not score-equivalent, so equivalent DAGs can score differently.")) if score is not None else ""
+    show_graph(drawing, positions,
+               f"One of the {total:,} DAGs Markov equivalent to {entry.name}: same skeleton and v-structures, "
+               f"only the reversible edges point differently.{note}", width=GRAPH_WIDTH, most=most)
+    return drawing
+
+
+def page():
+    st.title("4 · Networks")
+    data_status()
+    entries = views.entries()
+    if not entries:
+        st.info("No network yet: run a search on the Search page, or import a saved result below.")
+        with st.expander("Import a saved result (JSON)"):
+            import_results("net_import")
+        return
+    names = list(entries)
+    top_left, top_right = st.columns([1, 1])
+    with top_left:
+        entry = entries[pick_one("Network", names, "net_pick_box", state.focus(names), state.set_focus)]
+    view = top_right.radio("View", list(VIEW_LABELS), format_func=VIEW_LABELS.get, horizontal=True,
+                           key=state.KEEP + "net_view")
+    graph_column, side = st.columns([3, 1])
+    with side:
+        summary(entry)
+        colour = st.checkbox("Colour by local score", key=state.KEEP + "net_colour", disabled=view != "DAG",
+                             help="Fill colour on one scale from the lowest (dark) to the highest (yellow) local "
+                                  "score; hover a node for the exact value.")
+        tall = st.toggle("Tall picture", key=state.KEEP + "net_tall",
+                         help="Off: the graph fits a 1280 × 720 window (a projector) and is scaled down to fit; "
+                              "on: up to 900 pixels tall, for large networks on a large screen.")
+        relayout = st.button("Re-arrange the nodes", key="net_relayout",
+                             help="Every view and comparison of these variables uses the same positions; this "
+                                  "computes them again from the network shown.")
+    names_of_graph = entry.result.names
+    if relayout:
+        state.reset_layout(names_of_graph, entry.result.graph)
+    positions = state.positions(names_of_graph, entry.result.graph)
+    with graph_column:
+        if view == "class":
+            drawing = class_browser(entry, positions, GRAPH_HEIGHT[tall])
+        else:
+            drawing = views.drawing(entry, view, colour_nodes=colour)
+            show_graph(drawing, positions, views.caption(entry, view, views.contributions(entry)),
+                       width=GRAPH_WIDTH, most=GRAPH_HEIGHT[tall])
+    st.markdown("**Export this picture and network**")
+    export_buttons(entry, drawing, positions, key=f"net-export-{entry.name}-{view}")
+    for section in SECTIONS:
+        if section.applies(entry):
+            st.divider()
+            st.subheader(section.title)
+            section.render(entry, positions)
+    st.divider()
+    with st.expander("Import a saved result (JSON)"):
+        import_results("net_import")
+
+
+run_page(page, "the Networks page")

@@ -1,0 +1,167 @@
+"""5 · Compare: networks side by side and overlaid, with SHD and structural errors."""
+
+import pandas as pd
+import streamlit as st
+
+from bnexplore import viz
+from bnexplore.graphs import shd, structural_errors
+from bnexplore_app import state, views
+from bnexplore_app.page import run_page
+from bnexplore_app.widgets import data_status, file_stem, import_results, pick_one, picture_buttons, show_graph
+
+EXACT_ALGORITHMS = ("exact", "credible")
+OVERLAY_CAPTION = ("Both networks on one picture, nodes in the same places: grey edges are in both, blue only in A, "
+                   "orange only in B, purple in both but pointing differently (drawn as in A). Hover an edge to "
+                   "see which.")
+SIDES_CAPTION = ("Each network on its own, in the same colours: grey = shared, blue = only in A, orange = only in B, "
+                 "purple = shared adjacency, other direction.")
+
+
+def exact_optimum(entry, entries):
+    """``(score, name)`` of a finished exact result whose search space holds ``entry``'s graph, or None.
+
+    The exact result must be on the same data with the same score settings, and
+    its in-degree bound (if any) must allow every node of ``entry``'s graph its
+    parents: then the optimum is at least ``entry``'s score and the gap is true.
+    """
+    indegree = max((len(ps) for ps in entry.result.graph.parent_sets()), default=0)
+    for other in entries.values():
+        result = other.result
+        bound = result.params.get("max_indegree")
+        if (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
+                and other.data_key == entry.data_key and result.score_name == entry.result.score_name
+                and result.params.get("ess") == entry.result.params.get("ess")
+                and (bound is None or indegree <= bound)):
+            return result.score, other.name
+    return None
+
+
+def metrics_table(reference, chosen, entries):
+    """One row per network: score, edges, SHD and A / D / I / H against the reference."""
+    rows = []
+    for entry in chosen:
+        graph, ref = entry.result.graph, reference.result.graph
+        errors = structural_errors(graph, ref)
+        optimum = exact_optimum(entry, entries)
+        rows.append({"network": entry.name, "algorithm": entry.result.algorithm,
+                     "score function": state.score_label(entry.result.score_name, entry.result.params.get("ess")),
+                     "score": entry.result.score,
+                     "gap to exact optimum": None if optimum is None else optimum[0] - entry.result.score,
+                     "edges": graph.n_edges, "SHD (DAGs)": shd(graph, ref),
+                     "added A": errors["A"], "deleted D": errors["D"], "reversed I": errors["I"],
+                     "H = A + D + I": errors["H"]})
+    frame = pd.DataFrame(rows)
+    gaps = frame["gap to exact optimum"]
+    if gaps.isna().all():
+        frame = frame.drop(columns="gap to exact optimum")
+    elif gaps.isna().any():
+        missing = ", ".join(frame.loc[gaps.isna(), "network"])
+        st.caption(f"No gap for {missing}: no finished exact search on the same data and score covers its graph "
+                   "(run the exact optimum with at least its number of parents per node).")
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "score": st.column_config.NumberColumn(format="%.2f", help="natural log, higher is better"),
+        "gap to exact optimum": st.column_config.NumberColumn(format="%.4f",
+                                                              help="optimal score minus this score (0 = optimal)"),
+        "SHD (DAGs)": st.column_config.NumberColumn(help="node pairs whose edge differs between the two DAGs"),
+        "H = A + D + I": st.column_config.NumberColumn(
+            help="structural errors between the equivalence classes (CPDAGs): added, deleted and "
+                 "wrongly oriented edges (Acid & de Campos 2003, Section 6)")})
+    st.caption(f"Against **{reference.name}**. SHD counts node pairs whose edge differs between the DAGs as "
+               "drawn; A (added), D (deleted), I (wrongly oriented) and H = A + D + I compare their equivalence "
+               "classes, so two equivalent DAGs have H = 0. Scores are comparable only for the same score "
+               "function and data.")
+
+
+def default_pair(entries):
+    """The pair to compare after a new result: a reference (the ground truth, else the previous result on
+    the same variables) and the newest result."""
+    names = list(entries)
+    newest = state.focus(names)
+    variables = sorted(entries[newest].result.names)
+    same = [n for n in names if n != newest and sorted(entries[n].result.names) == variables]
+    truth = [n for n in same if entries[n].result.algorithm == "ground truth"]
+    reference = (truth or same[-1:] or [n for n in names if n != newest][-1:])[0]
+    return [reference, newest]
+
+
+def picked(entries):
+    """The networks to compare: the user's pick, reset to the default pair when a new result arrives."""
+    names = list(entries)
+    if st.session_state.get("cmp_generation") != state.generation() or "cmp_pick" not in st.session_state:
+        st.session_state["cmp_generation"] = state.generation()
+        st.session_state["cmp_pick"] = default_pair(entries)
+        st.session_state.pop("cmp_a_pick", None)
+        st.session_state.pop("cmp_b_pick", None)
+    chosen = [n for n in st.session_state["cmp_pick"] if n in names]
+    if len(chosen) < 2 and len(st.session_state["cmp_pick"]) >= 2:
+        chosen = default_pair(entries)
+    st.session_state["cmp_networks"] = chosen
+    chosen = st.multiselect("Networks to compare", names, key="cmp_networks",
+                            on_change=lambda: st.session_state.update(cmp_pick=st.session_state["cmp_networks"]))
+    return chosen
+
+
+def page():
+    st.title("5 · Compare")
+    data_status()
+    entries = views.entries()
+    if len(entries) < 2:
+        st.info("Compare needs two networks: run two searches (or one, when the ground truth is known), or import "
+                "a saved result below.")
+        with st.expander("Import a saved result (JSON)"):
+            import_results("cmp_import")
+        return
+    chosen = picked(entries)
+    if len(chosen) < 2:
+        st.info("Pick at least two networks.")
+        return
+    left, right, mode = st.columns([2, 2, 2])
+    kept_a, kept_b = st.session_state.get("cmp_a_pick"), st.session_state.get("cmp_b_pick")
+    with left:
+        a_name = pick_one("A (reference)", chosen, "cmp_a", kept_a if kept_a in chosen else chosen[0],
+                          lambda name: st.session_state.update(cmp_a_pick=name))
+    others = [n for n in chosen if n != a_name]
+    with right:
+        b_name = pick_one("B", others, "cmp_b", kept_b if kept_b in others else others[-1],
+                          lambda name: st.session_state.update(cmp_b_pick=name))
+    level = mode.radio("Compare", ["DAGs", "equivalence classes (CPDAGs)"], key=state.KEEP + "cmp_level",
+                       help="CPDAGs ignore the directions the data cannot tell apart.")
+    a, b = entries[a_name], entries[b_name]
+    if sorted(a.result.names) != sorted(b.result.names):
+        only_a = sorted(set(a.result.names) - set(b.result.names))
+        only_b = sorted(set(b.result.names) - set(a.result.names))
+        st.error(f"{a_name} and {b_name} have different variables, so their edges cannot be compared"
+                 + (f" (only in A: {', '.join(only_a[:6])}{' …' if len(only_a) > 6 else ''}" if only_a else " (")
+                 + (f"; only in B: {', '.join(only_b[:6])}{' …' if len(only_b) > 6 else ''})" if only_b else ")")
+                 + ". Pick two networks learned from the same columns.")
+        return
+    if a.data_key != b.data_key:
+        st.warning(f"{a_name} and {b_name} were learned on different data ({a.data_label or 'unrecorded'} and "
+                   f"{b.data_label or 'unrecorded'}): their edges can be compared, their scores cannot.")
+    comparable = [entries[n] for n in chosen if sorted(entries[n].result.names) == sorted(a.result.names)]
+    skipped = [n for n in chosen if entries[n] not in comparable]
+    metrics_table(a, comparable, entries)
+    if skipped:
+        st.warning(f"Left out of the table (different variables): {', '.join(skipped)}.")
+    ga, gb = a.result.graph, b.result.graph
+    if level != "DAGs":
+        ga, gb = ga.cpdag(), gb.cpdag()
+    positions = state.positions(a.result.names, a.result.graph)
+    view = st.radio("Show", ["Overlay", "Side by side"], horizontal=True, key=state.KEEP + "cmp_view")
+    if view == "Overlay":
+        drawing = viz.comparison_drawing(ga, gb, a_name, b_name, title=f"A: {a_name}  vs  B: {b_name}")
+        show_graph(drawing, positions, OVERLAY_CAPTION)
+        picture_buttons(drawing, positions, file_stem(f"{a_name}_vs_{b_name}"), key=f"cmp-{a_name}-{b_name}")
+    else:
+        side_a, side_b = viz.comparison_sides(ga, gb, a_name, b_name)
+        col_a, col_b = st.columns(2)
+        with col_a:
+            show_graph(side_a, positions, SIDES_CAPTION, width=450)
+        with col_b:
+            show_graph(side_b, positions, SIDES_CAPTION, width=450)
+    st.divider()
+    with st.expander("Import a saved result (JSON)"):
+        import_results("cmp_import")
+
+
+run_page(page, "the Compare page")

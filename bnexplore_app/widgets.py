@@ -1,0 +1,188 @@
+"""Widgets shared by the pages: embedded graphs, exports, result import, status line."""
+
+import re
+
+import pandas as pd
+import streamlit as st
+
+from bnexplore import viz
+from bnexplore.errors import BNExploreError
+from bnexplore.result import Result
+from bnexplore_app import state, views
+
+
+@st.cache_data(show_spinner=False, max_entries=48)
+def _html(drawing, positions, height):
+    return viz.to_html(drawing, dict(positions), height=height)
+
+
+def frame_height(positions, width=900, least=240, most=620):
+    """Pixels of drawing area that show the layout at the scale at which it fits ``width``.
+
+    vis-network fits the whole graph into the frame but never enlarges it
+    past full size, so a frame taller than the scaled layout would leave
+    blank space above and below a small graph.
+    """
+    xs = [x for x, _ in positions.values()] or [0.0]
+    ys = [y for _, y in positions.values()] or [0.0]
+    scale = min(1.0, (width - 40) / (max(xs) - min(xs) + 220.0))
+    return int(min(most, max(least, (max(ys) - min(ys) + 110.0) * scale + 40)))
+
+
+def show_graph(drawing, positions, caption, height=None, width=900, most=620):
+    """Embed an interactive graph (offline vis-network) and say what it shows underneath.
+
+    The drawing area is as tall as the layout needs at the frame's ``width``,
+    at most ``most`` pixels (see :func:`frame_height`; vis-network scales a
+    larger graph down to fit), unless ``height`` is given.
+    """
+    height = height or frame_height(positions, width, most=most)
+    page = _html(drawing, tuple(sorted((k, tuple(v)) for k, v in positions.items())), height)
+    st.iframe(page, height="content")
+    st.caption(caption)
+
+
+def data_status():
+    """One line saying which data are in use (shown on every page)."""
+    data = state.dataset()
+    truth = " · ground truth known" if state.truth_for(data.names) is not None else ""
+    target = st.session_state.get("class_column")
+    klass = f" · class column {target}" if target else ""
+    st.caption(f"Data in use: **{st.session_state['data_label']}** — {data.n_rows:,} rows × "
+               f"{data.n_vars} variables{truth}{klass}")
+
+
+def show_chart(chart, title, caption, height=None, stretch=True):
+    """An Altair chart under a bold title (never clipped by the chart's height) with its caption.
+
+    ``height`` in pixels, or None for the chart's own (e.g. ``alt.Step`` rows);
+    ``stretch=False`` keeps the chart's own width (a heat map of square cells).
+    """
+    st.markdown(f"**{title}**")
+    sizing = {"width": "stretch" if stretch else "content"}
+    if height is not None:
+        sizing["height"] = height
+    st.altair_chart(chart, **sizing)
+    st.caption(caption)
+
+
+def pick_one(label, names, key, chosen, on_pick, **kwargs):
+    """A selectbox that shows ``chosen`` and reports the user's choice to ``on_pick(name)``.
+
+    The page decides what is shown (the newest result after a search, the
+    user's last pick otherwise); the widget only reports a change.
+    """
+    st.session_state[key] = chosen
+    return st.selectbox(label, names, key=key, on_change=lambda: on_pick(st.session_state[key]), **kwargs)
+
+
+def results_table(entries):
+    """The kept results as a table: name, data, algorithm, score, edges, seconds, stopped, settings."""
+    rows = []
+    for entry in entries.values():
+        result = entry.result
+        stats = result.stats or {}
+        rows.append({"name": entry.name, "learned on": entry.data_label,
+                     "data in use?": "yes" if entry.on_data_in_use() else "other data",
+                     "algorithm": result.algorithm, "score": result.score,
+                     "score function": state.score_label(result.score_name, result.params.get("ess")),
+                     "edges": result.graph.n_edges, "seconds": stats.get("seconds"),
+                     "stopped?": stats.get("stopped") or "",
+                     "settings": ", ".join(f"{k}={v}" for k, v in (result.params or {}).items() if v is not None)})
+    frame = pd.DataFrame(rows)
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "name": st.column_config.TextColumn("name", width="medium"),
+        "learned on": st.column_config.TextColumn("learned on", width="medium",
+                                                  help="the data the search ran on"),
+        "data in use?": st.column_config.TextColumn(
+            "data in use?", help="yes: learned on the data in use now (same rows and encoding); scores of "
+                                 "results on other data cannot be compared with these"),
+        "score": st.column_config.NumberColumn("score", help="natural-log score, higher is better", format="%.2f"),
+        "seconds": st.column_config.NumberColumn("seconds", format="%.2f"),
+    })
+    return frame
+
+
+def file_stem(name):
+    """A safe file name stem from a result name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "network"
+
+
+def export_buttons(entry, drawing, positions, key):
+    """Download buttons for one result: JSON, BIF (fitted), GraphML, DOT, HTML, PNG."""
+    stem = file_stem(entry.name)
+    columns = st.columns(6)
+    columns[0].download_button("JSON", data=entry.result.dumps(indent=1), file_name=f"{stem}.json",
+                               mime="application/json", key=f"{key}-json", on_click="ignore",
+                               help="The full result (graph, score, settings, statistics); import it again "
+                                    "on the Networks or Compare page.")
+    network = views.fitted(entry)
+    if network is None:
+        columns[1].button("BIF", disabled=True, key=f"{key}-bif-off",
+                          help="No data for this result, so no probability tables to write.")
+    else:
+        try:
+            text = views.bif_text(entry, stem)
+        except BNExploreError as error:
+            columns[1].button("BIF", disabled=True, key=f"{key}-bif-off", help=str(error))
+        else:
+            columns[1].download_button("BIF", data=text, file_name=f"{stem}.bif", mime="text/plain",
+                                       key=f"{key}-bif", on_click="ignore",
+                                       help="The network with probability tables fitted to its data (BDeu "
+                                            "posterior mean).")
+    picture_buttons(drawing, positions, stem, key, columns[2:])
+
+
+def picture_buttons(drawing, positions, stem, key, columns=None):
+    """Download buttons for a picture: GraphML, DOT, HTML (interactive, offline), PNG."""
+    columns = columns or st.columns(6)[:4]
+    columns[0].download_button("GraphML", data=lambda: viz.to_graphml(drawing, positions),
+                               file_name=f"{stem}.graphml", mime="application/xml", key=f"{key}-graphml",
+                               on_click="ignore")
+    columns[1].download_button("DOT", data=lambda: viz.to_dot(drawing, positions), file_name=f"{stem}.dot",
+                               mime="text/vnd.graphviz", key=f"{key}-dot", on_click="ignore")
+    columns[2].download_button("HTML", data=lambda: viz.to_html(drawing, positions), file_name=f"{stem}.html",
+                               mime="text/html", key=f"{key}-html", on_click="ignore",
+                               help="The interactive picture; opens in any browser, offline.")
+    columns[3].download_button("PNG", data=lambda: viz.to_png(drawing, positions), file_name=f"{stem}.png",
+                               mime="image/png", key=f"{key}-png", on_click="ignore")
+
+
+def import_results(key):
+    """An uploader for saved result JSON files; imported results join the session's results.
+
+    A result exported by the app carries its name and the data it was learned
+    on (``extra["app"]``): it comes back under that name, attached to the data
+    in use only when those are the same data.
+    """
+    files = st.file_uploader("Import saved results (JSON exported by bnexplore)", type=["json"],
+                             accept_multiple_files=True, key=key)
+    seen = st.session_state.setdefault("_imported", set())
+    for level, text in st.session_state.pop("import_notes", []):
+        (st.success if level == "success" else st.error)(text)
+    notes = []
+    for upload in files or []:
+        marker = (key, upload.file_id)
+        if marker in seen:
+            continue
+        seen.add(marker)
+        try:
+            result = Result.from_json(upload.getvalue())
+        except BNExploreError as error:
+            notes.append(("error", f"{upload.name} cannot be imported: {error}. Export a result with the JSON "
+                                   "button of the Networks page (or the command line's --json) and import that "
+                                   "file."))
+            continue
+        origin = result.extra.get("app") or {}
+        same_data = origin.get("data_key") == st.session_state["data_key"]
+        name = origin.get("name") or upload.name.removesuffix(".json")
+        label = origin.get("data_label") or f"imported from {upload.name}"
+        entry = state.add_result(name, result, state.dataset() if same_data else None,
+                                 st.session_state["data_key"] if same_data else None, label)
+        where = ("learned on the data in use" if same_data else
+                 f"learned on {label}" if origin else "the data it was learned on is not recorded in the file")
+        notes.append(("success", f"Imported {upload.name} as **{entry.name}**: {result.graph.n_edges} edges, "
+                                 f"score {result.score:,.2f} ({where})."))
+    if notes:  # run the page again, so every picker on it starts on the imported network
+        st.session_state["import_notes"] = notes
+        st.rerun()
