@@ -20,6 +20,7 @@ emitted with :func:`warnings.warn`.
 from __future__ import annotations
 
 import codecs
+import concurrent.futures
 import contextlib
 import gzip
 import io
@@ -1114,9 +1115,8 @@ def _encode_column(spec, column, table, out):
         per_unique = np.array([index.get(label, _UNKNOWN) for label in column.labels()], dtype=np.int64)
     missing_code = spec.arity - 1 if spec.missing_state else -1
     lookup = np.append(per_unique, missing_code)  # a code of -1 (missing) picks the last entry
-    uncodable = lookup < 0
-    if uncodable.any():
-        rows = uncodable[column.codes]
+    if missing_code < 0 or (per_unique < 0).any():
+        rows = (lookup < 0)[column.codes] if (per_unique < 0).any() else column.codes < 0
         if rows.any():
             _raise_uncodable(spec, column, table, int(np.argmax(rows)))
     out[:] = lookup.astype(out.dtype)[column.codes]
@@ -1262,6 +1262,8 @@ TABLE_SUFFIXES = {".csv": CSV, ".txt": CSV, ".tsv": CSV, ".gz": CSV, ".parquet":
 _MAGIC = {PARQUET: "PAR1", FEATHER: "ARROW1"}
 _PREFIX = 1 << 16  # bytes sniffed for the format and for binary content
 _CSV_BLOCK = 1 << 22  # bytes of CSV text per block Arrow parses
+_CSV_PART = 1 << 25  # least bytes of CSV text per reader when the text is read in parallel
+_WORKERS = min(os.cpu_count() or 1, 8)  # CSV readers in parallel
 _PARQUET_BATCH = 1 << 18  # rows per batch read from Parquet
 _CONTROL_SHARE = 0.1  # a larger share of control characters in the first bytes is not text
 # pandas' default NA strings, so a file reads as it did with pandas' parser
@@ -1418,10 +1420,20 @@ class _Source:
     def gzip_error(self, error):
         return DataError(f"{self.label} looks gzip-compressed but cannot be decompressed ({error})")
 
-    def text_stream(self):
-        """An Arrow input stream of the (decompressed) bytes, for the CSV reader."""
-        source = str(self.path) if self.path is not None else pa.py_buffer(self.data)
-        return pa.input_stream(source, compression="gzip" if self.gzip else None)
+    def size(self):
+        """Number of (compressed) bytes."""
+        return self.path.stat().st_size if self.path is not None else len(memoryview(self.data))
+
+    def text_stream(self, start=0, end=None):
+        """An Arrow input stream of bytes ``start .. end`` (all of them, decompressed, by default), for the CSV reader."""
+        if self.path is None:
+            data = pa.py_buffer(self.data)
+            if self.gzip:
+                return pa.input_stream(data, compression="gzip")
+            return pa.BufferReader(data.slice(start, (data.size if end is None else end) - start))
+        if start == 0 and end is None:
+            return pa.input_stream(str(self.path), compression="gzip" if self.gzip else None)
+        return pa.PythonFile(_FileRange(self.path, start, end), mode="r")
 
     def random_access(self):
         """A seekable Arrow file of the bytes, for Parquet and Feather."""
@@ -1441,53 +1453,66 @@ class _Source:
         return found or CSV
 
 
-@dataclass
-class _Batches:
-    """Record batches of a table being read, and what collecting them needs to know.
+class _FileRange(io.RawIOBase):
+    """Bytes ``start .. end`` of a file (to its end when ``end`` is None), read as a stream."""
 
-    ``names`` are the column names as the user sees them; ``ordered[j]`` says
-    whether column ``j`` was stored as a categorical whose category order
-    counts. Iterating checks text for NUL bytes (``check_nul``) and refuses
-    a table without rows (``no_rows`` is the message).
+    def __init__(self, path, start, end):
+        self._file = open(path, "rb")
+        self._file.seek(start)
+        self._left = None if end is None else end - start
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        view = memoryview(buffer)
+        read = self._file.readinto(view if self._left is None else view[: self._left])
+        if self._left is not None:
+            self._left -= read
+        return read
+
+    def close(self):
+        self._file.close()
+        super().close()
+
+
+def _collect(batches, ordered, frame):
+    """What one reader's batches hold: ``(batches, rows)`` for a DataFrame, else ``(column collectors, rows)``.
+
+    ``ordered[j]`` says whether column ``j`` was stored as a categorical whose
+    category order counts.
     """
-
-    source: _Source
-    schema: pa.Schema
-    names: list
-    ordered: list
-    batches: object
-    no_rows: str
-    check_nul: bool = False
-
-    def __iter__(self):
-        rows = 0
-        for batch in self.batches:
-            if self.check_nul:
-                _check_no_nul(self.source, batch)
-            rows += batch.num_rows
-            yield batch
-        if rows == 0:
-            raise DataError(self.no_rows)
-
-
-def _collect(batches, frame):
-    """A DataFrame of the batches (as pandas reads them), or a :class:`_Table` factorized batch by batch."""
     if frame:
-        table = pa.Table.from_batches(list(batches), schema=batches.schema)
-        if table.column_names != batches.names:
-            table = table.rename_columns(batches.names)
-        return table.to_pandas()
+        kept = list(batches)
+        return kept, sum(batch.num_rows for batch in kept)
     parts, n_rows = None, 0
     for batch in batches:
         if parts is None:
-            parts = [_column_collector(array.type, ordered) for array, ordered in zip(batch.columns, batches.ordered)]
+            parts = [_column_collector(array.type, keep) for array, keep in zip(batch.columns, ordered)]
         for part, array in zip(parts, batch.columns):
             part.add(array)
         n_rows += batch.num_rows
-    columns = []
-    for name in batches.names:
-        columns.append(parts.pop(0).finish(name))  # each collector is dropped once its column is built
-    return _Table(columns, n_rows)
+    return parts, n_rows
+
+
+def _joined(pieces, schema, names, no_rows, frame):
+    """The DataFrame or :class:`_Table` of what readers of consecutive row ranges collected (see :func:`_collect`).
+
+    ``no_rows`` is the message for a table without rows.
+    """
+    n_rows = sum(rows for _, rows in pieces)
+    if n_rows == 0:
+        raise DataError(no_rows)
+    if frame:
+        table = pa.Table.from_batches([batch for batches, _ in pieces for batch in batches], schema=schema)
+        if table.column_names != names:
+            table = table.rename_columns(names)
+        return table.to_pandas()
+    first, *rest = [parts for parts, rows in pieces if rows]
+    for parts in rest:
+        for mine, theirs in zip(first, parts):
+            mine.extend(theirs)
+    return _Table([first.pop(0).finish(name) for name in names], n_rows)  # each collector goes once it is built
 
 
 def _column_collector(dtype, ordered):
@@ -1529,6 +1554,13 @@ class _LabelCollector:
             codes[pc.is_null(positions).to_numpy(zero_copy_only=False)] = -1
         self.pieces.append(codes)
 
+    def extend(self, other):
+        """Append the rows another collector of this column gathered (the rows after these)."""
+        index = self.index
+        numbered = [index.setdefault(value, len(index)) for value in other.index]
+        lookup = np.array(numbered + [-1], dtype=_index_dtype(len(index)))
+        self.pieces += [lookup[piece] for piece in other.pieces]
+
     def finish(self, name):
         codes = np.concatenate(self.pieces)
         self.pieces = []
@@ -1553,6 +1585,9 @@ class _NumberCollector:
             values = values.astype(_value_dtype(values.min(), values.max()), copy=False)
         self.pieces.append(values)
 
+    def extend(self, other):
+        self.pieces += other.pieces
+
     def finish(self, name):
         values = np.concatenate(self.pieces)
         self.pieces = []
@@ -1568,6 +1603,9 @@ class _PandasCollector:
 
     def add(self, array):
         self.pieces.append(array)
+
+    def extend(self, other):
+        self.pieces += other.pieces
 
     def finish(self, name):
         return _prepare_column(name, pa.chunked_array(self.pieces).to_pandas())
@@ -1608,7 +1646,7 @@ def _read_arrow_file(source, frame):
         if not frame and index:
             batches = (batch.select(names) for batch in batches)
         no_rows = f"{source.label} has columns ({_short_list(names)}) but no data rows; choose a table with data"
-        return _collect(_Batches(source, schema, names, ordered, batches, no_rows), frame)
+        return _joined([_collect(batches, ordered, frame)], schema, names, no_rows, frame)
     except (pa.ArrowException, OSError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise DataError(f"{source.label} cannot be read as {source.format}: {message}") from None
@@ -1653,30 +1691,20 @@ def _pandas_index_columns(schema):
 def _read_csv(source, header, sep, encoding, frame):
     """Parse CSV text with Arrow's streaming reader; returns ``(collected, warnings)``.
 
-    Arrow fixes each column's type on the first block; a later value that does
-    not fit (text after a million numbers) restarts the read with that column
-    widened (to float, then text), so types are those of the whole column as
-    pandas would infer them. Text that is not UTF-8 restarts it as latin-1.
+    Large uncompressed text is cut into row ranges read in parallel, one per
+    core (:func:`_row_ranges`). Arrow fixes each column's type on the first
+    block; a later value that does not fit (text after a million numbers)
+    restarts the read with that column widened (to float, then text), so types
+    are those of the whole column as pandas infers them. Text that is not UTF-8
+    restarts it as latin-1.
     """
     text_encoding = _text_encoding(source, encoding)
     _check_text(source, text_encoding)
-    notes, forced, threads = [], {}, True
+    ranges, threads = _row_ranges(source, text_encoding), True
+    notes, forced, names = [], {}, []
     while True:
         try:
-            with contextlib.closing(source.text_stream()) as stream:
-                reader = _open_csv(stream, header, sep, text_encoding, forced, threads)
-                raw = reader.schema.names
-                if any(pa.types.is_binary(t) for t in reader.schema.types):
-                    raise pa.ArrowInvalid("invalid UTF8 data")  # Arrow types text that is not UTF-8 as binary
-                widen = {n: pa.string() for n, t in zip(raw, reader.schema.types) if _needs_text(t)}
-                if not widen:
-                    names = _csv_names(raw, header)
-                    _check_names(source, names)
-                    no_rows = f"{source.label} has a header line but no data rows; add data rows"
-                    batches = _Batches(source, reader.schema, names, [False] * len(names), reader, no_rows,
-                                       check_nul=not _wide(text_encoding))
-                    return _collect(batches, frame), notes
-                forced.update(widen)
+            return _parse_csv(source, header, sep, text_encoding, forced, ranges, threads, frame, names), notes
         except UnicodeDecodeError:
             raise _decode_error(source, text_encoding) from None
         except pa.ArrowInvalid as error:
@@ -1693,9 +1721,9 @@ def _read_csv(source, header, sep, encoding, frame):
                 text_encoding = "latin-1"
             elif conversion:
                 column, to, value = int(conversion[1]), conversion[2], conversion[3]
-                forced[raw[column]] = pa.float64() if to in ("int64", "null") and _is_float(value) else pa.string()
+                forced[names[column]] = pa.float64() if to in ("int64", "null") and _is_float(value) else pa.string()
             elif "Expected" in message and "columns" in message and threads:
-                threads = False  # Arrow numbers the offending row only when it reads on one thread
+                ranges, threads = [(0, None)], False  # Arrow numbers the bad row only when one thread reads it all
             else:
                 raise _parse_error(source, message, sep) from None
         except OSError as error:
@@ -1704,11 +1732,88 @@ def _read_csv(source, header, sep, encoding, frame):
             raise DataError(f"cannot read {source.label}: {error}") from None
 
 
-def _open_csv(stream, header, sep, encoding, forced, threads):
+def _parse_csv(source, header, sep, encoding, forced, ranges, threads, frame, names):
+    """One attempt at reading CSV text: the first range's reader infers the column types, the readers of
+    the other ranges (in threads) are given them. ``threads`` lets a lone reader use Arrow's threads;
+    ``names`` receives Arrow's column names."""
+    with contextlib.closing(source.text_stream(*ranges[0])) as stream:
+        first = _open_csv(stream, header, sep, encoding, forced, threads=threads and len(ranges) == 1)
+        schema = first.schema
+        names[:] = schema.names
+        if any(pa.types.is_binary(t) for t in schema.types):
+            raise pa.ArrowInvalid("invalid UTF8 data")  # Arrow types text that is not UTF-8 as binary
+        widen = {n: pa.string() for n, t in zip(schema.names, schema.types) if _needs_text(t)}
+        if widen:
+            forced.update(widen)
+            return _parse_csv(source, header, sep, encoding, forced, ranges, threads, frame, names)
+        shown = _csv_names(schema.names, header)
+        _check_names(source, shown)
+        check_nul = not _wide(encoding)
+        ordered = [False] * len(shown)
+        types = dict(zip(schema.names, schema.types))
+
+        def read_range(span):
+            with contextlib.closing(source.text_stream(*span)) as part:
+                reader = _open_csv(part, False, sep, encoding, types, threads=False, names=schema.names)
+                return _collect(_checked(source, reader, check_nul), ordered, frame)
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(ranges) - 1)) as pool:
+            later = [pool.submit(read_range, span) for span in ranges[1:]]
+            pieces = [_collect(_checked(source, first, check_nul), ordered, frame)]
+            pieces += [future.result() for future in later]
+    no_rows = f"{source.label} has a header line but no data rows; add data rows"
+    return _joined(pieces, schema, shown, no_rows, frame)
+
+
+def _checked(source, batches, check_nul):
+    """The batches, refusing text that holds NUL bytes."""
+    for batch in batches:
+        if check_nul:
+            _check_no_nul(source, batch)
+        yield batch
+
+
+def _row_ranges(source, encoding):
+    """Byte ranges of the text, each starting at a row, for one reader per core: ``[(0, None)]`` (all of it)
+    for gzipped, UTF-16/32 or small text (under two :data:`_CSV_PART` per range)."""
+    size = source.size()
+    count = min(_WORKERS, size // _CSV_PART)
+    if count < 2 or source.gzip or _wide(encoding):
+        return [(0, None)]
+    starts = [start for start in _row_starts(source, [size * k // count for k in range(1, count)]) if start < size]
+    return list(zip([0, *starts], [*starts, None]))
+
+
+def _row_starts(source, targets):
+    """For each target byte offset, the first offset at or after it where a row starts: just after a newline
+    with an even number of quote characters before it (RFC 4180 quoting: a newline in a quoted field has an
+    odd number; a doubled quote inside one adds two)."""
+    starts, wanted, odd = [], iter(targets), 0
+    target = next(wanted, None)
+    for offset, chunk in _offsets(source.chunks(1 << 24)):
+        done = 0  # quotes of chunk[:done] are counted in odd
+        while target is not None:
+            newline = chunk.find(b"\n", max(target - 1 - offset, done))  # a row may start at the target
+            if newline < 0:
+                break
+            odd = (odd + chunk.count(b'"', done, newline + 1)) % 2
+            done = newline + 1
+            if not odd:
+                starts.append(offset + done)
+                target = next(wanted, None)
+        if target is None:
+            break
+        odd = (odd + chunk.count(b'"', done)) % 2
+    return starts
+
+
+def _open_csv(stream, header, sep, encoding, forced, threads, names=None):
+    """Arrow's streaming CSV reader; ``names`` (for a range after the first) means there is no header line."""
     return pa_csv.open_csv(
         stream,
         read_options=pa_csv.ReadOptions(use_threads=threads, block_size=_CSV_BLOCK, encoding=encoding,
-                                        autogenerate_column_names=not header),
+                                        column_names=names or [],
+                                        autogenerate_column_names=names is None and not header),
         parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True),
         convert_options=pa_csv.ConvertOptions(column_types=forced, null_values=_NA_VALUES, strings_can_be_null=True,
                                               true_values=_TRUE, false_values=_FALSE),

@@ -758,3 +758,72 @@ def test_format_comes_from_the_content_and_a_name_that_promises_another_is_refus
     df.iloc[:0].to_parquet(empty)
     with pytest.raises(DataError, match="'empty.parquet' has columns \\('a', 'b'\\) but no data rows"):
         read_table(empty)
+
+
+def row_starts_by_hand(text, targets):
+    """Offsets where rows start (after a newline outside quotes), and for each target the first at or after it."""
+    starts, quoted = [], False
+    for position, byte in enumerate(text):
+        if byte == ord('"'):
+            quoted = not quoted
+        elif byte == ord("\n") and not quoted:
+            starts.append(position + 1)
+    picked = []
+    for target in targets:
+        later = [s for s in starts if s >= target and (not picked or s > picked[-1])]
+        if later:
+            picked.append(later[0])
+    return picked
+
+
+def random_csv(rng, rows):
+    """CSV text with quoted fields holding separators, doubled quotes and newlines."""
+    cells = ["plain", '"a,b"', '"say ""hi"""', '"two\nlines"', '""', "", '"x\n""y""\nz"']
+    lines = ["k,v,w"] + [",".join(rng.choice(cells, 3)) for _ in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_row_starts_match_a_by_hand_scan_of_quotes(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    text = random_csv(rng, 300)
+    targets = sorted(rng.integers(0, len(text), 4).tolist())
+    chunks = [text[i: i + 97] for i in range(0, len(text), 97)]  # quotes and newlines straddle chunk ends
+    source = data_module._Source(text)
+    monkeypatch.setattr(source, "chunks", lambda size=None: iter(chunks))
+    assert data_module._row_starts(source, targets) == row_starts_by_hand(text, targets)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_text_read_in_parallel_ranges_gives_the_dataset_of_one_reader(seed, monkeypatch, tmp_path):
+    rng = np.random.default_rng(seed)
+    path = tmp_path / "quoted.csv"
+    path.write_bytes(random_csv(rng, 2000))
+    one = quiet(read_table, path, types="categorical")
+    frame_one, _ = quiet(read_frame, path)
+    small_blocks(monkeypatch)
+    monkeypatch.setattr(data_module, "_CSV_PART", 1000)
+    monkeypatch.setattr(data_module, "_WORKERS", 4)
+    assert len(data_module._row_ranges(data_module._Source(path), "utf8")) == 4
+    for source in (path, path.read_bytes()):
+        assert same_dataset(quiet(read_table, source, types="categorical"), one)
+        assert quiet(read_frame, source)[0].equals(frame_one)
+    old = quiet(Dataset.from_frame, pd.read_csv(path), types="categorical")
+    assert same_dataset(one, old)
+
+
+def test_a_range_read_in_parallel_that_finds_a_wider_type_or_a_bad_row_restarts(monkeypatch, tmp_path):
+    monkeypatch.setattr(data_module, "_CSV_PART", 1000)
+    monkeypatch.setattr(data_module, "_WORKERS", 3)
+    rows = [f"{k % 4},{k % 3}" for k in range(3000)]
+    rows[2500] = "2.5,x"
+    path = tmp_path / "late.csv"
+    path.write_text("a,b\n" + "\n".join(rows) + "\n")
+    ds = read_table(path, discretize={"a": "manual:1,2"}, types={"b": "categorical"}, max_levels=None)
+    assert ds.states[1] == ["0", "1", "2", "x"] and ds.n_rows == 3000
+    assert same_dataset(ds, quiet(Dataset.from_frame, pd.read_csv(path), discretize={"a": "manual:1,2"},
+                                  types={"b": "categorical"}))
+    rows[2700] = "1,2,3"
+    path.write_text("a,b\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match="line 2702 has 3 fields where the first line has 2"):
+        read_table(path)
