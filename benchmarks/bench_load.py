@@ -2,9 +2,10 @@
 
 Writes synthetic tables (half text columns with 2-6 levels, half small-integer
 columns; fixed seed) as CSV, Parquet and Feather to a temporary folder, then
-reads and encodes each in a fresh process and reports wall time and peak
-resident memory (``VmHWM``) above that of a process that only imports
-bnexplore (which imports pandas and pyarrow either way).
+reads and encodes each in a fresh process and reports wall time, CPU time (of
+all its threads: the work done, which neighbours on a shared machine disturb
+less) and peak resident memory (``VmHWM``) above that of a process that only
+imports bnexplore (which imports pandas and pyarrow either way).
 
 Loaders, each measured ``--repeat`` times in alternation (best time, lowest peak):
 
@@ -40,8 +41,12 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 BEFORE = "2c1502b4d489fb32c6c9c8a5c1c1a95afaf3bb79"  # main before issue 13 (the loader being replaced)
 
 CHILD = r"""
-import json, re, subprocess, sys, time, types
+import json, re, resource, subprocess, sys, time, types
 import bnexplore
+
+def cpu_seconds():  # user + system time of every thread of this process
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 def peak_mb():  # VmHWM: this process's own high-water mark (ru_maxrss would include the parent's at fork)
     with open("/proc/self/status") as status:
@@ -62,10 +67,10 @@ else:
 if loader == "baseline":
     print(json.dumps({"peak_mb": peak_mb()}))
     sys.exit()
-start = time.perf_counter()
+start, cpu = time.perf_counter(), cpu_seconds()
 data = read(path)
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "peak_mb": peak_mb(), "codes_mb": data.codes.nbytes / 2**20,
+seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mb": peak_mb(), "codes_mb": data.codes.nbytes / 2**20,
                   "shape": list(data.codes.shape), "dtype": str(data.codes.dtype)}))
 """
 
@@ -123,6 +128,7 @@ def measure(paths, repeat):
             stats["peak_mb"] -= base
             best = found.setdefault(label, stats)
             best["seconds"] = min(best["seconds"], stats["seconds"])
+            best["cpu"] = min(best["cpu"], stats["cpu"])
             best["peak_mb"] = min(best["peak_mb"], stats["peak_mb"])
     return found
 
@@ -134,8 +140,9 @@ def main():
     args = parser.parse_args()
     sizes = [(100_000, 40), (200_000, 20)] if args.short else [(1_000_000, 40), (10_000_000, 20)]
     repeat = args.repeat or (1 if args.short else 3)
-    print("| rows x cols | file | loader | load + encode | peak memory above the interpreter | codes in memory |")
-    print("|---|---|---|---|---|---|")
+    print("| rows x cols | file | loader | load + encode | CPU time | peak memory above the interpreter "
+          "| codes in memory |")
+    print("|---|---|---|---|---|---|---|")
     summary = []
     with tempfile.TemporaryDirectory() as tmp:
         for rows, cols in sizes:
@@ -148,11 +155,12 @@ def main():
             for label, stats in found.items():
                 kind = label.split("(")[1].rstrip(")").lower()
                 print(f"| {rows:,} x {cols} | {kind} {sizes_mb[kind]:,.0f} MB | {label} | {stats['seconds']:.2f} s "
-                      f"| {stats['peak_mb']:,.0f} MB | {stats['codes_mb']:,.0f} MB ({stats['dtype']}) |")
+                      f"| {stats['cpu']:.2f} s | {stats['peak_mb']:,.0f} MB | {stats['codes_mb']:,.0f} MB "
+                      f"({stats['dtype']}) |")
             old, new = found["before #13 (CSV)"], found["read_table (CSV)"]
-            summary.append(f"{rows:,} x {cols}: read_table / before on CSV: time {new['seconds'] / old['seconds']:.2f}x, "
-                           f"peak {new['peak_mb'] / old['peak_mb']:.2f}x; Parquet / CSV time "
-                           f"{found['read_table (Parquet)']['seconds'] / new['seconds']:.2f}x")
+            summary.append(f"{rows:,} x {cols}: read_table / before on CSV: time {new['seconds'] / old['seconds']:.2f}x "
+                           f"(CPU {new['cpu'] / old['cpu']:.2f}x), peak {new['peak_mb'] / old['peak_mb']:.2f}x; "
+                           f"Parquet / CSV time {found['read_table (Parquet)']['seconds'] / new['seconds']:.2f}x")
     print()
     print("\n".join(summary))
 

@@ -1549,9 +1549,13 @@ class _LabelCollector:
                     for value in array.dictionary.to_pylist()]
         lookup = np.array(numbered, dtype=_index_dtype(len(index)))
         positions = array.indices
-        codes = lookup[pc.fill_null(positions, 0).to_numpy()] if len(lookup) else np.full(len(array), -1, np.int8)
-        if positions.null_count:
+        if not len(lookup):  # every value missing
+            codes = np.full(len(array), -1, np.int8)
+        elif positions.null_count:
+            codes = lookup[pc.fill_null(positions, 0).to_numpy()]
             codes[pc.is_null(positions).to_numpy(zero_copy_only=False)] = -1
+        else:
+            codes = lookup[positions.to_numpy()]
         self.pieces.append(codes)
 
     def extend(self, other):
@@ -1700,11 +1704,11 @@ def _read_csv(source, header, sep, encoding, frame):
     """
     text_encoding = _text_encoding(source, encoding)
     _check_text(source, text_encoding)
-    ranges, threads = _row_ranges(source, text_encoding), True
+    ranges = _row_ranges(source, text_encoding)
     notes, forced, names = [], {}, []
     while True:
         try:
-            return _parse_csv(source, header, sep, text_encoding, forced, ranges, threads, frame, names), notes
+            return _parse_csv(source, header, sep, text_encoding, forced, ranges, frame, names), notes
         except UnicodeDecodeError:
             raise _decode_error(source, text_encoding) from None
         except pa.ArrowInvalid as error:
@@ -1722,8 +1726,8 @@ def _read_csv(source, header, sep, encoding, frame):
             elif conversion:
                 column, to, value = int(conversion[1]), conversion[2], conversion[3]
                 forced[names[column]] = pa.float64() if to in ("int64", "null") and _is_float(value) else pa.string()
-            elif "Expected" in message and "columns" in message and threads:
-                ranges, threads = [(0, None)], False  # Arrow numbers the bad row only when one thread reads it all
+            elif "Expected" in message and "columns" in message and ranges != [(0, None)]:
+                ranges = [(0, None)]  # a bad row is numbered from the top only by a reader that starts there
             else:
                 raise _parse_error(source, message, sep) from None
         except OSError as error:
@@ -1732,12 +1736,11 @@ def _read_csv(source, header, sep, encoding, frame):
             raise DataError(f"cannot read {source.label}: {error}") from None
 
 
-def _parse_csv(source, header, sep, encoding, forced, ranges, threads, frame, names):
+def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names):
     """One attempt at reading CSV text: the first range's reader infers the column types, the readers of
-    the other ranges (in threads) are given them. ``threads`` lets a lone reader use Arrow's threads;
-    ``names`` receives Arrow's column names."""
+    the other ranges (in threads) are given them. ``names`` receives Arrow's column names."""
     with contextlib.closing(source.text_stream(*ranges[0])) as stream:
-        first = _open_csv(stream, header, sep, encoding, forced, threads=threads and len(ranges) == 1)
+        first = _open_csv(stream, header, sep, encoding, forced)
         schema = first.schema
         names[:] = schema.names
         if any(pa.types.is_binary(t) for t in schema.types):
@@ -1745,7 +1748,7 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, threads, frame, na
         widen = {n: pa.string() for n, t in zip(schema.names, schema.types) if _needs_text(t)}
         if widen:
             forced.update(widen)
-            return _parse_csv(source, header, sep, encoding, forced, ranges, threads, frame, names)
+            return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names)
         shown = _csv_names(schema.names, header)
         _check_names(source, shown)
         check_nul = not _wide(encoding)
@@ -1754,7 +1757,7 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, threads, frame, na
 
         def read_range(span):
             with contextlib.closing(source.text_stream(*span)) as part:
-                reader = _open_csv(part, False, sep, encoding, types, threads=False, names=schema.names)
+                reader = _open_csv(part, False, sep, encoding, types, names=schema.names)
                 return _collect(_checked(source, reader, check_nul), ordered, frame)
 
         with concurrent.futures.ThreadPoolExecutor(max(1, len(ranges) - 1)) as pool:
@@ -1807,11 +1810,15 @@ def _row_starts(source, targets):
     return starts
 
 
-def _open_csv(stream, header, sep, encoding, forced, threads, names=None):
-    """Arrow's streaming CSV reader; ``names`` (for a range after the first) means there is no header line."""
+def _open_csv(stream, header, sep, encoding, forced, names=None):
+    """Arrow's streaming CSV reader; ``names`` (for a range after the first) means there is no header line.
+
+    One thread per reader: Arrow's own threads cost more CPU than they save on a streamed read, and
+    only a one-thread reader numbers the row of a parse error.
+    """
     return pa_csv.open_csv(
         stream,
-        read_options=pa_csv.ReadOptions(use_threads=threads, block_size=_CSV_BLOCK, encoding=encoding,
+        read_options=pa_csv.ReadOptions(use_threads=False, block_size=_CSV_BLOCK, encoding=encoding,
                                         column_names=names or [],
                                         autogenerate_column_names=names is None and not header),
         parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True),
@@ -1869,9 +1876,12 @@ def _check_text(source, encoding):
     if nul >= 0:
         unit = "character" if _wide(encoding) else "byte"
         raise _not_text(source, f"it holds NUL bytes, the first at {unit} {nul + 1:,}")
-    control = sum(1 for c in text if (ord(c) < 32 and c not in "\t\n\r\f\v") or ord(c) == 127)
+    control = len(_CONTROL.findall(text))
     if control > _CONTROL_SHARE * len(text):
         raise _not_text(source, f"{control:,} of its first {len(text):,} characters are control characters")
+
+
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")  # control characters that text tables do not hold
 
 
 def _not_text(source, found):
