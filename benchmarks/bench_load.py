@@ -158,7 +158,8 @@ def main():
                       f"| {stats['cpu']:.2f} s | {stats['peak_mb']:,.0f} MB | {stats['codes_mb']:,.0f} MB "
                       f"({stats['dtype']}) |")
             old, new = found["before #13 (CSV)"], found["read_table (CSV)"]
-            summary.append(f"{rows:,} x {cols}: read_table / before on CSV: time {new['seconds'] / old['seconds']:.2f}x "
+            summary.append(f"{rows:,} x {cols}: read_table / before on CSV: "
+                           f"time {new['seconds'] / old['seconds']:.2f}x "
                            f"(CPU {new['cpu'] / old['cpu']:.2f}x), peak {new['peak_mb'] / old['peak_mb']:.2f}x; "
                            f"Parquet / CSV time {found['read_table (Parquet)']['seconds'] / new['seconds']:.2f}x")
     print()

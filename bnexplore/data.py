@@ -1277,9 +1277,10 @@ def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, *
 
     The format is told by the content (Parquet starts with ``PAR1``, Feather
     and Arrow IPC with ``ARROW1``; anything else must be text), so a buffer
-    needs no name. CSV text is parsed by Arrow block by block and each column
-    is factorized as it arrives, so the text is never held whole in memory;
-    Parquet and Feather columns are read batch by batch the same way.
+    needs no name. CSV text is parsed by Arrow block by block (large text in
+    row ranges, one per core) and each column is factorized as it arrives, so
+    the text is never held whole in memory; Parquet and Feather columns are
+    read batch by batch the same way.
 
     Parameters
     ----------
@@ -1425,7 +1426,7 @@ class _Source:
         return self.path.stat().st_size if self.path is not None else len(memoryview(self.data))
 
     def text_stream(self, start=0, end=None):
-        """An Arrow input stream of bytes ``start .. end`` (all of them, decompressed, by default), for the CSV reader."""
+        """An Arrow input stream of bytes ``start .. end`` (all, decompressed, by default), for the CSV reader."""
         if self.path is None:
             data = pa.py_buffer(self.data)
             if self.gzip:

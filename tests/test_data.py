@@ -593,7 +593,7 @@ def same_dataset(a, b):
 
 
 def small_blocks(monkeypatch):
-    """Arrow parses 256-byte blocks, so a few hundred rows span many blocks (its column types are fixed on the first)."""
+    """Arrow parses 256-byte blocks, so a few hundred rows span many blocks (it fixes column types on the first)."""
     monkeypatch.setattr(data_module, "_CSV_BLOCK", 256)
 
 
