@@ -95,7 +95,7 @@ def write_files(folder, rows, cols):
     paths = {kind: os.path.join(folder, f"table_{rows}x{cols}.{kind}") for kind in ("csv", "parquet", "feather")}
     chunks = table_chunks(rows, cols)
     first = next(chunks)
-    options = pa_csv.WriteOptions(quoting_style="needed")
+    options = pa_csv.WriteOptions(quoting_style="none")  # as pandas writes these values: unquoted
     with pa_csv.CSVWriter(paths["csv"], first.schema, write_options=options) as csv_out, \
             pq.ParquetWriter(paths["parquet"], first.schema) as parquet_out, \
             pa.ipc.new_file(paths["feather"], first.schema,

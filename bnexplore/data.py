@@ -546,7 +546,8 @@ class _Column:
     value of ``uniques[u]`` as a float (NaN when it is not a number);
     ``number_valued`` tells whether every value is a number (and the dtype
     is not bool or categorical); ``category_order`` is the label order of a
-    pandas categorical.
+    pandas categorical; ``all_present`` says that every unique occurs in some
+    row (true as factorized, until rows are dropped).
     """
 
     name: str
@@ -556,6 +557,7 @@ class _Column:
     number_valued: bool
     category_order: list | None = None
     note: str | None = None  # warning found while preparing (mixed numbers and text)
+    all_present: bool = True
 
     def n_missing(self):
         return int(np.count_nonzero(self.codes < 0))
@@ -566,6 +568,8 @@ class _Column:
 
     def present(self):
         """Which uniques occur in the (current) rows."""
+        if self.all_present:
+            return np.ones(len(self.uniques), dtype=bool)
         return np.bincount(self.codes[self.codes >= 0], minlength=len(self.uniques)) > 0
 
     def first_row_with(self, unique_mask):
@@ -618,7 +622,7 @@ def _prepare_column(name, series):
 _FLAG, _TEXT = "flag", "text"  # kinds of stored values besides CATEGORICAL (an ordered categorical) and NUMERIC
 
 
-def _factorized_column(name, codes, uniques, stored, category_order=None):
+def _factorized_column(name, codes, uniques, stored, category_order=None, all_present=True):
     """A :class:`_Column` from factorized values, whatever read them.
 
     Parameters
@@ -635,6 +639,9 @@ def _factorized_column(name, codes, uniques, stored, category_order=None):
         number).
     category_order : list of str, optional
         Labels in category order (``CATEGORICAL`` only).
+    all_present : bool
+        Whether every unique occurs in some row (False when ``uniques``
+        may hold unused categories).
     """
     if stored == _TEXT:
         blank = np.array([isinstance(u, str) and not u.strip() for u in uniques], dtype=bool)
@@ -642,14 +649,14 @@ def _factorized_column(name, codes, uniques, stored, category_order=None):
             codes, uniques = _drop_uniques(codes, uniques, blank)
     codes = codes.astype(_index_dtype(len(uniques)), copy=False)
     if stored == CATEGORICAL:
-        return _Column(name, codes, uniques, _numbers_of(uniques), False, category_order)
+        return _Column(name, codes, uniques, _numbers_of(uniques), False, category_order, all_present=all_present)
     if stored == _FLAG:
-        return _Column(name, codes, uniques, np.full(len(uniques), np.nan), False)
+        return _Column(name, codes, uniques, np.full(len(uniques), np.nan), False, all_present=all_present)
     if stored == NUMERIC:
-        return _Column(name, codes, uniques, np.asarray(uniques, dtype=np.float64), True)
+        return _Column(name, codes, uniques, np.asarray(uniques, dtype=np.float64), True, all_present=all_present)
     numbers = _numbers_of(uniques)
     is_number = ~np.isnan(numbers)
-    column = _Column(name, codes, uniques, numbers, bool(is_number.all()))
+    column = _Column(name, codes, uniques, numbers, bool(is_number.all()), all_present=all_present)
     if is_number.any() and not column.number_valued:
         column.note = _mixed_warning(column, is_number)
     return column
@@ -706,6 +713,7 @@ class _Table:
     def keep_rows(self, keep):
         for column in self.columns:
             column.codes = column.codes[keep]
+            column.all_present = False
         self.rows = keep if self.rows is None else self.rows[keep]
         self.n_rows = len(keep)
 
@@ -1541,9 +1549,12 @@ class _LabelCollector:
         self.stored = stored
         self.index = {}
         self.pieces = []
+        self.all_present = True  # a stored dictionary may hold values no row has; dictionary_encode's does not
 
     def add(self, array):
-        if not pa.types.is_dictionary(array.type):
+        if pa.types.is_dictionary(array.type):
+            self.all_present = False
+        else:
             array = pc.dictionary_encode(array)
         index = self.index
         numbered = [-1 if value is None else index.setdefault(value, len(index))
@@ -1565,6 +1576,7 @@ class _LabelCollector:
         numbered = [index.setdefault(value, len(index)) for value in other.index]
         lookup = np.array(numbered + [-1], dtype=_index_dtype(len(index)))
         self.pieces += [lookup[piece] for piece in other.pieces]
+        self.all_present &= other.all_present
 
     def finish(self, name):
         codes = np.concatenate(self.pieces)
@@ -1572,7 +1584,7 @@ class _LabelCollector:
         uniques = np.empty(len(self.index), dtype=object)
         uniques[:] = list(self.index)
         order = [_text_of(u) for u in uniques] if self.stored == CATEGORICAL else None
-        return _factorized_column(name, codes, uniques, self.stored, order)
+        return _factorized_column(name, codes, uniques, self.stored, order, self.all_present)
 
 
 class _NumberCollector:

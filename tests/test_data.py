@@ -729,8 +729,9 @@ def test_parquet_and_feather_give_the_dataset_of_the_same_table_as_csv(tmp_path,
 
 
 def test_a_stored_categorical_keeps_its_category_order_and_the_index_is_not_data(tmp_path):
+    """Unused categories (here 'none') are no states, as for a DataFrame."""
     df = pd.DataFrame({"id": [f"r{i}" for i in range(6)],
-                       "grade": pd.Categorical(["low", "high", "mid"] * 2, categories=["low", "mid", "high"]),
+                       "grade": pd.Categorical(["low", "high", "mid"] * 2, categories=["low", "mid", "high", "none"]),
                        "n": [1, 2, 3] * 2}).set_index("id")
     path = tmp_path / "graded.parquet"
     df.to_parquet(path)
