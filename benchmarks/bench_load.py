@@ -95,8 +95,10 @@ def write_files(folder, rows, cols):
     paths = {kind: os.path.join(folder, f"table_{rows}x{cols}.{kind}") for kind in ("csv", "parquet", "feather")}
     chunks = table_chunks(rows, cols)
     first = next(chunks)
-    options = pa_csv.WriteOptions(quoting_style="none")  # as pandas writes these values: unquoted
-    with pa_csv.CSVWriter(paths["csv"], first.schema, write_options=options) as csv_out, \
+    options = pa_csv.WriteOptions(include_header=False, quoting_style="none")  # unquoted, as pandas writes it
+    with open(paths["csv"], "wb") as text:
+        text.write((",".join(first.column_names) + "\n").encode())
+    with open(paths["csv"], "ab") as text, pa_csv.CSVWriter(text, first.schema, write_options=options) as csv_out, \
             pq.ParquetWriter(paths["parquet"], first.schema) as parquet_out, \
             pa.ipc.new_file(paths["feather"], first.schema,
                             options=pa.ipc.IpcWriteOptions(compression="lz4")) as feather_out:
