@@ -1908,12 +1908,19 @@ def _not_text(source, found):
 def _check_no_nul(source, batch):
     """DataError naming the first NUL byte of the file if a text column of the batch holds one."""
     for array in batch.columns:
-        if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-            continue
-        data = array.buffers()[2]
-        if data is not None and data.to_pybytes().find(b"\x00") >= 0:
-            offset = next((at + chunk.find(b"\x00") for at, chunk in _offsets(source.chunks()) if b"\x00" in chunk), 0)
+        if (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)) and _holds_nul(array):
+            offset = next(at + chunk.find(b"\x00") for at, chunk in _offsets(source.chunks()) if b"\x00" in chunk)
             raise _not_text(source, f"it holds NUL bytes, the first at byte {offset + 1:,}")
+
+
+def _holds_nul(array):
+    """Whether the values of a string array hold a NUL character (the bytes its offsets span, not padding)."""
+    offsets, data = array.buffers()[1:3]
+    if data is None:
+        return False
+    bounds = np.frombuffer(offsets, np.int64 if pa.types.is_large_string(array.type) else np.int32)
+    start, end = int(bounds[array.offset]), int(bounds[array.offset + len(array)])
+    return end > start and np.frombuffer(data, np.uint8, count=end - start, offset=start).min() == 0
 
 
 def _offsets(chunks):
