@@ -20,7 +20,8 @@ Run (from the repository root; ``git`` must be on the path for the old loader):
 
 - full: ``python benchmarks/bench_load.py`` (1,000,000 x 40 and 10,000,000 x 20,
   3 repetitions; about 10 minutes and 2.2 GB of temporary files),
-- short: ``python benchmarks/bench_load.py --short`` (100,000 x 40 and 200,000 x 20, once).
+- short: ``python benchmarks/bench_load.py --short`` (100,000 x 40 and 200,000 x 20, once),
+- one size: ``python benchmarks/bench_load.py --size 1000000x40``.
 """
 
 import argparse
@@ -139,8 +140,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--short", action="store_true", help="small tables, one repetition (a smoke test)")
     parser.add_argument("--repeat", type=int, help="repetitions of each measurement (default 3, 1 with --short)")
+    parser.add_argument("--size", action="append", metavar="ROWSxCOLS",
+                        help="a table size to measure instead, e.g. 1000000x40 (may be repeated)")
     args = parser.parse_args()
     sizes = [(100_000, 40), (200_000, 20)] if args.short else [(1_000_000, 40), (10_000_000, 20)]
+    if args.size:
+        sizes = [tuple(int(n) for n in size.lower().split("x")) for size in args.size]
     repeat = args.repeat or (1 if args.short else 3)
     print("| rows x cols | file | loader | load + encode | CPU time | peak memory above the interpreter "
           "| codes in memory |")
