@@ -1108,8 +1108,8 @@ class Encoder:
         specs = [self.columns[column.name] for column in table.columns]
         arities = [spec.arity for spec in specs]
         codes = np.empty((table.n_rows, len(specs)), dtype=code_dtype(max(arities)), order="F")
-        for j, (spec, column) in enumerate(zip(specs, table.columns)):
-            _encode_column(spec, column, table, codes[:, j])
+        _each(lambda j: _encode_column(specs[j], table.columns[j], table, codes[:, j]), range(len(specs)),
+              table.n_rows)
         return Dataset(codes, arities, [s.name for s in specs], [list(s.states) for s in specs], self, notes)
 
 
@@ -1271,7 +1271,8 @@ _MAGIC = {PARQUET: "PAR1", FEATHER: "ARROW1"}
 _PREFIX = 1 << 16  # bytes sniffed for the format and for binary content
 _CSV_BLOCK = 1 << 22  # bytes of CSV text per block Arrow parses
 _CSV_PART = 1 << 25  # least bytes of CSV text per reader when the text is read in parallel
-_WORKERS = min(os.cpu_count() or 1, 8)  # CSV readers in parallel
+_WORKERS = min(os.cpu_count() or 1, 8)  # threads reading and coding large tables
+_THREADED_CELLS = 1 << 22  # cells from which columns are coded on several threads
 _PARQUET_BATCH = 1 << 18  # rows per batch read from Parquet
 _CONTROL_SHARE = 0.1  # a larger share of control characters in the first bytes is not text
 # pandas' default NA strings, so a file reads as it did with pandas' parser
@@ -1521,7 +1522,20 @@ def _joined(pieces, schema, names, no_rows, frame):
     for parts in rest:
         for mine, theirs in zip(first, parts):
             mine.extend(theirs)
-    return _Table([first.pop(0).finish(name) for name in names], n_rows)  # each collector goes once it is built
+    columns = _each(lambda j: first[j].finish(names[j]), range(len(names)), n_rows)
+    return _Table(columns, n_rows)
+
+
+def _each(function, items, n_rows):
+    """``[function(item) for item in items]``, on a thread per core when the columns are long.
+
+    For work that is one column per item and lets other threads run (numpy,
+    pandas' factorization), as coding the columns of a large table is.
+    """
+    if n_rows * len(items) < _THREADED_CELLS or _WORKERS < 2:
+        return [function(item) for item in items]
+    with concurrent.futures.ThreadPoolExecutor(_WORKERS) as pool:
+        return list(pool.map(function, items))
 
 
 def _column_collector(dtype, ordered):
