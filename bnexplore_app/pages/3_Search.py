@@ -39,7 +39,9 @@ def collect():
             stopped = [name for name, reason in kept if reason]
             notes.append(("success", f"Finished: {', '.join(name for name, _ in kept)}."
                           + (f" Stopped early ({', '.join(stopped)}): the best network found so far is kept."
-                             if stopped else "") + " Open it on the Networks page."))
+                             if stopped else "")
+                          + (" Open it on the Networks page." if len(kept) == 1 else
+                             " Open them on the Networks page; the last is shown there first.")))
         st.session_state["search_notes"] = notes
     for kind, text in st.session_state.get("search_notes", []):
         (st.error if kind == "error" else st.success)(text)
@@ -73,7 +75,7 @@ def trace_chart(job):
     chart = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("seconds:Q", title="time since the search started (s)"),
         y=alt.Y("best:Q", title="best score so far", scale=alt.Scale(zero=False)),
-        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", labelLimit=600)),
+        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
                  alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
     )

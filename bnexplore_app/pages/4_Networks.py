@@ -52,7 +52,7 @@ def class_browser(entry, positions, most):
     score = scorer.total(dag) if scorer is not None else None
     drawing = viz.pdag_drawing(dag, node_titles=views.node_titles(entry),
                                title=f"{entry.name} — DAG {k} of its class")
-    note = (f" Its {entry.result.score_name} score is {score:,.4f}" + (
+    note = (f" Its {state.score_label(entry.result.score_name, entry.result.params.get('ess'))} score is {score:,.4f}" + (
         " — the same for every DAG of the class, since this score is score-equivalent."
         if entry.result.score_name in ("bdeu", "bic", "aic", "ll")
         else " — K2 is not score-equivalent, so equivalent DAGs can score differently.")) if score is not None else ""
