@@ -18,10 +18,12 @@ from .scores import Scorer
 from .parents import ParentSets, candidate_parent_sets
 from .search import CredibleSet, credible_set, exact_search, learn
 from .search.bnkl import BNKLResult, bnkl
+from .session import Session, load_session, save_session
 
 __all__ = [
     "BIFError", "BNExploreError", "BNKLClassifier", "BNKLResult", "CPDAG", "DAG", "DataError", "Dataset",
     "Encoder", "Network", "PDAG", "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError",
     "CredibleSet", "ParentSets", "bnkl", "candidate_parent_sets", "credible_set", "cross_validate",
-    "exact_search", "fit_network", "learn", "read_bif", "read_csv", "sample", "write_bif",
+    "exact_search", "fit_network", "learn", "load_session", "read_bif", "read_csv", "sample", "save_session",
+    "Session", "write_bif",
 ]

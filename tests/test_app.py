@@ -730,3 +730,42 @@ def test_a_refused_upload_shows_its_error_once(at):
     assert sum("The data in use are still" in w.value for w in at.warning) == 1
     at.run()  # on the next run the page says it again, still once
     assert sum("has 80 distinct values" in e.value for e in at.error) == 1
+
+
+def test_save_the_session_and_open_it_in_a_new_one(at):
+    from bnexplore_app import state
+
+    rows = ["smoker,cough,x"] + [f"{'yes' if i % 3 else 'no'},{'yes' if i % 2 else 'no'},{i % 7}" for i in range(90)]
+    upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
+    go(at, "2_Tune")
+    at.radio(key="tune_score").set_value("bic")
+    at.run()
+    job = run_search(at, algorithms=("hc", "credible"))
+    assert not job.errors, job.errors
+    assert [b.label for b in at.sidebar.get("download_button")] == ["Save session"]
+    data_key, names = at.session_state["data_key"], list(at.session_state["results"])
+    credible_size = len(at.session_state["results"][names[1]].cache["credible"])
+    saved = state.snapshot(at.session_state).dumps()  # what the Save session button writes
+    other = new_session()  # a new user opens the file
+    other.sidebar.file_uploader(key="session_open").set_value(("work.bnx", saved, "application/gzip"))
+    other.run()
+    no_exception(other)
+    assert any("Opened work.bnx: now using upload people.csv, with 2 saved result(s)" in s.value
+               for s in other.sidebar.success)
+    assert other.session_state["data_key"] == data_key
+    assert other.session_state["settings"]["score"] == "bic"
+    results = other.session_state["results"]
+    assert list(results) == names and results[names[0]].data_key == data_key
+    assert results[names[0]].result.graph == job.results[0][1].graph
+    assert len(results[names[1]].cache["credible"]) == credible_size
+    go(other, "4_Networks")
+    assert other.session_state["net_pick_box"] == names[-1]
+
+
+def test_a_broken_session_file_is_refused_and_nothing_changes(at):
+    at.sidebar.file_uploader(key="session_open").set_value(("old.bnx", b"\x1f\x8b\x08\x00broken", "application/gzip"))
+    at.run()
+    no_exception(at)
+    assert any("old.bnx was not opened: the session file is a damaged gzip file" in e.value
+               for e in at.sidebar.error)
+    assert at.session_state["dataset"].names == ASIA
