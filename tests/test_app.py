@@ -326,7 +326,7 @@ def test_networks_page_views(searched):
         no_exception(at)
         frames = at.get("iframe")
         assert frames and "vis.Network" in frames[0].proto.srcdoc
-        labels = [b.label for b in at.download_button]
+        labels = [b.label for b in at.main.get("download_button")]
         assert labels == ["JSON", "BIF", "GraphML", "DOT", "HTML", "PNG"]
 
 
@@ -537,7 +537,7 @@ def test_bnkl_on_the_two_class_sample(at):
     assert rules.loc["ratio", "network #"] == 0 and rules.loc["ratio", "arcs"] == 0
     captions = " ".join(c.value for c in at.caption)
     assert "sdnet" in captions and "never negative" in captions and "Arc width" in captions
-    labels = [b.label for b in at.download_button]
+    labels = [b.label for b in at.main.get("download_button")]
     assert labels[:2] == ["JSON", "BIF"] and labels[-2:] == ["BIF: class benign", "BIF: class malignant"]
     at.slider(key=f"bnkl-index-{name}").set_value(0)
     at.run()
@@ -548,7 +548,7 @@ def test_bnkl_on_the_two_class_sample(at):
     at.run()
     no_exception(at)
     assert at.session_state["net_pick_box"] == f"{name} (2)"  # the picker moved to the imported network
-    labels = [b.label for b in at.download_button]
+    labels = [b.label for b in at.main.get("download_button")]
     assert labels[-2:] == ["BIF: class benign", "BIF: class malignant"]
 
 
