@@ -31,6 +31,7 @@ spawn_key=(r,))``, so a result depends on the seed only, never on how many
 workers ran it or in which order resamples finished.
 """
 
+import inspect
 import math
 import multiprocessing
 import os
@@ -252,6 +253,8 @@ def learn_resample(data, r, settings, stop=None):
 
     rows = resample_rows(settings["entropy"], r, data.n_rows)
     extra = {"stop": stop} if stop is not None else {}
+    if settings["seeded"]:  # a randomised search (hc restarts) gets its own seed per resample
+        extra["seed"] = int(np.random.SeedSequence(settings["entropy"], spawn_key=(r, 1)).generate_state(1)[0])
     result = learn(data.subset(rows), settings["algorithm"], score=settings["score"], ess=settings["ess"],
                    **settings["options"], **extra)
     if result.stats.get("stopped"):
@@ -310,7 +313,9 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
         See :class:`bnexplore.control.Control`. A stop or time limit keeps the
         resamples finished so far (``stats["stopped"]`` says why).
     **options
-        Passed to the search (``max_indegree``, ``restarts``, ...).
+        Passed to the search (``max_indegree``, ``restarts``, ...). A search
+        that takes a ``seed`` (hill climbing's restarts) gets one per
+        resample, drawn from ``seed``.
 
     Returns
     -------
@@ -326,8 +331,9 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     R = int(R)
     options = dict(options, **search_options(knowledge, algorithm, data, options.get("max_indegree")))
     entropy = np.random.SeedSequence(seed).entropy
+    seeded = "seed" in inspect.signature(ALGORITHMS[algorithm]).parameters and "seed" not in options
     settings = {"entropy": entropy, "algorithm": algorithm, "score": score, "ess": ess, "options": options,
-                "cpdag": bool(cpdag)}
+                "cpdag": bool(cpdag), "seeded": seeded}
     data.subset(slice(0, 2))  # fail early on an unusable data set, not in a worker
     workers = (os.cpu_count() or 1) if workers is None else int(workers)
     if workers < 1:

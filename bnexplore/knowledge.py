@@ -360,10 +360,21 @@ def search_options(knowledge, algorithm, names, max_indegree=None):
         return {"knowledge": knowledge}
     if "blacklist" in params and "whitelist" in params:
         return {"blacklist": bound.blacklist(), "whitelist": bound.whitelist()}
-    takes = sorted(name for name, f in ALGORITHMS.items()
-                   if {"knowledge"} <= set(inspect.signature(f).parameters)
-                   or {"blacklist", "whitelist"} <= set(inspect.signature(f).parameters))
-    raise SearchError(f"the {algorithm} search does not take knowledge yet; use {' or '.join(takes)}")
+    raise SearchError(f"the {algorithm} search does not take knowledge yet; use "
+                      f"{' or '.join(searches_taking_knowledge())}")
+
+
+def searches_taking_knowledge():
+    """Names of the searches in :data:`bnexplore.search.ALGORITHMS` that honour knowledge
+    (through ``knowledge=``, or ``blacklist=`` and ``whitelist=``)."""
+    from .search import ALGORITHMS
+
+    out = []
+    for name, function in ALGORITHMS.items():
+        params = set(inspect.signature(function).parameters)
+        if "knowledge" in params or {"blacklist", "whitelist"} <= params:
+            out.append(name)
+    return out
 
 
 def parse_arcs(text, flag="--require"):
