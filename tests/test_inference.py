@@ -291,3 +291,29 @@ def test_to_json_has_the_cli_shape():
     payload = answer.to_json()
     assert payload["posterior"] == {"lung": {"yes": pytest.approx(0.1), "no": pytest.approx(0.9)}}
     assert payload["evidence_probability"] == pytest.approx(0.5)
+
+
+# -- fitted networks ------------------------------------------------------------
+
+def test_fit_network_options_and_its_record_of_empty_configurations():
+    from bnexplore.data import Dataset
+    from bnexplore.graphs import DAG
+
+    codes = np.array([[0, 0, 1], [0, 1, 1], [0, 1, 0], [1, 1, 1]])  # C | A, B: (1, 0) never seen
+    data = Dataset.from_codes(codes, arities=[2, 2, 2], names=["A", "B", "C"])
+    dag = DAG.from_arcs([("A", "C"), ("B", "C")], ["A", "B", "C"])
+    from bnexplore.bif import fit_network
+    ml = fit_network(dag, data, method="ml", ess=5.0)
+    assert ml.fit["method"] == "ml" and ml.fit["ess"] is None
+    assert ml.fit["empty_configurations"] == {"A": 0, "B": 0, "C": 1} and ml.fit["configurations"]["C"] == 4
+    assert ml.cpts[2][0, 1].tolist() == [0.5, 0.5] and ml.cpts[2][1, 0].tolist() == [0.5, 0.5]
+    assert ml.fit["counts"][2][0, 1].tolist() == [1, 1] and ml.cpts[2][0, 0].tolist() == [0.0, 1.0]
+    bdeu = fit_network(dag, data, ess=4.0)
+    # (N_ijk + 4 / 8) / (N_ij + 4 / 4) for C given A=0, B=0: counts (0, 1)
+    assert bdeu.cpts[2][0, 0].tolist() == pytest.approx([0.5 / 2, 1.5 / 2])
+    assert bdeu.fit == {**bdeu.fit, "method": "bdeu", "ess": 4.0, "rows": 4}
+    with pytest.raises(Exception, match="unknown fitting method"):
+        fit_network(dag, data, method="mle")
+    # the fitted network answers queries like any other
+    want, pe = naive.joint_query(bdeu, [2], {0: 1})
+    assert query(bdeu, ["C"], {"A": "1"}).probabilities("C") == pytest.approx(want[2], rel=1e-12)
