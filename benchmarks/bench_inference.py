@@ -9,8 +9,9 @@ P(e) > 0. Each query asks for the posterior marginal of every variable.
   apart), warmed up on one query, then every query timed;
 - pyAgrum: ``LazyPropagation`` built once, then per query ``setEvidence``,
   ``makeInference`` and ``posterior`` of every variable;
-- pgmpy: ``VariableElimination`` built once, then per query ``query(all other
-  variables, evidence, joint=False)``; it runs in a child process stopped
+- pgmpy: ``VariableElimination`` built once, then per query one ``query([X],
+  evidence)`` for every unobserved X (its ``joint=False`` over all targets
+  first builds their joint table and runs out of memory); it runs in a child process stopped
   after ``--pgmpy-seconds`` (pgmpy cannot be interrupted inside a query), and
   the table says how many queries it finished.
 
@@ -102,15 +103,19 @@ def _pgmpy_child(name, queries, pipe):
     from pgmpy.inference import VariableElimination
     from pgmpy.readwrite import BIFReader
 
-    start = time.perf_counter()
-    model = BIFReader(plain_bif(name)).get_model()
-    engine = VariableElimination(model)
-    pipe.send(("loaded", time.perf_counter() - start))
-    start = time.perf_counter()
-    for evidence in queries:
-        targets = [v for v in model.nodes() if v not in evidence]
-        engine.query(targets, evidence=evidence, joint=False, show_progress=False)
-        pipe.send(("query", time.perf_counter() - start))
+    try:
+        start = time.perf_counter()
+        model = BIFReader(plain_bif(name)).get_model()
+        engine = VariableElimination(model)
+        pipe.send(("loaded", time.perf_counter() - start))
+        start = time.perf_counter()
+        for evidence in queries:
+            for target in model.nodes():  # one elimination per marginal: joint=False builds the joint first
+                if target not in evidence:
+                    engine.query([target], evidence=evidence, show_progress=False)
+            pipe.send(("query", time.perf_counter() - start))
+    except Exception as error:  # reported in the table (pgmpy runs out of memory on some networks)
+        pipe.send(("error", type(error).__name__))
 
 
 def pgmpy(name, queries, cap):
@@ -122,7 +127,7 @@ def pgmpy(name, queries, cap):
     here, there = context.Pipe()
     child = context.Process(target=_pgmpy_child, args=(name, queries, there), daemon=True)
     child.start()
-    done, seconds, load = 0, 0.0, None
+    done, seconds, load, failed = 0, 0.0, None, None
     deadline = time.perf_counter() + cap
     while time.perf_counter() < deadline and (child.is_alive() or here.poll()):
         if here.poll(0.2):
@@ -130,13 +135,16 @@ def pgmpy(name, queries, cap):
             if kind == "loaded":
                 load = value
                 deadline = time.perf_counter() + cap
+            elif kind == "error":
+                failed = value
+                break
             else:
                 done, seconds = done + 1, value
             if done == len(queries):
                 break
     child.terminate()
     child.join()
-    return load, done, seconds
+    return load, done, seconds, failed
 
 
 def max_difference(answers, posteriors, network):
@@ -187,8 +195,11 @@ def main():
             cells += ["not installed"]
             ratio_pgmpy = ""
         else:
-            load, done, p_seconds = theirs
-            if done:
+            load, done, p_seconds, failed = theirs
+            if failed:
+                cells += [f"failed after {done} ({failed})"]
+                ratio_pgmpy = ""
+            elif done:
                 p_rate = done / p_seconds
                 cells += [f"{p_rate:,.3f} ({done})"]
                 ratio_pgmpy = f"{rate / p_rate:,.0f}x"
