@@ -155,12 +155,34 @@ class BootstrapResult:
             raise SearchError(f"the strength threshold must lie in [0, 1], got {threshold!r}")
         return averaged_network(self.names, self.strength, self.direction, threshold, method)
 
-    def to_json(self, threshold=None):
-        """``{"strength": table, "averaged": {...}, "resamples", "params", "stats"}`` (JSON-ready)."""
+    def to_json(self, threshold=None, full=False):
+        """``{"strength": table, "averaged": {...}, "resamples", "params", "stats"}`` (JSON-ready).
+
+        ``full=True`` adds ``names``, ``counts``, ``directed`` and ``graphs``, from
+        which :meth:`from_json` rebuilds the result (for saved sessions).
+        """
         from .result import to_plain
 
-        return {"strength": self.table(), "averaged": self.averaged(threshold).to_json(),
-                "resamples": self.resamples, "params": to_plain(self.params), "stats": to_plain(self.stats)}
+        out = {"strength": self.table(), "averaged": self.averaged(threshold).to_json(),
+               "resamples": self.resamples, "params": to_plain(self.params), "stats": to_plain(self.stats)}
+        if full:
+            out.update(names=list(self.names), counts=self.counts.tolist(), directed=self.directed.tolist(),
+                       graphs=[g.tolist() for g in self.graphs])
+        return out
+
+    @classmethod
+    def from_json(cls, data):
+        """Rebuild a result from ``to_json(full=True)`` output (a dict or JSON text)."""
+        from .result import parse_json
+
+        data = parse_json(data, "bootstrap")
+        missing = [k for k in ("names", "counts", "directed", "graphs", "resamples") if k not in data]
+        if missing:
+            raise SearchError(f"not a full bootstrap result: missing {', '.join(missing)}; save it with "
+                              "to_json(full=True)")
+        graphs = [np.asarray(g, np.int32).reshape(-1, 2) for g in data["graphs"]]
+        return cls(list(data["names"]), np.asarray(data["counts"], np.int64), np.asarray(data["directed"], float),
+                   int(data["resamples"]), graphs, data.get("params", {}), data.get("stats", {}))
 
 
 def l1_fraction(strengths):

@@ -22,13 +22,14 @@ few variables of a network too wide to compile whole is often answered.
 """
 
 import math
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .bif import Network
 from .errors import DataError, ResourceError
-from .junction import check_size, junction_tree, multiply, propagate
+from .junction import check_size, junction_tree, multiply, normalise_segments, propagate
 
 MAX_CELLS = 2e8
 """Default limit on the cells of all clique tables of one engine (two float64
@@ -86,18 +87,29 @@ class InferenceEngine:
         Refuse (ResourceError) a junction tree whose clique tables would hold
         more cells than this in all; the size is estimated from the
         triangulation before any table is allocated.
+    calibrate : bool
+        Propagate once without evidence so that every query touches only the
+        part of the tree it needs, and ``priors`` is known (default). False
+        skips that propagation, and every query then propagates over the whole
+        tree: the right choice for one query (:func:`query` uses it).
 
     Attributes
     ----------
     tree : bnexplore.junction.JunctionTree
         Cliques, separators, sizes and the triangulation heuristic used.
-    priors : dict
-        ``{variable: float array}``: the marginal of every variable without evidence.
+    priors : dict or None
+        ``{variable: float array}``: the marginal of every variable without
+        evidence (None when not calibrated).
 
     Raises
     ------
     ResourceError
         If the tree would exceed ``max_cells``.
+
+    Notes
+    -----
+    The engine keeps one set of work tables, reused by every query (so a
+    query allocates nothing large); queries from several threads take turns.
 
     Examples
     --------
@@ -106,7 +118,7 @@ class InferenceEngine:
     0.1
     """
 
-    def __init__(self, network, max_cells=MAX_CELLS):
+    def __init__(self, network, max_cells=MAX_CELLS, calibrate=True):
         if not isinstance(network, Network):
             raise DataError(f"inference needs a bnexplore Network (read_bif or fit_network), got "
                             f"{type(network).__name__}")
@@ -116,8 +128,18 @@ class InferenceEngine:
         self.cards = network.arities.astype(np.int64)
         self.tree = junction_tree(network.parents, self.cards)
         check_size(self.tree, max_cells, f"network {network.name!r}")
+        self._lock = threading.Lock()
         self._compile()
-        self._calibrate()
+        self.calibrated = bool(calibrate)
+        if calibrate:
+            self._calibrate()
+        else:
+            self.prior = self._initial_potentials()
+            self.sep_prior = np.ones(int(self.sep_off[-1]))
+            self._work = np.empty_like(self.prior)
+            self._sep_work = np.empty_like(self.sep_prior)
+            self._scratch = np.zeros(self._scratch_size)
+            self.priors = None
 
     # -- compilation ------------------------------------------------------
     def _compile(self):
@@ -202,19 +224,19 @@ class InferenceEngine:
         visits = [(c, [(c, self.parent[c])], [], True) for c in collect]
         visits += self._distribute(set(range(n_cl)), 0, range(len(self.names)), set())
         sep_prior = np.ones(int(self.sep_off[-1]))
-        work, live, sep_work, scratch, status, _, _ = self._run(initial, sep_prior, np.full(len(self.names), -1),
-                                                               visits, [])
+        self._work = np.empty_like(initial)
+        self._sep_work = np.empty_like(sep_prior)
+        self._scratch = np.zeros(self._scratch_size)
+        live, scratch, status, _, _ = self._run(initial, sep_prior, np.full(len(self.names), -1), visits, [])
         if status:
             raise DataError(f"network {self.network.name!r} gives probability 0 to every configuration; check "
                             "its tables")
-        prior = np.where(np.repeat(live, np.diff(self.cl_off)).astype(bool), work, initial)
-        self.prior = prior / np.repeat(np.add.reduceat(prior, self.cl_off[:-1]), np.diff(self.cl_off))
-        sep = np.ones_like(sep_work)
-        for c in range(n_cl):
-            lo, hi = self.sep_off[c], self.sep_off[c + 1]
-            if hi > lo:
-                sep[lo:hi] = sep_work[lo:hi] / sep_work[lo:hi].sum()
-        self.sep_prior = sep
+        for c in np.flatnonzero(live == 0):  # cliques no message reached (a tree of one clique)
+            self._work[self.cl_off[c]:self.cl_off[c + 1]] = initial[self.cl_off[c]:self.cl_off[c + 1]]
+        normalise_segments(self._work, self.cl_off)
+        normalise_segments(self._sep_work, self.sep_off)
+        self.prior, self._work = self._work, initial  # the initial tables' memory becomes the work space
+        self.sep_prior = self._sep_work.copy()
         self.priors = {name: self._marginal(scratch, v) for v, name in enumerate(self.names)}
 
     # -- one query --------------------------------------------------------
@@ -257,12 +279,12 @@ class InferenceEngine:
         return visits
 
     def _run(self, prior, sep_prior, fixed, visits, soft):
+        """Run ``visits`` with the engine's work buffers (reused by every query: the
+        caller holds :attr:`_lock`). Returns ``(live, scratch, status, logz, top)``."""
         n_cl = len(self.tree.cliques)
-        work = np.empty_like(prior)
+        work, sep_work, scratch = self._work, self._sep_work, self._scratch
         live = np.zeros(n_cl, np.uint8)
-        sep_work = np.empty_like(sep_prior)
         sep_live = np.zeros(n_cl, np.uint8)
-        scratch = np.zeros(self._scratch_size)
         vis_clique = np.array([v[0] for v in visits], np.int64)
         vis_eptr = np.zeros(len(visits) + 1, np.int64)
         vis_eptr[1:] = np.cumsum([len(v[1]) for v in visits])
@@ -284,7 +306,7 @@ class InferenceEngine:
             self.e_cptr, self.e_str_child, self.e_pptr, self.e_str_parent, soft_clique, soft_var, soft_ptr,
             soft_values, vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect, self.marg_off,
             scratch)
-        return work, live, sep_work, scratch, status, logz, top
+        return live, scratch, status, logz, top
 
     def _marginal(self, scratch, v):
         values = scratch[self.marg_off[v]:self.marg_off[v] + self.cards[v]]
@@ -362,19 +384,23 @@ class InferenceEngine:
         targets = self._targets(targets)
         fixed, hard, soft = self._evidence(evidence, likelihood)
         n_cl = len(self.tree.cliques)
-        if not hard and not soft:
+        if not hard and not soft and self.calibrated:
             return self._answer(targets, {v: self.priors[self.names[v]] for v in targets}, 0.0, hard, soft,
                                 visited=0)
-        marked = {c for v in hard for c in self.var_cliques[v]} | {int(self.home[v]) for v, _ in soft}
-        region, top = self._steiner(marked)
+        if self.calibrated:
+            marked = {c for v in hard for c in self.var_cliques[v]} | {int(self.home[v]) for v, _ in soft}
+            region, top = self._steiner(marked)
+        else:  # the tables hold the CPTs, not the prior: every clique must send its message
+            region, top = set(range(n_cl)), 0
         collect = sorted((c for c in region if c != top), key=lambda c: -self.depth[c])
         visits = [(c, [(c, self.parent[c])], [], True) for c in collect]
         wide, _ = self._steiner(region | {int(self.home[v]) for v in targets if v not in hard})
         visits += self._distribute(wide, top, targets, hard)
-        _, _, _, scratch, status, logz, total = self._run(self.prior, self.sep_prior, fixed, visits, soft)
-        if status or not total > 0:
-            raise DataError(self._impossible(hard, soft))
-        marginals = {v: self._marginal(scratch, v) for v in targets if v not in hard}
+        with self._lock:
+            _, scratch, status, logz, total = self._run(self.prior, self.sep_prior, fixed, visits, soft)
+            if status or not total > 0:
+                raise DataError(self._impossible(hard, soft))
+            marginals = {v: self._marginal(scratch, v) for v in targets if v not in hard}
         for v in targets:
             if v in hard:
                 marginals[v] = np.eye(self.cards[v])[fixed[v]]
@@ -399,11 +425,11 @@ class InferenceEngine:
 
     def _impossible(self, hard, soft):
         """The message for evidence of probability 0, naming a culprit when one item alone is impossible."""
-        for v, state in hard.items():
+        for v, state in hard.items() if self.priors is not None else ():
             if self.priors[self.names[v]][self.network.states[v].index(state)] == 0:
                 return (f"the evidence has probability 0: {self.names[v]}={state} is impossible in network "
                         f"{self.network.name!r} whatever else is observed; remove or change it")
-        for v, w in soft:
+        for v, w in soft if self.priors is not None else ():
             if float(self.priors[self.names[v]] @ w) == 0:
                 return (f"the evidence has probability 0: the likelihood on {self.names[v]} is 0 on every state it "
                         "can take; change it")
@@ -459,6 +485,9 @@ def ancestral_network(network, variables):
 def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_CELLS):
     """Posterior marginals and P(e) in one call.
 
+    A network is compiled without the calibrating propagation (one
+    propagation in all), which is what one question costs least with.
+
     Parameters
     ----------
     network : Network or InferenceEngine
@@ -495,7 +524,7 @@ def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_C
                             f"{', '.join(network.names[:8])}{', ...' if network.n_vars > 8 else ''}")
     pruned = ancestral_network(network, asked)
     try:
-        engine = InferenceEngine(pruned, max_cells=max_cells)
+        engine = InferenceEngine(pruned, max_cells=max_cells, calibrate=False)
     except ResourceError as error:
         raise ResourceError(f"{error} ({pruned.n_vars} of {network.n_vars} variables are relevant to this "
                             "query)") from None

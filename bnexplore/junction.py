@@ -459,6 +459,19 @@ def multiply(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio):
 
 
 @njit(cache=True)
+def normalise_segments(values, offsets):
+    """Divide each segment ``values[offsets[i]:offsets[i + 1]]`` by its sum (in place; empty
+    or all-zero segments are left as they are)."""
+    for i in range(offsets.shape[0] - 1):
+        total = 0.0
+        for j in range(offsets[i], offsets[i + 1]):
+            total += values[j]
+        if total > 0.0:
+            for j in range(offsets[i], offsets[i + 1]):
+                values[j] /= total
+
+
+@njit(cache=True)
 def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
               sep_prior, sep_work, sep_live, sep_off, sep_size, e_child, e_cptr, e_str_child, e_pptr, e_str_parent,
               soft_clique, soft_var, soft_ptr, soft_values,

@@ -181,3 +181,26 @@ def test_json_holds_the_strength_table_and_the_averaged_network(asia):
     assert {"strength", "averaged", "resamples", "params", "stats"} <= set(payload)
     assert payload["averaged"]["threshold_method"] == "l1" and payload["params"]["options"] == {"max_indegree": 2}
     assert all(0 < row["strength"] <= 1 for row in payload["strength"])
+
+
+def test_a_dask_cluster_gives_the_same_result(asia):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        remote = bootstrap(asia, "hc", R=4, seed=7, scheduler=cluster.scheduler_address, chunk_size=1)
+    local = bootstrap(asia, "hc", R=4, seed=7, workers=1)
+    assert remote.stats["backend"] == "dask" and remote.resamples == 4
+    assert np.array_equal(remote.counts, local.counts) and np.array_equal(remote.directed, local.directed)
+
+
+def test_a_full_json_round_trip_rebuilds_the_result(asia):
+    import json
+
+    result = bootstrap(asia, "hc", R=3, seed=4, workers=1)
+    again = type(result).from_json(json.dumps(result.to_json(full=True)))
+    assert again.names == result.names and again.resamples == 3
+    assert np.array_equal(again.counts, result.counts) and np.array_equal(again.directed, result.directed)
+    assert all(np.array_equal(a, b) for a, b in zip(again.graphs, result.graphs))
+    assert again.to_json() == result.to_json()
+    with pytest.raises(SearchError, match="not a full bootstrap result"):
+        type(result).from_json(result.to_json())

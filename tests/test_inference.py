@@ -177,11 +177,15 @@ def test_bundled_networks_agree_with_variable_elimination(name):
         observed = rng.choice(net.n_vars, size=min(net.n_vars - 1, int(rng.integers(1, 6))), replace=False)
         evidence = {int(v): int(row[v]) for v in observed}
         targets = rng.choice(net.n_vars, size=min(3, net.n_vars), replace=False).tolist()
-        answer = engine.query(None, {net.names[v]: net.states[v][s] for v, s in evidence.items()})
+        named = {net.names[v]: net.states[v][s] for v, s in evidence.items()}
+        answer = engine.query(None, named)
+        one_shot = query(net, [net.names[t] for t in targets], named)  # pruned, uncalibrated tree
         for t in targets:
             want, pe = naive.variable_elimination(net, t, evidence)
             assert answer.probabilities(net.names[t]) == pytest.approx(want, rel=1e-8, abs=1e-12)
+            assert one_shot.probabilities(net.names[t]) == pytest.approx(want, rel=1e-8, abs=1e-12)
         assert answer.evidence_probability == pytest.approx(pe, rel=1e-8)
+        assert one_shot.evidence_probability == pytest.approx(pe, rel=1e-8)
 
 
 def test_bundled_priors_agree_with_variable_elimination():
@@ -284,6 +288,14 @@ def test_munin_is_answered_or_refused():
     net = read_bif(NETWORKS / "munin.bif.gz")
     with pytest.raises(ResourceError, match="largest clique"):
         InferenceEngine(net, max_cells=1e6)
+    codes = sample_codes(net, 1, seed=3)[0]
+    evidence = {net.names[v]: net.states[v][codes[v]] for v in (10, 500, 900)}
+    target = net.names[20]
+    one_shot = query(net, [target], evidence)  # barren variables pruned, no calibration
+    full = InferenceEngine(net).query([target], evidence)
+    assert one_shot.stats["pruned_variables"] > 0
+    assert one_shot.probabilities(target) == pytest.approx(full.probabilities(target), rel=1e-9, abs=1e-15)
+    assert one_shot.evidence_probability == pytest.approx(full.evidence_probability, rel=1e-9)
 
 
 def test_to_json_has_the_cli_shape():
