@@ -183,6 +183,7 @@ def test_json_holds_the_strength_table_and_the_averaged_network(asia):
     assert all(0 < row["strength"] <= 1 for row in payload["strength"])
 
 
+@pytest.mark.filterwarnings("ignore:Port .* is already in use")
 def test_a_dask_cluster_gives_the_same_result(asia):
     distributed = pytest.importorskip("dask.distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
