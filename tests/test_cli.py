@@ -204,14 +204,16 @@ def test_learn_honours_required_forbidden_arcs_and_tiers(capsys, tmp_path):
 
 
 def test_knowledge_with_a_search_that_takes_none_yet_names_the_flags(capsys):
-    from bnexplore.knowledge import searches_taking_knowledge
+    import inspect
 
+    from bnexplore.knowledge import searches_taking_knowledge
     from bnexplore.search import ALGORITHMS
+
     for algorithm in ALGORITHMS:
         if algorithm not in searches_taking_knowledge():
             code, _, err = run(capsys, "learn", ASIA, "--algorithm", algorithm, "--require", "smoke->lung")
             assert code == 1 and "--require, --forbid, --tiers and --knowledge work with learn --algorithm" in err
-    if "knowledge" not in __import__("inspect").signature(bx.credible_set).parameters:
+    if "knowledge" not in inspect.signature(bx.credible_set).parameters:
         code, _, err = run(capsys, "enumerate", ASIA, "--require", "smoke->lung")
         assert code == 1 and "do not work with enumerate yet" in err
 

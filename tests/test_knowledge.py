@@ -1,6 +1,7 @@
 """Background knowledge: validation messages, JSON, graph checks, parent-set
 filtering against brute force, and hill climbing / tabu honouring it."""
 
+import inspect
 import itertools
 
 import numpy as np
@@ -242,7 +243,6 @@ def test_search_options_pass_knowledge_the_way_each_search_takes_it():
     with pytest.raises(SearchError, match="both required and forbidden"):
         search_options(Knowledge(require=[("C", "A")], tiers=[["A"], ["C"]]), "hc", data_names)
     for name, function in ALGORITHMS.items():
-        import inspect
         params = inspect.signature(function).parameters
         if "knowledge" in params:
             assert search_options(knowledge, name, data_names) == {"knowledge": knowledge}
