@@ -324,6 +324,9 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
         Passed to every resample's search (checked once, before any work).
     cpdag : bool
         Count each learned network's equivalence class (bnlearn's default).
+        The class ignores the knowledge: an edge the knowledge orients can
+        count half each way (bnlearn keeps such arcs directed); pass False to
+        count the learned DAGs themselves.
     workers : int, optional
         Processes on this machine (default: every core; 1 runs in this process).
     scheduler : str, optional
