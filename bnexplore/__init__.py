@@ -9,10 +9,13 @@ The Python API in one place::
 """
 
 from .bif import Network, fit_network, read_bif, sample, write_bif
+from .bootstrap import BootstrapResult, bootstrap
 from .classifier import BNKLClassifier, cross_validate
 from .data import Dataset, Encoder, read_csv
 from .errors import BIFError, BNExploreError, DataError, ResourceError, ScoreError, SearchError
 from .graphs import CPDAG, DAG, PDAG, RPDAG
+from .inference import InferenceEngine, QueryResult, query
+from .knowledge import Knowledge
 from .result import Result
 from .scores import Scorer
 from .parents import ParentSets, candidate_parent_sets
@@ -25,5 +28,5 @@ __all__ = [
     "Encoder", "Network", "PDAG", "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError",
     "CredibleSet", "ParentSets", "bnkl", "candidate_parent_sets", "credible_set", "cross_validate",
     "exact_search", "fit_network", "learn", "load_session", "read_bif", "read_csv", "sample", "save_session",
-    "Session", "write_bif",
+    "Session", "write_bif", "BootstrapResult", "InferenceEngine", "Knowledge", "QueryResult", "bootstrap", "query",
 ]
