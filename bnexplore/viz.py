@@ -26,6 +26,7 @@ import io
 import json
 import math
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,12 +67,20 @@ class NodeStyle:
         Hover text, as HTML (escaped by the caller).
     border : str
         Border colour.
+    bars : list of (str, float, float), optional
+        ``(state, probability, prior)`` per state: the node is drawn as a small
+        bar chart (the posterior dark, the prior faint behind it) instead of a
+        box with its name (see :func:`belief_drawing`).
+    observed : str or None
+        The state the node is observed in (drawn in the evidence colour).
     """
 
     name: str
     fill: str = NODE_FILL
     title: str = ""
     border: str = NODE_BORDER
+    bars: list | None = None
+    observed: str | None = None
 
 
 @dataclass
@@ -387,6 +396,83 @@ def pdag_drawing(graph, arc_weights=None, arc_titles=None, node_values=None, nod
                    _colorbar(node_values, value_label), title)
 
 
+EVIDENCE_COLOR = "#d81b60"
+BAR_COLOR = "#1565c0"
+PRIOR_COLOR = "#cfd8dc"
+BAR_STATES = 8
+"""Most states drawn as bars in a node (the rest are summed into one "other" bar)."""
+
+
+def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, title=""):
+    """Drawing of a network being asked: every node a bar chart of its states.
+
+    Parameters
+    ----------
+    graph : bnexplore.graphs.DAG
+    posteriors, priors : dict
+        Name -> ``{state: probability}`` given the evidence, and with none.
+    evidence : dict, optional
+        Name -> observed state; those nodes are drawn in the evidence colour.
+    node_titles : dict, optional
+        Name -> hover HTML.
+    title : str
+
+    Returns
+    -------
+    Drawing
+    """
+    evidence = evidence or {}
+    node_titles = node_titles or {}
+    nodes = []
+    for name in graph.names:
+        states = list(posteriors[name])
+        rows = [(str(s), float(posteriors[name][s]), float(priors[name][s])) for s in states]
+        if len(rows) > BAR_STATES:
+            rest = rows[BAR_STATES - 1:]
+            rows = rows[: BAR_STATES - 1] + [(f"{len(rest)} others", sum(r[1] for r in rest), sum(r[2] for r in rest))]
+        observed = evidence.get(name)
+        nodes.append(NodeStyle(name, title=node_titles.get(name, f"<b>{html.escape(name)}</b>"),
+                               border=EVIDENCE_COLOR if observed is not None else NODE_BORDER, bars=rows,
+                               observed=None if observed is None else str(observed)))
+    edges = [EdgeStyle(graph.names[u], graph.names[v]) for u, v in graph.arcs()]
+    legend = [LegendItem("arc", ARC_COLOR), LegendItem("given the evidence", BAR_COLOR, directed=False),
+              LegendItem("before any evidence", PRIOR_COLOR, directed=False)]
+    if evidence:
+        legend.append(LegendItem("observed", EVIDENCE_COLOR, directed=False))
+    return Drawing(nodes, edges, legend, None, title)
+
+
+def _bars_svg(node, width=190):
+    """The SVG of a belief node: its name, then one bar per state (prior faint behind, posterior dark)."""
+    row, top = 17, 24
+    height = top + row * len(node.bars) + 6
+    colour = EVIDENCE_COLOR if node.observed is not None else NODE_BORDER
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
+             f'<rect x="1" y="1" width="{width - 2}" height="{height - 2}" rx="6" fill="#ffffff" '
+             f'stroke="{colour}" stroke-width="{3 if node.observed is not None else 2}"/>',
+             f'<text x="{width / 2}" y="17" font-family="DejaVu Sans, Arial, sans-serif" font-size="14" '
+             f'font-weight="bold" text-anchor="middle" fill="{colour}">{html.escape(_clip(node.name, 22))}</text>']
+    bar_x = 66
+    bar_w = width - bar_x - 44
+    for i, (state, p, prior) in enumerate(node.bars):
+        y = top + i * row
+        parts.append(f'<text x="6" y="{y + 12}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11" '
+                     f'fill="#37474f">{html.escape(_clip(state, 9))}</text>')
+        parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{bar_w * min(max(prior, 0), 1):.1f}" height="11" '
+                     f'fill="{PRIOR_COLOR}"/>')
+        fill = EVIDENCE_COLOR if node.observed == state else BAR_COLOR
+        parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{bar_w * min(max(p, 0), 1):.1f}" height="6" '
+                     f'fill="{fill}"/>')
+        parts.append(f'<text x="{width - 5}" y="{y + 12}" font-family="DejaVu Sans, Arial, sans-serif" '
+                     f'font-size="11" text-anchor="end" fill="#37474f">{100 * p:.0f}%</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _clip(text, length):
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
 def cpdag_drawing(cpdag, node_titles=None, title=""):
     """Drawing of a CPDAG: compelled arcs dark, reversible edges light and dashed."""
     return pdag_drawing(cpdag, node_titles=node_titles, arc_color=COMPELLED_COLOR, link_color=REVERSIBLE_COLOR,
@@ -654,6 +740,11 @@ def to_html(drawing, positions, height=620):
     net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line")
     for node in drawing.nodes:
         x, y = positions[node.name]
+        if node.bars is not None:
+            image = "data:image/svg+xml;charset=utf-8," + urllib.parse.quote(_bars_svg(node))
+            net.add_node(node.name, label=" ", title=node.title, x=x, y=y, physics=False, shape="image",
+                         image=image, shapeProperties={"useImageSize": True, "useBorderWithImage": False})
+            continue
         net.add_node(node.name, label=node.name, title=node.title, x=x, y=y, physics=False, shape="box",
                      color={"background": node.fill, "border": node.border,
                             "highlight": {"background": node.fill, "border": "#d81b60"},

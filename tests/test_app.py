@@ -769,3 +769,65 @@ def test_a_broken_session_file_is_refused_and_nothing_changes(at):
     assert any("old.bnx was not opened: the session file is a damaged gzip file" in e.value
                for e in at.sidebar.error)
     assert at.session_state["dataset"].names == ASIA
+
+
+# --- after learning: ask the network -----------------------------------------------------------
+
+
+def set_evidence(at, name, variable, value):
+    at.selectbox(key=f"ask-var-{name}").set_value(variable)
+    at.run()
+    at.radio(key=f"ask-state-{name}-{variable}").set_value(value)
+    at.button(key=f"ask-set-{name}").click()
+    at.run()
+    no_exception(at)
+
+
+def test_ask_the_learned_network_and_the_truth(searched):
+    from bnexplore.bif import fit_network
+    from bnexplore.inference import query
+
+    at, job = searched
+    go(at, "4_Networks")
+    at.selectbox(key="net_pick_box").set_value(HC)
+    at.radio(key="keep.net_view").set_value("ask")
+    at.run()
+    no_exception(at)
+    assert {m.label: m.value for m in at.metric}["P(evidence)"] == "1 (none yet)"
+    set_evidence(at, HC, "smoke", "yes")
+    set_evidence(at, HC, "xray", "yes")
+    assert at.session_state["evidence"][HC] == {"smoke": "yes", "xray": "yes"}
+    network = fit_network(job.results[0][1].graph, at.session_state["dataset"], ess=1.0)
+    expected = query(network, evidence={"smoke": "yes", "xray": "yes"})
+    assert {m.label: m.value for m in at.metric}["P(evidence)"] == f"{expected.evidence_probability:.4g}"
+    page = at.get("iframe")[0].proto.srcdoc
+    assert "data:image/svg+xml" in page and f"{100 * expected.posterior['lung']['yes']:.0f}%" in page
+    table = at.dataframe[0].value
+    assert {"P(no)", "n(no)", "P(yes)", "n(yes)"} <= set(table.columns)
+    at.button(key=f"ask-drop-{HC}-smoke").click()
+    at.run()
+    assert at.session_state["evidence"][HC] == {"xray": "yes"}
+    at.button(key=f"ask-clear-{HC}").click()
+    at.run()
+    assert at.session_state["evidence"][HC] == {}
+    # the ground truth is asked with its own tables
+    at.selectbox(key="net_pick_box").set_value("ground truth: asia")
+    at.run()
+    set_evidence(at, "ground truth: asia", "asia", "yes")
+    truth = query(at.session_state["truth"], evidence={"asia": "yes"})
+    assert {m.label: m.value for m in at.metric}["P(evidence)"] == f"{truth.evidence_probability:.4g}"
+    assert any("the true network, with its own probability tables" in c.value for c in at.caption)
+
+
+def test_evidence_of_probability_zero_is_explained(searched):
+    at, _ = searched
+    go(at, "4_Networks")
+    at.selectbox(key="net_pick_box").set_value("ground truth: asia")
+    at.radio(key="keep.net_view").set_value("ask")
+    at.run()
+    set_evidence(at, "ground truth: asia", "tub", "yes")
+    set_evidence(at, "ground truth: asia", "either", "no")  # either = tub or lung in the true network
+    assert "the evidence has probability 0" in errors(at) and "Remove a piece of evidence" in errors(at)
+    at.button(key="ask-clear-ground truth: asia").click()
+    at.run()
+    assert not at.error
