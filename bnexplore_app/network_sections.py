@@ -21,6 +21,8 @@ from bnexplore.classifier import cross_validate
 from bnexplore.errors import BNExploreError
 from bnexplore.search.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
+from bnexplore.result import Result
+from bnexplore_app import state
 from bnexplore_app.widgets import file_stem, show_chart, show_graph
 
 
@@ -285,6 +287,14 @@ def _heatmap(names, matrix):
                HEATMAP_CAPTION, stretch=False)
 
 
+def _class_result(entry, found, chosen):
+    """A Result for the best credible DAG of a class, so the rest of the app can treat it as a network."""
+    params = {**entry.result.params, "class_rank": chosen.rank, "grouping": chosen.kind}
+    return Result(graph=chosen.dag, score=chosen.score, score_name=found.score_name, algorithm="credible class",
+                  params=params, stats={"seconds": None, "stopped": None, "bayes_factor": chosen.bayes_factor,
+                                        "share": chosen.share})
+
+
 def _render_credible(entry, positions):
     found = entry.cache["credible"]
     a, b, c, d = st.columns(4)
@@ -314,9 +324,15 @@ def _render_credible(entry, positions):
                f"Class {chosen.rank}: {chosen.n_dags} credible DAG(s), score gap {found.opt - chosen.score:.4f} "
                f"(Bayes factor {chosen.bayes_factor:.3g}). Solid arrows are shared by every DAG of the class; "
                "dashed lines can point either way.")
+    if st.button(f"Keep class {chosen.rank} as a network", key=f"cred-keep-{entry.name}-{kind}-{chosen.rank}",
+                 help="Adds the class's best credible DAG to your networks, to look at, ask, compare and export "
+                      "like any other result."):
+        state.add_result(f"{entry.name} · class {chosen.rank}", _class_result(entry, found, chosen),
+                                entry.dataset, entry.data_key, entry.data_label)
+        st.rerun()  # the page starts again on the kept class (it is the newest result)
     _heatmap(found.names, found.arc_probabilities)
-    st.download_button("Download the credible set (JSON)", found.dumps(), f"{file_stem(entry.name)}_credible.json",
-                       "application/json", key=f"cred-json-{entry.name}")
+    st.download_button("Download the credible set (JSON)", lambda: found.dumps(), f"{file_stem(entry.name)}_credible.json",
+                       "application/json", key=f"cred-json-{entry.name}", on_click="ignore")
 
 
 register(Section("Credible set: every network within the Bayes factor", lambda entry: "credible" in entry.cache,

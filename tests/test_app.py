@@ -831,3 +831,20 @@ def test_evidence_of_probability_zero_is_explained(searched):
     at.button(key="ask-clear-ground truth: asia").click()
     at.run()
     assert not at.error
+
+
+def test_a_credible_class_can_be_kept_and_asked(at):
+    job = run_search(at, algorithms=("credible",))
+    name = job.results[0][0].name
+    go(at, "4_Networks")
+    at.button(key=f"cred-keep-{name}-mec-1").click()
+    at.run()
+    no_exception(at)
+    kept = f"{name} · class 1"
+    assert at.session_state["net_pick_box"] == kept
+    found = job.results[0][2]["credible"]
+    assert at.session_state["results"][kept].result.graph == found.classes[0].dag
+    at.radio(key="keep.net_view").set_value("ask")
+    at.run()
+    no_exception(at)
+    assert any("tables fitted to sample asia" in c.value for c in at.caption)
