@@ -473,6 +473,49 @@ def _clip(text, length):
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
+FAINT_COLOR = "#b0bec5"
+
+
+def strength_drawing(averaged, strength, direction, threshold, title=""):
+    """Drawing of bootstrap arc strengths: the averaged network's edges as wide as their strength,
+    and every other pair that was ever joined drawn faint and thin.
+
+    Parameters
+    ----------
+    averaged : PDAG
+        The averaged network at ``threshold`` (arcs, and links where the direction is 0.5).
+    strength, direction : (n, n) arrays
+        ``P(adjacent)`` and ``P(u -> v | adjacent)`` (bnlearn's boot.strength).
+    threshold : float
+    title : str
+
+    Returns
+    -------
+    Drawing
+    """
+    names = averaged.names
+    edges = []
+    for kind, pairs in (("arc", averaged.arcs()), ("link", averaged.links())):
+        for u, v in pairs:
+            edges.append(EdgeStyle(names[u], names[v], directed=kind == "arc", dashed=kind == "link",
+                                   width=MIN_WIDTH + (MAX_WIDTH - MIN_WIDTH) * float(strength[u, v]),
+                                   title=f"{html.escape(names[u])} {'→' if kind == 'arc' else '—'} "
+                                         f"{html.escape(names[v])}<br>strength {strength[u, v]:.3f}, "
+                                         f"direction {direction[u, v]:.3f}", kind=kind))
+    n = len(names)
+    for u in range(n):
+        for v in range(u + 1, n):
+            if strength[u, v] > 0 and not averaged.adjacent(u, v):
+                a, b = (u, v) if direction[u, v] >= direction[v, u] else (v, u)
+                edges.append(EdgeStyle(names[a], names[b], dashed=True, color=FAINT_COLOR, width=1.0,
+                                       title=f"{html.escape(names[a])} → {html.escape(names[b])}<br>strength "
+                                             f"{strength[a, b]:.3f} (below the threshold {threshold:.3f}), "
+                                             f"direction {direction[a, b]:.3f}", kind="below threshold"))
+    legend = [LegendItem(f"in the averaged network (strength > {threshold:.2f}); width = strength", ARC_COLOR),
+              LegendItem("joined in some resamples, below the threshold", FAINT_COLOR, dashed=True)]
+    return Drawing(_node_styles(names), edges, legend, None, title)
+
+
 def cpdag_drawing(cpdag, node_titles=None, title=""):
     """Drawing of a CPDAG: compelled arcs dark, reversible edges light and dashed."""
     return pdag_drawing(cpdag, node_titles=node_titles, arc_color=COMPELLED_COLOR, link_color=REVERSIBLE_COLOR,

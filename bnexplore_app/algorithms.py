@@ -9,6 +9,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from bnexplore.bootstrap import bootstrap
+from bnexplore.errors import SearchError
+from bnexplore.graphs import DAG, pdag_extension
+from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.search.bnkl import bnkl
 from bnexplore.search.credible import credible_set
@@ -235,3 +239,46 @@ register(Algorithm(
     "(Kullback-Leibler divergence per degree of freedom); arcs carry the class difference.",
     _run_bnkl, _bnkl_options, needs_class=True,
     describe=lambda settings, options: f"KL · {_bnkl_settings(settings)['select']} rule"))
+
+
+def _bootstrap_options(prefix):
+    names = {key: REGISTRY[key].label for key in ("hc", "tabu", "rpdag", "asobs")}
+    algorithm = st.selectbox("Search run on every resample", list(names), format_func=names.get,
+                             key=f"{prefix}algorithm")
+    resamples = st.number_input("Resamples R", 10, 2000, 200, step=10, key=f"{prefix}R",
+                                help="Each resample draws as many rows as the data have, with replacement, and "
+                                     "learns a network on them; 200 is bnlearn's usual choice.")
+    seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed", help="The same seed gives the same strengths.")
+    return {"algorithm": algorithm, "R": int(resamples), "seed": int(seed)}
+
+
+def _run_bootstrap(inputs, options, control):
+    found = bootstrap(inputs.dataset, score=inputs.settings["score"], ess=inputs.settings["ess"],
+                      max_indegree=_max_indegree(inputs), control=control, **options)
+    averaged = found.averaged()
+    scorer = inputs.scorer()
+    dag = consistent_dag(averaged.graph)
+    result = Result(graph=dag, score=scorer.total(dag), score_name=scorer.score_name, algorithm="bootstrap",
+                    params={**dict(scorer.params), **found.params, "threshold": averaged.threshold},
+                    stats={**found.stats, "edges": dag.n_edges},
+                    extra={"bootstrap": found.to_json(full=True)})
+    return result, {"bootstrap": found}
+
+
+def consistent_dag(pdag):
+    """A DAG of the averaged network: a consistent extension of its links, else any acyclic orientation."""
+    try:
+        return pdag_extension(pdag)
+    except SearchError:
+        order = {v: i for i, v in enumerate(pdag.topological_order())}  # the arcs' order; links follow it
+        pairs = list(pdag.arcs()) + [(u, v) if order[u] < order[v] else (v, u) for u, v in pdag.links()]
+        return DAG.from_arcs([(pdag.names[u], pdag.names[v]) for u, v in pairs], pdag.names)
+
+
+register(Algorithm(
+    "bootstrap", "Bootstrap: how sure is each arc (arc strength)",
+    "Learns a network on each of R resamples of the rows and counts how often each pair is joined and in which "
+    "direction (bnlearn's arc strength); keeps the arcs above an estimated threshold (the averaged network).",
+    _run_bootstrap, _bootstrap_options,
+    describe=lambda settings, options: f"{score_label(settings['score'], settings.get('ess'))} · "
+                                       f"{options.get('algorithm', 'hc')} × {options.get('R', 200)}"))

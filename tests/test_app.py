@@ -848,3 +848,36 @@ def test_a_credible_class_can_be_kept_and_asked(at):
     at.run()
     no_exception(at)
     assert any("tables fitted to sample asia" in c.value for c in at.caption)
+
+
+# --- after learning: how sure is each arc ------------------------------------------------------------
+
+
+def test_bootstrap_strengths_threshold_and_the_credible_posterior_beside_them(at):
+    go(at, "2_Tune")
+    at.radio(key="tune_score").set_value("bic")
+    at.run()
+    job = run_search(at, algorithms=("credible", "bootstrap"), numbers={"keep.search_bootstrap_R": 20}, wait=180)
+    assert not job.errors, job.errors
+    name = job.results[1][0].name
+    assert name == "bootstrap · BIC · hc × 20 · asia 5k"
+    found = job.results[1][2]["bootstrap"]
+    assert found.resamples == 20 and found.params["seed"] == 1
+    go(at, "4_Networks")
+    assert at.session_state["net_pick_box"] == name
+    assert any("How sure is each arc" in h.value for h in at.subheader)
+    default = {m.label: m.value for m in at.metric}["Estimated threshold"]
+    assert default == f"{found.threshold():.3f}"
+    assert at.slider(key=f"boot-threshold-{name}").value == pytest.approx(found.threshold())
+    assert {m.label: m.value for m in at.metric}["Edges at this threshold"] == str(job.results[1][1].graph.n_edges)
+    at.slider(key=f"boot-threshold-{name}").set_value(0.0)
+    at.run()
+    no_exception(at)
+    every = found.averaged(0.0).graph.n_edges
+    assert {m.label: m.value for m in at.metric}["Edges at this threshold"] == str(every)
+    assert any("Bootstrap strength beside the exact posterior" in m.value for m in at.markdown)
+    at.button(key=f"boot-keep-{name}").click()
+    at.run()
+    no_exception(at)
+    kept = at.session_state["results"][f"{name} · threshold 0.000"]
+    assert kept.result.graph.n_edges == every
