@@ -474,6 +474,55 @@ def _clip(text, length):
 
 
 FAINT_COLOR = "#b0bec5"
+REQUIRED_COLOR = "#2e7d32"
+FORBIDDEN_COLOR = "#c62828"
+
+
+def knowledge_drawing(names, knowledge, title=""):
+    """Drawing of what the user knows: required arcs green, forbidden arcs and edges red and dashed.
+
+    Parameters
+    ----------
+    names : list of str
+    knowledge : dict
+        ``Knowledge.to_json()``: ``require``, ``forbid``, ``forbid_edges``, ``tiers``.
+        Tiers are drawn by :func:`tier_layout` (one row per tier).
+    title : str
+
+    Returns
+    -------
+    Drawing
+    """
+    edges = [EdgeStyle(u, v, color=REQUIRED_COLOR, width=4.0, title=f"{html.escape(u)} → {html.escape(v)}: required",
+                       kind="required") for u, v in knowledge.get("require", [])]
+    edges += [EdgeStyle(u, v, color=FORBIDDEN_COLOR, dashed=True, width=2.5, kind="forbidden",
+                        title=f"{html.escape(u)} → {html.escape(v)}: forbidden") for u, v in knowledge.get("forbid", [])]
+    edges += [EdgeStyle(u, v, directed=False, color=FORBIDDEN_COLOR, dashed=True, width=2.5, kind="forbidden edge",
+                        title=f"{html.escape(u)} — {html.escape(v)}: may not be joined either way")
+              for u, v in knowledge.get("forbid_edges", [])]
+    legend = [LegendItem("required arc", REQUIRED_COLOR), LegendItem("forbidden arc", FORBIDDEN_COLOR, dashed=True),
+              LegendItem("forbidden either way", FORBIDDEN_COLOR, dashed=True, directed=False)]
+    return Drawing(_node_styles(names), edges, legend, None, title)
+
+
+def tier_layout(names, tiers, spacing=None):
+    """Positions with one row per tier (the earliest on top) and the variables in no tier on a last row."""
+    placed = [[v for v in tier if v in names] for tier in tiers]
+    rest = [v for v in names if not any(v in tier for tier in placed)]
+    rows = [row for row in placed + [rest] if row]
+    longest = max((len(v) for v in names), default=1)
+    dx, dy = spacing or (max(150.0, 0.6 * FONT_SIZE * longest + 50.0), 120.0)
+    width = max(4, math.ceil(math.sqrt(ASPECT * len(names) * dy / dx)))
+    positions = {}
+    y = 0.0
+    for row in rows:
+        for start in range(0, len(row), width):
+            chunk = row[start:start + width]
+            for i, v in enumerate(chunk):
+                positions[v] = (round((i - (len(chunk) - 1) / 2) * dx, 1), y)
+            y += dy * 0.8
+        y += dy * 0.4
+    return positions
 
 
 def strength_drawing(averaged, strength, direction, threshold, title=""):

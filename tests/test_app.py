@@ -881,3 +881,59 @@ def test_bootstrap_strengths_threshold_and_the_credible_posterior_beside_them(at
     no_exception(at)
     kept = at.session_state["results"][f"{name} · threshold 0.000"]
     assert kept.result.graph.n_edges == every
+
+
+# --- what the user already knows -------------------------------------------------------------------
+
+
+def test_knowledge_set_on_tune_is_honoured_recorded_and_compared(at):
+    from bnexplore.knowledge import Knowledge
+
+    go(at, "2_Tune")
+    at.selectbox(key="tune_k_from").set_value("dysp")
+    at.selectbox(key="tune_k_to").set_value("bronc")
+    at.button(key="tune_k_add_require").click()
+    at.run()
+    at.selectbox(key="tune_k_from").set_value("smoke")
+    at.selectbox(key="tune_k_to").set_value("lung")
+    at.button(key="tune_k_add_forbid").click()
+    at.run()
+    at.text_area(key="tune_k_tiers").set_value("asia, smoke\ntub, lung, bronc, either, xray, dysp")
+    at.run()
+    no_exception(at)
+    assert at.session_state["knowledge"] == {"require": [["dysp", "bronc"]], "forbid": [["smoke", "lung"]],
+                                             "forbid_edges": [], "tiers": [["asia", "smoke"],
+                                                                           ["tub", "lung", "bronc", "either",
+                                                                            "xray", "dysp"]]}
+    assert any("required arc" in f.proto.srcdoc for f in at.get("iframe"))
+    job = run_search(at, algorithms=("hc", "tabu"))
+    assert not job.errors, job.errors
+    bound = Knowledge.from_json(at.session_state["knowledge"]).bind(ASIA)
+    for _, result, _ in job.results:
+        assert bound.allows(result.graph) and result.graph.adjacent(ASIA.index("dysp"), ASIA.index("bronc"))
+        assert result.params["knowledge"] == at.session_state["knowledge"]
+    assert any("knowledge: **1 required, 1 forbidden, 2 tiers**" in c.value for c in at.caption)
+    go(at, "5_Compare")
+    at.multiselect(key="cmp_networks").set_value(["ground truth: asia", HC, TABU])
+    at.run()
+    table = at.dataframe[0].value.set_index("network")
+    assert table.loc[HC, "knowledge"] == table.loc[TABU, "knowledge"] == "1 required, 1 forbidden, 2 tiers"
+    assert table.loc["ground truth: asia", "knowledge"] == ""
+
+
+def test_contradicting_knowledge_is_refused_before_any_search(at):
+    go(at, "2_Tune")
+    at.selectbox(key="tune_k_from").set_value("smoke")
+    at.selectbox(key="tune_k_to").set_value("lung")
+    at.button(key="tune_k_add_require").click()
+    at.run()
+    at.button(key="tune_k_add_forbid").click()
+    at.run()
+    no_exception(at)
+    assert "This knowledge contradicts itself or the data" in errors(at) and "smoke -> lung" in errors(at)
+    job = run_search(at, algorithms=("hc",))
+    assert not job.results and "smoke -> lung" in errors(at)
+    go(at, "2_Tune")
+    at.button(key="tune_k_clear").click()
+    at.run()
+    assert at.session_state["knowledge"] is None

@@ -12,7 +12,7 @@ from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
 from bnexplore.search.exact import available_memory, dp_seconds, memory_needed
 
-from bnexplore_app import state
+from bnexplore_app import knowledge_ui, state
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, show_chart
 
@@ -266,6 +266,8 @@ def page():
     with right:
         bayes_factor_section(settings)
     two_class_section(settings)
+    st.divider()
+    knowledge_ui.section(settings)
     st.divider()
     estimate_section(settings)
     st.divider()
