@@ -77,11 +77,20 @@ class Network:
         ``cpts[i]`` has shape ``(*[arity of p for p in parents[i]], arity_i)``,
         non-negative, summing to one (within 1e-6) over the last axis.
 
+    Attributes
+    ----------
+    fit : dict or None
+        For a network made by :func:`fit_network`, how its tables were
+        fitted (method, ess, counts, parent configurations never seen);
+        None for a network read from BIF or built by hand.
+
     Raises
     ------
     BIFError
         If the pieces do not fit together or the parent graph has a cycle.
     """
+
+    fit = None
 
     def __init__(self, name, names, states, parents, cpts):
         self.name = str(name)
@@ -372,14 +381,17 @@ def log_likelihood(network, codes):
     return total
 
 
-def fit_network(dag, dataset, ess=1.0):
-    """Fit the CPTs of a DAG to data: the BDeu posterior mean.
+def fit_network(dag, dataset, ess=1.0, method="bdeu"):
+    """Fit the CPTs of a DAG to data: the BDeu posterior mean, or maximum likelihood.
 
-    ``P(X_i = k | Pa_i = j) = (N_ijk + ess / (q_i r_i)) / (N_ij + ess / q_i)``
+    ``method="bdeu"``: ``P(X_i = k | Pa_i = j) = (N_ijk + ess / (q_i r_i)) / (N_ij + ess / q_i)``
     (Heckerman, Geiger & Chickering 1995, "Learning Bayesian networks: the
-    combination of knowledge and statistical data", Section 5, BDeu prior).
-    ``ess = 0`` gives maximum likelihood, with a uniform distribution for a
-    parent configuration that never occurs (as BDeu gives for any ``ess``).
+    combination of knowledge and statistical data", Section 5, BDeu prior);
+    ``ess = 0`` is maximum likelihood. ``method="ml"``: ``N_ijk / N_ij``
+    whatever ``ess``. Either way a parent configuration that never occurs in
+    the data gets the uniform distribution (the BDeu mean has no data to move
+    it; maximum likelihood is undefined there and uniform is the convention);
+    the fitted network says how many such rows each table has.
 
     Parameters
     ----------
@@ -389,24 +401,34 @@ def fit_network(dag, dataset, ess=1.0):
         Anything with ``.codes``, ``.arities``, ``.names`` and ``.states``;
         the DAG's variables are found in it by name.
     ess : float
-        Equivalent sample size, >= 0.
+        Equivalent sample size of the BDeu prior, >= 0 (ignored by "ml").
+    method : {"bdeu", "ml"}
 
     Returns
     -------
     Network
-        Variables in the DAG's order.
+        Variables in the DAG's order. Its ``fit`` attribute records how it
+        was fitted: ``method``, ``ess`` (None for "ml"), ``rows``, ``counts``
+        (the ``N_ijk`` of every variable, shaped like its CPT),
+        ``configurations`` ``{variable: q_i}`` and ``empty_configurations``
+        ``{variable: parent configurations never seen}``.
 
     Raises
     ------
     DataError
         If a DAG variable is not a column of the data.
     ScoreError
-        If ``ess`` is negative.
+        If ``ess`` is negative or ``method`` unknown.
     ResourceError
         If a CPT would have more than 2**26 cells.
     """
+    if method not in ("bdeu", "ml"):
+        raise ScoreError(f"unknown fitting method {method!r}: use 'bdeu' (posterior mean) or 'ml' (maximum "
+                         "likelihood)")
     if not ess >= 0:
         raise ScoreError(f"ess must be >= 0, got {ess!r}; use 1.0 for BDeu, 0 for maximum likelihood")
+    if method == "ml":
+        ess = 0.0
     column_of = {str(name): i for i, name in enumerate(dataset.names)}
     missing = [name for name in dag.names if str(name) not in column_of]
     if missing:
@@ -418,12 +440,23 @@ def fit_network(dag, dataset, ess=1.0):
     codes = np.asarray(dataset.codes)[:, columns]
     arities = np.asarray(dataset.arities, dtype=np.int64)[columns]
     parents = [list(dag.parents(v)) for v in range(dag.n)]
-    cpts = [_fitted_cpt(codes, v, parents[v], arities, ess, dag.names[v]) for v in range(dag.n)]
+    fitted = [_fitted_cpt(codes, v, parents[v], arities, ess, dag.names[v]) for v in range(dag.n)]
     states = [dataset.states[c] for c in columns]
-    return Network("fitted", dag.names, states, parents, cpts)
+    network = Network("fitted", dag.names, states, parents, [table for table, _ in fitted])
+    counts = [n for _, n in fitted]
+    names = [str(name) for name in dag.names]
+    network.fit = {
+        "method": method, "ess": None if method == "ml" else float(ess), "rows": int(codes.shape[0]),
+        "counts": counts,
+        "configurations": {name: int(n.size // n.shape[-1]) for name, n in zip(names, counts)},
+        "empty_configurations": {name: int((n.reshape(-1, n.shape[-1]).sum(axis=1) == 0).sum())
+                                 for name, n in zip(names, counts)},
+    }
+    return network
 
 
 def _fitted_cpt(codes, v, parents, arities, ess, name):
+    """The fitted table of ``v`` and its counts ``N_ijk``, both shaped like the CPT."""
     r = int(arities[v])
     shape = tuple(int(arities[p]) for p in parents) + (r,)
     cells = int(np.prod(shape, dtype=np.float64))
@@ -437,11 +470,11 @@ def _fitted_cpt(codes, v, parents, arities, ess, name):
     keys = codes[:, v].astype(np.intp)
     if config is not None:
         keys += config * r
-    counts = np.bincount(keys, minlength=cells).reshape(q, r).astype(np.float64)
-    counts += ess / (q * r)
+    observed = np.bincount(keys, minlength=cells).reshape(q, r)
+    counts = observed + ess / (q * r)
     totals = counts.sum(axis=1, keepdims=True)
-    table = np.divide(counts, totals, out=np.full_like(counts, 1.0 / r), where=totals > 0)
-    return table.reshape(shape)
+    table = np.divide(counts, totals, out=np.full(counts.shape, 1.0 / r), where=totals > 0)
+    return table.reshape(shape), observed.reshape(shape)
 
 
 def _parent_config(codes, parents, arities):

@@ -7,6 +7,7 @@ bad input exits non-zero with a one-line message on stderr.
 """
 
 import argparse
+import inspect
 import json
 import re
 import signal
@@ -102,8 +103,8 @@ def flag_option(name, value=NO_VALUE, key=None):
     return f"{flag} {text}" if re.fullmatch(r"[\w.:+-]+", text) else f"{flag} {repr(text)}"
 
 
-def _add_data_options(parser):
-    parser.add_argument("data", help=DATA_HELP)
+def _add_data_options(parser, data_help=DATA_HELP):
+    parser.add_argument("data", help=data_help)
     parser.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
     parser.add_argument("--sep", default=",", help="CSV: column separator (default ,)")
     parser.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
@@ -212,32 +213,153 @@ def _run_with_progress(args, run):
         bar.close()
 
 
+def _add_knowledge_options(parser):
+    parser.add_argument("--require", help='arcs every network must have: "A->B,C->D"')
+    parser.add_argument("--forbid", help='arcs no network may have: "E->F"')
+    parser.add_argument("--tiers", help='ordered tiers, no arc into an earlier tier: "A,B;C,D;E"')
+    parser.add_argument("--knowledge", help="JSON file with require, forbid, forbid_edges, tiers")
+
+
+def _knowledge(args):
+    """The knowledge of --require, --forbid, --tiers and --knowledge, or None."""
+    from .knowledge import Knowledge, parse_arcs, parse_tiers
+
+    knowledge = Knowledge(parse_arcs(args.require, "--require"), parse_arcs(args.forbid, "--forbid"),
+                          tiers=parse_tiers(args.tiers) if args.tiers else ())
+    if args.knowledge:
+        try:
+            text = Path(args.knowledge).read_text()
+        except OSError as err:
+            raise BNExploreError(f"cannot read --knowledge file {args.knowledge}: {err.strerror}") from None
+        knowledge = knowledge.union(Knowledge.from_json(text))
+    return knowledge or None
+
+
+def _knowledge_options(knowledge, algorithm, data, max_indegree, command="learn"):
+    """Search options for the knowledge, or a message naming the flags when the search takes none yet."""
+    from .knowledge import search_options, searches_taking_knowledge
+    from .search import ALGORITHMS
+
+    if knowledge and algorithm in ALGORITHMS and algorithm not in searches_taking_knowledge():
+        raise BNExploreError(f"--require, --forbid, --tiers and --knowledge work with {command} --algorithm "
+                             f"{' or '.join(searches_taking_knowledge())} for now; {algorithm} does not take them yet")
+    return search_options(knowledge, algorithm, data, max_indegree)
+
+
 def cmd_learn(args):
-    from .search import learn
+    from .search import ALGORITHMS, learn
 
     data = _read_data(args)
+    knowledge = _knowledge(args)
     options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit}
     for name in ("parents", "time_per_variable", "workers", "scheduler", "restarts", "seed"):
         value = getattr(args, name)
         if value is not None:
             options[name] = value
+    if args.bootstrap is not None and args.seed is not None and args.algorithm in ALGORITHMS:
+        if "seed" not in inspect.signature(ALGORITHMS[args.algorithm]).parameters:
+            del options["seed"]  # --seed then seeds the resamples only
+    resample_options = {k: v for k, v in options.items() if k not in ("time_limit", "seed")}
+    options.update(_knowledge_options(knowledge, args.algorithm, data, args.max_indegree))
     started = time.perf_counter()
     result = _run_with_progress(args, lambda bar, stop: learn(
         data, algorithm=args.algorithm, score=args.score, ess=args.ess, progress=bar, stop=stop, **options))
     payload = result.to_json()
+    if knowledge:
+        payload["knowledge"] = knowledge.to_json()
     summary = {"algorithm": result.algorithm, "score": result.score, "score_name": result.score_name,
                "edges": result.graph.n_edges, "seconds": round(time.perf_counter() - started, 3),
                "stopped": result.stats.get("stopped"), "written": args.json_out}
+    if args.bootstrap is not None:
+        boot = _bootstrap(args, data, knowledge, resample_options)
+        payload.update(boot)
+        summary.update(resamples=boot["bootstrap"]["resamples"], threshold=boot["averaged"]["threshold"],
+                       averaged_arcs=len(boot["averaged"]["graph"]["arcs"]),
+                       averaged_links=len(boot["averaged"]["graph"]["links"]),
+                       seconds=round(time.perf_counter() - started, 3))
     _emit(payload, args.json_out, summary)
+
+
+def _bootstrap(args, data, knowledge, options):
+    """``{"strength", "averaged", "bootstrap"}`` for ``learn --bootstrap R``."""
+    from .bootstrap import bootstrap
+
+    if args.bootstrap < 1:
+        raise BNExploreError(f"--bootstrap must be a number of resamples >= 1, got {args.bootstrap}")
+    if args.threshold is not None and not 0 <= args.threshold <= 1:
+        raise BNExploreError(f"--threshold must lie in [0, 1], got {args.threshold}")
+    result = _run_with_progress(args, lambda bar, stop: bootstrap(
+        data, args.algorithm, R=args.bootstrap, seed=args.seed, score=args.score, ess=args.ess, knowledge=knowledge,
+        workers=args.bootstrap_workers, scheduler=args.bootstrap_scheduler, progress=bar, stop=stop,
+        time_limit=args.time_limit, **options))
+    payload = result.to_json(args.threshold)
+    return {"strength": payload["strength"], "averaged": payload["averaged"],
+            "bootstrap": {k: payload[k] for k in ("resamples", "params", "stats")}}
+
+
+def _split_assignments(text, flag):
+    """``"A=yes,B=(0.5, 1.2]"`` as ``[("A", "yes"), ("B", "(0.5, 1.2]")]``: a comma
+    ends an item only when a ``NAME=`` follows it."""
+    items = []
+    for part in re.split(r",(?=[^,=]*=)", text):
+        if "=" not in part or not part.split("=", 1)[0].strip():
+            raise BNExploreError(f"cannot read {part.strip()!r} in {flag}: write VARIABLE=VALUE, separated by commas")
+        name, value = part.split("=", 1)
+        items.append((name.strip(), value.strip()))
+    return items
+
+
+def cmd_query(args):
+    from .bif import fit_network, read_bif
+    from .inference import query
+
+    evidence = {}
+    for text in args.evidence or ():
+        evidence.update(_split_assignments(text, "--evidence"))
+    likelihood = {}
+    for text in args.likelihood or ():
+        for name, values in _split_assignments(text, "--likelihood"):
+            try:
+                likelihood[name] = [float(x) for x in re.split(r"[\s,;:]+", values) if x]
+            except ValueError:
+                raise BNExploreError(f"--likelihood {name}={values}: give one number per state, e.g. "
+                                     f"{name}=0.9,0.1") from None
+    fit = None
+    if args.graph is None:
+        if not re.search(r"\.bif(\.gz)?$", args.data, re.IGNORECASE):
+            raise BNExploreError(f"{args.data} is not a BIF network (.bif, .bif.gz); to query data, give the "
+                                 "learned graph with --graph RESULT.json")
+        network = read_bif(args.data)
+    else:
+        data = _read_data(args)
+        graph = _graph_from_file(args.graph)
+        missing = sorted(set(graph.names) - set(data.names))
+        if missing:
+            raise BNExploreError(f"the graph names variables the data does not have: {', '.join(missing)}")
+        network = fit_network(graph, data, ess=args.ess, method=args.fit)
+        fit = {k: network.fit[k] for k in ("method", "ess", "rows", "empty_configurations")}
+    answer = query(network, targets=args.target, evidence=evidence, likelihood=likelihood or None,
+                   max_cells=args.max_cells)
+    payload = answer.to_json()
+    if fit is not None:
+        payload["fit"] = fit
+    _emit(payload, args.json_out)
 
 
 def cmd_enumerate(args):
     from .search.credible import credible_set
 
     data = _read_data(args)
+    knowledge = _knowledge(args)
+    extra = {}
+    if knowledge:
+        if "knowledge" not in inspect.signature(credible_set).parameters:
+            raise BNExploreError("--require, --forbid, --tiers and --knowledge do not work with enumerate yet")
+        knowledge.bind(data, args.max_indegree)
+        extra["knowledge"] = knowledge
     found = _run_with_progress(args, lambda bar, stop: credible_set(
         data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
-        progress=bar, stop=stop, time_limit=args.time_limit))
+        progress=bar, stop=stop, time_limit=args.time_limit, **extra))
     summary = {"opt": found.opt, "epsilon": found.epsilon, "bayes_factor": found.bayes_factor,
                "networks": len(found.scores), "classes": len(found.classes),
                "rpdag_classes": len(found.rpdag_classes), "truncated": found.truncated,
@@ -302,6 +424,12 @@ def build_parser():
     p.add_argument("--time-per-variable", type=float, help="seconds per variable for parent-set exploration")
     p.add_argument("--workers", type=int, help="Dask workers on this machine for parent-set exploration")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler")
+    _add_knowledge_options(p)
+    p.add_argument("--bootstrap", type=int, metavar="R",
+                   help="also learn on R bootstrap resamples: arc strengths and the averaged network")
+    p.add_argument("--threshold", type=float, help="strength threshold of the averaged network (default: estimated)")
+    p.add_argument("--bootstrap-workers", type=int, help="processes for the resamples (default: every core)")
+    p.add_argument("--bootstrap-scheduler", help="address of a Dask scheduler to run the resamples on")
     _add_run_options(p)
     p.set_defaults(func=cmd_learn)
 
@@ -311,8 +439,23 @@ def build_parser():
     p.add_argument("--bf", type=float, default=20.0, help="Bayes factor (default 20): keep score >= OPT - log(BF)")
     p.add_argument("--max-indegree", type=int, help="most parents per node")
     p.add_argument("--limit", type=int, default=150000, help="most networks to collect (default 150,000)")
+    _add_knowledge_options(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_enumerate)
+
+    p = commands.add_parser("query", help="posterior marginals and P(evidence): a BIF network, or data + a learned graph")
+    _add_data_options(p, "BIF network (.bif, .bif.gz), or a data file (CSV, Parquet, Feather) with --graph")
+    p.add_argument("--graph", help="graph JSON (e.g. a learn result): fit its tables on the CSV data, then query")
+    p.add_argument("--evidence", action="append", help='hard evidence "A=yes,B=no" (repeatable)')
+    p.add_argument("--likelihood", action="append",
+                   help='likelihood evidence "A=0.9,0.1": one weight per state, in state order (repeatable)')
+    p.add_argument("--target", action="append", help="variable to report (repeatable; default: every variable)")
+    p.add_argument("--fit", default="bdeu", choices=["bdeu", "ml"],
+                   help="tables fitted with --graph: BDeu posterior mean with --ess (default), or maximum likelihood")
+    p.add_argument("--ess", type=float, default=1.0, help="equivalent sample size of the fitted tables (default 1)")
+    p.add_argument("--max-cells", type=float, default=2e8, help="refuse junction trees larger than this (cells)")
+    p.add_argument("--json", dest="json_out", help="write the answer as JSON to this file")
+    p.set_defaults(func=cmd_query)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
     p.add_argument("data", help=DATA_HELP + ", with a class column")

@@ -26,6 +26,7 @@ import io
 import json
 import math
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,12 +67,20 @@ class NodeStyle:
         Hover text, as HTML (escaped by the caller).
     border : str
         Border colour.
+    bars : list of (str, float, float), optional
+        ``(state, probability, prior)`` per state: the node is drawn as a small
+        bar chart (the posterior dark, the prior faint behind it) instead of a
+        box with its name (see :func:`belief_drawing`).
+    observed : str or None
+        The state the node is observed in (drawn in the evidence colour).
     """
 
     name: str
     fill: str = NODE_FILL
     title: str = ""
     border: str = NODE_BORDER
+    bars: list | None = None
+    observed: str | None = None
 
 
 @dataclass
@@ -387,6 +396,175 @@ def pdag_drawing(graph, arc_weights=None, arc_titles=None, node_values=None, nod
                    _colorbar(node_values, value_label), title)
 
 
+EVIDENCE_COLOR = "#d81b60"
+BAR_COLOR = "#1565c0"
+PRIOR_COLOR = "#cfd8dc"
+BAR_STATES = 8
+"""Most states drawn as bars in a node (the rest are summed into one "other" bar)."""
+
+
+def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, title=""):
+    """Drawing of a network being asked: every node a bar chart of its states.
+
+    Parameters
+    ----------
+    graph : bnexplore.graphs.DAG
+    posteriors, priors : dict
+        Name -> ``{state: probability}`` given the evidence, and with none.
+    evidence : dict, optional
+        Name -> observed state; those nodes are drawn in the evidence colour.
+    node_titles : dict, optional
+        Name -> hover HTML.
+    title : str
+
+    Returns
+    -------
+    Drawing
+    """
+    evidence = evidence or {}
+    node_titles = node_titles or {}
+    nodes = []
+    for name in graph.names:
+        states = list(posteriors[name])
+        rows = [(str(s), float(posteriors[name][s]), float(priors[name][s])) for s in states]
+        if len(rows) > BAR_STATES:
+            rest = rows[BAR_STATES - 1:]
+            rows = rows[: BAR_STATES - 1] + [(f"{len(rest)} others", sum(r[1] for r in rest), sum(r[2] for r in rest))]
+        observed = evidence.get(name)
+        nodes.append(NodeStyle(name, title=node_titles.get(name, f"<b>{html.escape(name)}</b>"),
+                               border=EVIDENCE_COLOR if observed is not None else NODE_BORDER, bars=rows,
+                               observed=None if observed is None else str(observed)))
+    edges = [EdgeStyle(graph.names[u], graph.names[v]) for u, v in graph.arcs()]
+    legend = [LegendItem("arc", ARC_COLOR), LegendItem("given the evidence", BAR_COLOR, directed=False),
+              LegendItem("before any evidence", PRIOR_COLOR, directed=False)]
+    if evidence:
+        legend.append(LegendItem("observed", EVIDENCE_COLOR, directed=False))
+    return Drawing(nodes, edges, legend, None, title)
+
+
+def _bars_svg(node, width=190):
+    """The SVG of a belief node: its name, then one bar per state (prior faint behind, posterior dark)."""
+    row, top = 17, 24
+    height = top + row * len(node.bars) + 6
+    colour = EVIDENCE_COLOR if node.observed is not None else NODE_BORDER
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
+             f'<rect x="1" y="1" width="{width - 2}" height="{height - 2}" rx="6" fill="#ffffff" '
+             f'stroke="{colour}" stroke-width="{3 if node.observed is not None else 2}"/>',
+             f'<text x="{width / 2}" y="17" font-family="DejaVu Sans, Arial, sans-serif" font-size="14" '
+             f'font-weight="bold" text-anchor="middle" fill="{colour}">{html.escape(_clip(node.name, 22))}</text>']
+    bar_x = 66
+    bar_w = width - bar_x - 44
+    for i, (state, p, prior) in enumerate(node.bars):
+        y = top + i * row
+        parts.append(f'<text x="6" y="{y + 12}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11" '
+                     f'fill="#37474f">{html.escape(_clip(state, 9))}</text>')
+        parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{bar_w * min(max(prior, 0), 1):.1f}" height="11" '
+                     f'fill="{PRIOR_COLOR}"/>')
+        fill = EVIDENCE_COLOR if node.observed == state else BAR_COLOR
+        parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{bar_w * min(max(p, 0), 1):.1f}" height="6" '
+                     f'fill="{fill}"/>')
+        parts.append(f'<text x="{width - 5}" y="{y + 12}" font-family="DejaVu Sans, Arial, sans-serif" '
+                     f'font-size="11" text-anchor="end" fill="#37474f">{100 * p:.0f}%</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _clip(text, length):
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+FAINT_COLOR = "#b0bec5"
+REQUIRED_COLOR = "#2e7d32"
+FORBIDDEN_COLOR = "#c62828"
+
+
+def knowledge_drawing(names, knowledge, title=""):
+    """Drawing of what the user knows: required arcs green, forbidden arcs and edges red and dashed.
+
+    Parameters
+    ----------
+    names : list of str
+    knowledge : dict
+        ``Knowledge.to_json()``: ``require``, ``forbid``, ``forbid_edges``, ``tiers``.
+        Tiers are drawn by :func:`tier_layout` (one row per tier).
+    title : str
+
+    Returns
+    -------
+    Drawing
+    """
+    edges = [EdgeStyle(u, v, color=REQUIRED_COLOR, width=4.0, title=f"{html.escape(u)} → {html.escape(v)}: required",
+                       kind="required") for u, v in knowledge.get("require", [])]
+    edges += [EdgeStyle(u, v, color=FORBIDDEN_COLOR, dashed=True, width=2.5, kind="forbidden",
+                        title=f"{html.escape(u)} → {html.escape(v)}: forbidden") for u, v in knowledge.get("forbid", [])]
+    edges += [EdgeStyle(u, v, directed=False, color=FORBIDDEN_COLOR, dashed=True, width=2.5, kind="forbidden edge",
+                        title=f"{html.escape(u)} — {html.escape(v)}: may not be joined either way")
+              for u, v in knowledge.get("forbid_edges", [])]
+    legend = [LegendItem("required arc", REQUIRED_COLOR), LegendItem("forbidden arc", FORBIDDEN_COLOR, dashed=True),
+              LegendItem("forbidden either way", FORBIDDEN_COLOR, dashed=True, directed=False)]
+    return Drawing(_node_styles(names), edges, legend, None, title)
+
+
+def tier_layout(names, tiers, spacing=None):
+    """Positions with one row per tier (the earliest on top) and the variables in no tier on a last row."""
+    placed = [[v for v in tier if v in names] for tier in tiers]
+    rest = [v for v in names if not any(v in tier for tier in placed)]
+    rows = [row for row in placed + [rest] if row]
+    longest = max((len(v) for v in names), default=1)
+    dx, dy = spacing or (max(150.0, 0.6 * FONT_SIZE * longest + 50.0), 120.0)
+    width = max(4, math.ceil(math.sqrt(ASPECT * len(names) * dy / dx)))
+    positions = {}
+    y = 0.0
+    for row in rows:
+        for start in range(0, len(row), width):
+            chunk = row[start:start + width]
+            for i, v in enumerate(chunk):
+                positions[v] = (round((i - (len(chunk) - 1) / 2) * dx, 1), y)
+            y += dy * 0.8
+        y += dy * 0.4
+    return positions
+
+
+def strength_drawing(averaged, strength, direction, threshold, title=""):
+    """Drawing of bootstrap arc strengths: the averaged network's edges as wide as their strength,
+    and every other pair that was ever joined drawn faint and thin.
+
+    Parameters
+    ----------
+    averaged : PDAG
+        The averaged network at ``threshold`` (arcs, and links where the direction is 0.5).
+    strength, direction : (n, n) arrays
+        ``P(adjacent)`` and ``P(u -> v | adjacent)`` (bnlearn's boot.strength).
+    threshold : float
+    title : str
+
+    Returns
+    -------
+    Drawing
+    """
+    names = averaged.names
+    edges = []
+    for kind, pairs in (("arc", averaged.arcs()), ("link", averaged.links())):
+        for u, v in pairs:
+            edges.append(EdgeStyle(names[u], names[v], directed=kind == "arc", dashed=kind == "link",
+                                   width=MIN_WIDTH + (MAX_WIDTH - MIN_WIDTH) * float(strength[u, v]),
+                                   title=f"{html.escape(names[u])} {'→' if kind == 'arc' else '—'} "
+                                         f"{html.escape(names[v])}<br>strength {strength[u, v]:.3f}, "
+                                         f"direction {direction[u, v]:.3f}", kind=kind))
+    n = len(names)
+    for u in range(n):
+        for v in range(u + 1, n):
+            if strength[u, v] > 0 and not averaged.adjacent(u, v):
+                a, b = (u, v) if direction[u, v] >= direction[v, u] else (v, u)
+                edges.append(EdgeStyle(names[a], names[b], dashed=True, color=FAINT_COLOR, width=1.0,
+                                       title=f"{html.escape(names[a])} → {html.escape(names[b])}<br>strength "
+                                             f"{strength[a, b]:.3f} (below the threshold {threshold:.3f}), "
+                                             f"direction {direction[a, b]:.3f}", kind="below threshold"))
+    legend = [LegendItem(f"in the averaged network (strength > {threshold:.2f}); width = strength", ARC_COLOR),
+              LegendItem("joined in some resamples, below the threshold", FAINT_COLOR, dashed=True)]
+    return Drawing(_node_styles(names), edges, legend, None, title)
+
+
 def cpdag_drawing(cpdag, node_titles=None, title=""):
     """Drawing of a CPDAG: compelled arcs dark, reversible edges light and dashed."""
     return pdag_drawing(cpdag, node_titles=node_titles, arc_color=COMPELLED_COLOR, link_color=REVERSIBLE_COLOR,
@@ -654,6 +832,11 @@ def to_html(drawing, positions, height=620):
     net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line")
     for node in drawing.nodes:
         x, y = positions[node.name]
+        if node.bars is not None:
+            image = "data:image/svg+xml;charset=utf-8," + urllib.parse.quote(_bars_svg(node))
+            net.add_node(node.name, label=" ", title=node.title, x=x, y=y, physics=False, shape="image",
+                         image=image, shapeProperties={"useImageSize": True, "useBorderWithImage": False})
+            continue
         net.add_node(node.name, label=node.name, title=node.title, x=x, y=y, physics=False, shape="box",
                      color={"background": node.fill, "border": node.border,
                             "highlight": {"background": node.fill, "border": "#d81b60"},

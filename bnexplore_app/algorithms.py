@@ -5,10 +5,16 @@ how to run (in the background thread, so ``run`` never touches Streamlit).
 Adding a search to the app is one ``register(Algorithm(...))`` call.
 """
 
+import inspect
 from dataclasses import dataclass
 
 import streamlit as st
 
+from bnexplore.bootstrap import bootstrap
+from bnexplore.errors import SearchError
+from bnexplore.graphs import DAG, pdag_extension
+from bnexplore.knowledge import search_options, searches_taking_knowledge
+from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.search.bnkl import bnkl
 from bnexplore.search.credible import credible_set
@@ -34,6 +40,8 @@ class SearchInput:
         searches that discretize by themselves (BNKL).
     discretize : dict or None
         The Data page's discretization of each numeric column.
+    knowledge : bnexplore.knowledge.Knowledge or None
+        What the user knows (required / forbidden arcs, tiers), from the Tune page.
     """
 
     dataset: object
@@ -41,6 +49,12 @@ class SearchInput:
     class_column: str | None = None
     frame: object = None
     discretize: dict | None = None
+    knowledge: object = None
+
+    def knowledge_options(self, algorithm):
+        """The options that make ``algorithm`` (a name of ``bnexplore.search.ALGORITHMS``) honour the
+        knowledge; SearchError, naming the problem, on a contradiction or a search that cannot."""
+        return search_options(self.knowledge, algorithm, self.dataset.names, _max_indegree(self))
 
     def scorer(self):
         """A fresh Scorer for this run (the thread owns it: no sharing across threads)."""
@@ -110,10 +124,12 @@ def _max_indegree(inputs):
     return None if value in (None, 0) else int(value)
 
 
-def _search(function, **fixed):
-    """The ``run`` of a search with the library's shape ``function(scorer, max_indegree=, control=, ...)``."""
+def _search(function, algorithm, **fixed):
+    """The ``run`` of a search with the library's shape ``function(scorer, max_indegree=, control=, ...)``;
+    ``algorithm`` is its name in ``bnexplore.search.ALGORITHMS`` (for the knowledge it can take)."""
     return lambda inputs, options, control: function(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                     control=control, **fixed, **options)
+                                                     control=control, **inputs.knowledge_options(algorithm),
+                                                     **fixed, **options)
 
 
 def _hc_options(prefix):
@@ -135,27 +151,27 @@ register(Algorithm(
     "hc", "Hill climbing (DAG)",
     "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
     "the score most; stop when none does.",
-    _search(hill_climb), _hc_options, replay=True))
+    _search(hill_climb, "hc"), _hc_options, replay=True))
 
 register(Algorithm(
     "tabu", "Tabu search (DAG)",
     "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
     "being undone; returns the best graph seen.",
-    _search(tabu_search), _tabu_options, replay=True))
+    _search(tabu_search, "tabu"), _tabu_options, replay=True))
 
 
 register(Algorithm(
     "rpdag", "RPDAG search (Acid & de Campos 2003)",
     "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
     "not waste steps moving between DAGs that score the same. Needs a score-equivalent score (BDeu or BIC).",
-    _search(rpdag_search), replay=True))
+    _search(rpdag_search, "rpdag"), replay=True))
 
 
 register(Algorithm(
     "rpdag-tabu", "Tabu search over RPDAGs (TS-RPDAG)",
     "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
     "undone.",
-    _search(rpdag_search, tabu=True), _tabu_options, replay=True))
+    _search(rpdag_search, "rpdag-tabu", tabu=True), _tabu_options, replay=True))
 
 
 register(Algorithm(
@@ -163,7 +179,7 @@ register(Algorithm(
     "The best-scoring network of all, found by dynamic programming over subsets of variables (Silander & "
     "Myllymäki 2006). Memory and time double with every variable; the Tune page estimates both for the data "
     "in use.",
-    _search(exact_search)))
+    _search(exact_search, "exact")))
 
 
 def _credible_options(prefix):
@@ -174,9 +190,20 @@ def _credible_options(prefix):
     return {"limit": int(limit)}
 
 
+def _credible_knowledge(inputs):
+    """The knowledge option of the credible set, when it takes one (else a clear refusal)."""
+    if not inputs.knowledge:
+        return {}
+    if "knowledge" in inspect.signature(credible_set).parameters:
+        inputs.knowledge.bind(inputs.dataset.names, _max_indegree(inputs))
+        return {"knowledge": inputs.knowledge}
+    raise SearchError("the credible set does not take knowledge yet; clear it on the Tune page, or use "
+                      f"{' or '.join(searches_taking_knowledge())}")
+
+
 def _run_credible(inputs, options, control):
     found = credible_set(inputs.scorer(), bf=inputs.settings["bf"], max_indegree=_max_indegree(inputs),
-                         control=control, **options)
+                         control=control, **_credible_knowledge(inputs), **options)
     result = found.best_result()
     result.algorithm = "credible"
     return result, {"credible": found}
@@ -205,7 +232,8 @@ for _method, _label, _about in (
         ("obs", "OBS (ordering-based search)",
          "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
          "(Teyssier & Koller 2005).")):
-    register(Algorithm(_method, _label, _about, _search(ordering_search, method=_method), _ordering_options))
+    register(Algorithm(_method, _label, _about, _search(ordering_search, _method, method=_method),
+                                _ordering_options))
 
 
 def _bnkl_settings(settings):
@@ -223,6 +251,10 @@ def _bnkl_options(prefix):
 
 
 def _run_bnkl(inputs, options, control):
+    if inputs.knowledge:
+        raise SearchError("BNKL does not take knowledge: its variable order comes from the class-difference "
+                          "tests (Balov 2013), and arcs follow that order; clear the knowledge on the Tune page "
+                          "to run it")
     discretize = {k: v for k, v in (inputs.discretize or {}).items() if k != inputs.class_column} or "uniform3"
     found = bnkl(inputs.frame, inputs.class_column, discretize=discretize, control=control,
                  **_bnkl_settings(inputs.settings), **options)
@@ -235,3 +267,46 @@ register(Algorithm(
     "(Kullback-Leibler divergence per degree of freedom); arcs carry the class difference.",
     _run_bnkl, _bnkl_options, needs_class=True,
     describe=lambda settings, options: f"KL · {_bnkl_settings(settings)['select']} rule"))
+
+
+def _bootstrap_options(prefix):
+    names = {key: REGISTRY[key].label for key in ("hc", "tabu", "rpdag", "asobs")}
+    algorithm = st.selectbox("Search run on every resample", list(names), format_func=names.get,
+                             key=f"{prefix}algorithm")
+    resamples = st.number_input("Resamples R", 10, 2000, 200, step=10, key=f"{prefix}R",
+                                help="Each resample draws as many rows as the data have, with replacement, and "
+                                     "learns a network on them; 200 is bnlearn's usual choice.")
+    seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed", help="The same seed gives the same strengths.")
+    return {"algorithm": algorithm, "R": int(resamples), "seed": int(seed)}
+
+
+def _run_bootstrap(inputs, options, control):
+    found = bootstrap(inputs.dataset, score=inputs.settings["score"], ess=inputs.settings["ess"],
+                      max_indegree=_max_indegree(inputs), knowledge=inputs.knowledge, control=control, **options)
+    averaged = found.averaged()
+    scorer = inputs.scorer()
+    dag = consistent_dag(averaged.graph)
+    result = Result(graph=dag, score=scorer.total(dag), score_name=scorer.score_name, algorithm="bootstrap",
+                    params={**dict(scorer.params), **found.params, "threshold": averaged.threshold},
+                    stats={**found.stats, "edges": dag.n_edges},
+                    extra={"bootstrap": found.to_json(full=True)})
+    return result, {"bootstrap": found}
+
+
+def consistent_dag(pdag):
+    """A DAG of the averaged network: a consistent extension of its links, else any acyclic orientation."""
+    try:
+        return pdag_extension(pdag)
+    except SearchError:
+        order = {v: i for i, v in enumerate(pdag.topological_order())}  # the arcs' order; links follow it
+        pairs = list(pdag.arcs()) + [(u, v) if order[u] < order[v] else (v, u) for u, v in pdag.links()]
+        return DAG.from_arcs([(pdag.names[u], pdag.names[v]) for u, v in pairs], pdag.names)
+
+
+register(Algorithm(
+    "bootstrap", "Bootstrap: how sure is each arc (arc strength)",
+    "Learns a network on each of R resamples of the rows and counts how often each pair is joined and in which "
+    "direction (bnlearn's arc strength); keeps the arcs above an estimated threshold (the averaged network).",
+    _run_bootstrap, _bootstrap_options,
+    describe=lambda settings, options: f"{score_label(settings['score'], settings.get('ess'))} · "
+                                       f"{options.get('algorithm', 'hc')} × {options.get('R', 200)}"))

@@ -15,7 +15,7 @@ from bnexplore_app import state
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.page import configure
 from bnexplore_app.warmup import warm_up
-from bnexplore_app.widgets import data_status
+from bnexplore_app.widgets import data_status, session_controls
 
 
 
@@ -69,6 +69,8 @@ def main():
     with error_boundary("start-up"):
         state.init()
         warm_up()
+    with st.sidebar, error_boundary("the session controls"):
+        session_controls()
     pages = [
         st.Page(home, title="Home", icon=":material/home:", default=True),
         st.Page(PAGES / "1_Data.py", title="1 · Data", icon=":material/table:"),

@@ -17,10 +17,14 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.bif import write_bif
+from bnexplore.bootstrap import BootstrapResult
 from bnexplore.classifier import cross_validate
 from bnexplore.errors import BNExploreError
 from bnexplore.search.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
+from bnexplore.result import Result
+from bnexplore_app import state, views
+from bnexplore_app.algorithms import consistent_dag
 from bnexplore_app.widgets import file_stem, show_chart, show_graph
 
 
@@ -285,6 +289,14 @@ def _heatmap(names, matrix):
                HEATMAP_CAPTION, stretch=False)
 
 
+def _class_result(entry, found, chosen):
+    """A Result for the best credible DAG of a class, so the rest of the app can treat it as a network."""
+    params = {**entry.result.params, "class_rank": chosen.rank, "grouping": chosen.kind}
+    return Result(graph=chosen.dag, score=chosen.score, score_name=found.score_name, algorithm="credible class",
+                  params=params, stats={"seconds": None, "stopped": None, "bayes_factor": chosen.bayes_factor,
+                                        "share": chosen.share})
+
+
 def _render_credible(entry, positions):
     found = entry.cache["credible"]
     a, b, c, d = st.columns(4)
@@ -314,10 +326,100 @@ def _render_credible(entry, positions):
                f"Class {chosen.rank}: {chosen.n_dags} credible DAG(s), score gap {found.opt - chosen.score:.4f} "
                f"(Bayes factor {chosen.bayes_factor:.3g}). Solid arrows are shared by every DAG of the class; "
                "dashed lines can point either way.")
+    if st.button(f"Keep class {chosen.rank} as a network", key=f"cred-keep-{entry.name}-{kind}-{chosen.rank}",
+                 help="Adds the class's best credible DAG to your networks, to look at, ask, compare and export "
+                      "like any other result."):
+        state.add_result(f"{entry.name} · class {chosen.rank}", _class_result(entry, found, chosen),
+                                entry.dataset, entry.data_key, entry.data_label)
+        st.rerun()  # the page starts again on the kept class (it is the newest result)
     _heatmap(found.names, found.arc_probabilities)
-    st.download_button("Download the credible set (JSON)", found.dumps(), f"{file_stem(entry.name)}_credible.json",
-                       "application/json", key=f"cred-json-{entry.name}")
+    st.download_button("Download the credible set (JSON)", lambda: found.dumps(), f"{file_stem(entry.name)}_credible.json",
+                       "application/json", key=f"cred-json-{entry.name}", on_click="ignore")
 
 
 register(Section("Credible set: every network within the Bayes factor", lambda entry: "credible" in entry.cache,
                  _render_credible))
+
+
+# ---------------------------------------------------------------------------
+# Bootstrap arc strength (Friedman et al. 1999; bnlearn's boot.strength and averaged.network)
+
+STRENGTH_CAPTION = ("Every pair of variables joined in at least one resample. Solid: in the averaged network at this "
+                    "threshold, as wide as its strength (the share of resamples that join the pair; hover for it "
+                    "and for the direction, the share of those that point this way). Faint: joined in some "
+                    "resamples, not enough to pass the threshold.")
+
+
+def _bootstrap_of(entry):
+    if "bootstrap" not in entry.cache:
+        entry.cache["bootstrap"] = BootstrapResult.from_json(entry.result.extra["bootstrap"])
+    return entry.cache["bootstrap"]
+
+
+def _credible_beside(entry):
+    """A credible set learned on the same data (the Bayesian counterpart of the strengths), or None."""
+    for other in st.session_state["results"].values():
+        if "credible" in other.cache and other.data_key == entry.data_key and other.result.names == entry.result.names:
+            return other
+    return None
+
+
+def _strength_vs_posterior(found, credible):
+    n = len(found.names)
+    strength = found.strength
+    posterior = credible.cache["credible"].adjacency_probabilities
+    rows = [{"pair": f"{found.names[u]} — {found.names[v]}", "bootstrap strength": float(strength[u, v]),
+             "posterior probability": float(posterior[u][v])}
+            for u in range(n) for v in range(u + 1, n) if strength[u, v] > 0 or posterior[u][v] > 0]
+    if not rows:
+        return
+    chart = alt.Chart(pd.DataFrame(rows)).mark_circle(size=80, color="#1565c0").encode(
+        x=alt.X("bootstrap strength:Q", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("posterior probability:Q", scale=alt.Scale(domain=[0, 1])),
+        tooltip=["pair", alt.Tooltip("bootstrap strength:Q", format=".3f"),
+                 alt.Tooltip("posterior probability:Q", format=".4f")])
+    show_chart(chart, f"Bootstrap strength beside the exact posterior of {credible.name}",
+               "One point per pair of variables: how often the resamples joined them (frequentist stability) "
+               "against the probability that they are adjacent, averaged over every credible network (Bayesian "
+               "model averaging). Points near the diagonal agree.", height=320)
+
+
+def _render_bootstrap(entry, positions):
+    found = _bootstrap_of(entry)
+    default = float(found.threshold())
+    a, b, c = st.columns(3)
+    a.metric("Resamples", f"{found.resamples:,}", help=f"learned by {found.params.get('algorithm')}")
+    b.metric("Estimated threshold", f"{default:.3f}",
+             help="Scutari & Nagarajan (2013): the strength that best splits the pairs into absent and present.")
+    threshold = st.slider("Threshold: keep pairs joined in more than this share of resamples", 0.0, 1.0,
+                          default, 0.005, format="%.3f", key=f"boot-threshold-{entry.name}",
+                          help="Starts at the estimated threshold, where the averaged network of this result is.")
+    averaged = found.averaged(threshold)
+    c.metric("Edges at this threshold", averaged.graph.n_edges)
+    drawing = viz.strength_drawing(averaged.graph, found.strength, found.direction, threshold,
+                                   title=f"{entry.name}: arc strength, threshold {threshold:.3f}")
+    show_graph(drawing, positions, STRENGTH_CAPTION, most=460)
+    if averaged.dropped:
+        st.caption("Left out because they would close a directed cycle with stronger arcs: " + "; ".join(
+            f"{d['from']} → {d['to']} (strength {d['strength']:.2f})" for d in averaged.dropped) + ".")
+    if st.button("Keep the averaged network at this threshold", key=f"boot-keep-{entry.name}",
+                 help="Adds it to your networks, to ask, compare and export."):
+        dag = consistent_dag(averaged.graph)
+        scorer = views.entry_scorer(entry)
+        result = Result(graph=dag, score=scorer.total(dag) if scorer is not None else float("nan"),
+                        score_name=entry.result.score_name, algorithm="averaged",
+                        params={**entry.result.params, "threshold": threshold}, stats={"seconds": None})
+        state.add_result(f"{entry.name} · threshold {threshold:.3f}", result, entry.dataset, entry.data_key,
+                         entry.data_label)
+        st.rerun()
+    with st.expander("Strength of every pair (bnlearn's boot.strength table)"):
+        st.dataframe(pd.DataFrame(found.table()), hide_index=True, width="stretch", column_config={
+            "strength": st.column_config.ProgressColumn(format="%.3f", min_value=0.0, max_value=1.0),
+            "direction": st.column_config.NumberColumn(format="%.3f")})
+    credible = _credible_beside(entry)
+    if credible is not None:
+        _strength_vs_posterior(found, credible)
+
+
+register(Section("How sure is each arc (bootstrap)", lambda entry: "bootstrap" in entry.result.extra,
+                 _render_bootstrap))

@@ -20,7 +20,9 @@ Nothing is dropped on an error or a page switch. Loading functions are cached
 with ``st.cache_data`` / ``st.cache_resource`` so pages answer quickly.
 """
 
+import base64
 import hashlib
+import io
 import json
 from dataclasses import dataclass, field
 
@@ -31,6 +33,7 @@ from bnexplore.bif import read_bif, sample
 from bnexplore.data import Encoder, read_frame
 from bnexplore.errors import DataError
 from bnexplore.scores import Scorer
+from bnexplore.session import SavedResult, Session
 
 SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
 TWO_CLASS_SAMPLE = "breast_cancer_wdbc"
@@ -57,6 +60,8 @@ class Table:
         Bundled network the rows were drawn from (the ground truth).
     short : str
         The data in a few characters, for result names ("alarm 5k").
+    source : dict
+        How to get the same rows again (a ``bnexplore.session`` data source), for saving the session.
     """
 
     frame: object
@@ -64,6 +69,7 @@ class Table:
     key: str
     truth_name: str | None = None
     short: str = ""
+    source: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -190,26 +196,37 @@ def sample_table(name):
     truth = name if name in bundled.networks() else None
     frame = sample_frame(name)
     return Table(frame, f"sample {name}", f"sample:{name}", truth,
-                 f"{SHORT_NAMES.get(name, name)} {short_count(len(frame))}")
+                 f"{SHORT_NAMES.get(name, name)} {short_count(len(frame))}", {"kind": "bundled", "name": name})
 
 
-def upload_table(name, data, stem=None):
+def upload_table(name, data, file_name):
     """A Table from uploaded or pasted bytes (raises DataError on a bad table).
 
-    ``name`` is what the user reads ("upload people.csv"); ``stem`` names the
-    data in result names ("people").
+    ``name`` is what the user reads ("upload people.csv"); the stem of
+    ``file_name`` names the data in result names ("people").
     """
-    import io
-
     frame, _ = read_frame(io.BytesIO(data))
     digest = hashlib.sha1(data).hexdigest()[:12]
-    return Table(frame, name, f"upload:{name}:{digest}", None, f"{stem or name} {short_count(len(frame))}")
+    stem = file_name.removesuffix(".gz").rsplit(".", 1)[0] or file_name
+    return Table(frame, name, f"upload:{name}:{digest}", None, f"{stem} {short_count(len(frame))}",
+                 Session.table_source(data, file_name, name))
 
 
 def network_table(name, rows, seed):
     """``rows`` rows sampled from a bundled network, which becomes the ground truth."""
     return Table(network_sample(name, rows, seed), f"{rows:,} rows sampled from {name} (seed {seed})",
-                 f"network:{name}:{rows}:{seed}", name, f"{name} {short_count(rows)} seed {seed}")
+                 f"network:{name}:{rows}:{seed}", name, f"{name} {short_count(rows)} seed {seed}",
+                 {"kind": "network", "name": name, "rows": rows, "seed": seed})
+
+
+def table_from_source(source):
+    """The Table a saved session's data source stands for (the same rows, label and key)."""
+    kind = source.get("kind")
+    if kind == "bundled":
+        return sample_table(source["name"])
+    if kind == "network":
+        return network_table(source["name"], int(source["rows"]), int(source["seed"]))
+    return upload_table(source["label"], base64.b64decode(source["bytes"]), source["file_name"])
 
 
 def encoder_options(encoding, frame):
@@ -353,3 +370,43 @@ def reset_layout(names, graph):
     """Lay out a node set again from ``graph`` (the user asked for it)."""
     key = tuple(sorted(names))
     st.session_state["layouts"][key] = viz.layered_layout(sorted(names), viz.graph_edges(graph))
+
+
+# ---------------------------------------------------------------------------
+# saving and opening a whole session
+
+
+def snapshot(state=None):
+    """The session as a :class:`bnexplore.session.Session`: data source, encoding, settings, results.
+
+    ``state`` is the session state to read (default: this run's ``st.session_state``).
+    """
+    state = st.session_state if state is None else state
+    table, encoding = state["table"], state["encoding"]
+    options, columns = encoder_options(encoding, table.frame)
+    results = [SavedResult(entry.name, entry.result, entry.data_label, entry.data_key, entry.cache.get("credible"))
+               for entry in state["results"].values()]
+    knowledge = state["knowledge"] if "knowledge" in state else None
+    return Session(table.source, {**options, "columns": columns}, state["class_column"],
+                   dict(state["settings"]), knowledge, results, {"encoding": encoding})
+
+
+def open_session(session):
+    """Continue a saved session: its data, encoding and settings replace the current ones, its results
+    join the kept results (nothing kept is dropped). Raises DataError and changes nothing on failure."""
+    state = st.session_state
+    table = table_from_source(session.source)
+    use_table(table, session.app.get("encoding") or DEFAULT_ENCODING)
+    state["settings"] = {**DEFAULT_SETTINGS, **session.settings}
+    state["knowledge"] = session.knowledge
+    if session.class_column in state["dataset"].names:
+        state["class_column"] = session.class_column
+    names = []
+    for saved in session.results:
+        same = saved.data_key is not None and saved.data_key == state["data_key"]
+        entry = add_result(saved.name, saved.result, state["dataset"] if same else None,
+                           state["data_key"] if same else saved.data_key, saved.data_label)
+        if saved.credible is not None:
+            entry.cache["credible"] = saved.credible
+        names.append(entry.name)
+    return names

@@ -11,8 +11,7 @@ from bnexplore_app import state
 
 SCORER_SCORES = ("bdeu", "bic", "k2", "aic", "ll")
 VIEW_CAPTIONS = {
-    "DAG": "Arrows are arcs (parent → child). {width} Hover a node for its local score and its conditional "
-           "probability table.",
+    "DAG": "Arrows are arcs (parent → child). {width} {hover}",
     "RPDAG": "The RPDAG (restricted PDAG, Acid & de Campos 2003) of this DAG. An arc stays an arrow when its head "
              "has two or more parents (a head-to-head pattern a → c ← b) or when an arrow points into its tail, "
              "so it hangs below such a pattern. Every other edge is a dashed link: the links form trees that start "
@@ -42,7 +41,13 @@ def caption(entry, view, contribution=None):
     text = VIEW_CAPTIONS[view]
     if view == "DAG":
         widths = contribution and len({round(v, 9) for v in contribution.values()}) > 1
-        text = text.format(width=WIDTH_TEXT if widths else "All arcs are drawn at one width.")
+        scored = entry_scorer(entry) is not None
+        tables = data_for(entry)[0] is not None
+        hover = ("Hover a node for " + " and ".join(
+            ([f"its local score ({entry.result.score_name})"] if scored else [])
+            + (["its conditional probability table (fitted to the data)"] if tables else [])) + "."
+                 if scored or tables else "")
+        text = text.format(width=WIDTH_TEXT if widths else "All arcs are drawn at one width.", hover=hover).strip()
     return f"{what_it_is(entry)} {text}"
 
 

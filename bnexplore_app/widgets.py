@@ -8,6 +8,7 @@ import streamlit as st
 from bnexplore import viz
 from bnexplore.errors import BNExploreError
 from bnexplore.result import Result
+from bnexplore.session import Session
 from bnexplore_app import state, views
 
 
@@ -186,3 +187,28 @@ def import_results(key):
     if notes:  # run the page again, so every picker on it starts on the imported network
         st.session_state["import_notes"] = notes
         st.rerun()
+
+
+def session_controls():
+    """Sidebar: save the whole session (data source, encoding, settings, every result) or open a saved one."""
+    st.markdown("**Session**")
+    st.download_button("Save session", data=lambda: state.snapshot().dumps(), file_name="bnexplore-session.bnx",
+                       mime="application/gzip", key="session_save", on_click="ignore", width="stretch",
+                       help="One file with the data (or where it comes from), the Data and Tune settings and "
+                            "every result; open it here later to carry on.")
+    for level, text in st.session_state.pop("session_notes", []):
+        (st.success if level == "success" else st.error)(text)
+    upload = st.file_uploader("Open a saved session", type=["bnx"], key="session_open",
+                              help="Its data and settings replace the current ones; its results join yours.")
+    if upload is None or st.session_state.get("_session_opened") == upload.file_id:
+        return
+    st.session_state["_session_opened"] = upload.file_id
+    try:
+        names = state.open_session(Session.loads(upload.getvalue()))
+    except BNExploreError as error:
+        st.session_state["session_notes"] = [("error", f"{upload.name} was not opened: {error}")]
+    else:
+        st.session_state["session_notes"] = [("success", f"Opened {upload.name}: now using "
+                                                         f"{st.session_state['data_label']}, with "
+                                                         f"{len(names)} saved result(s).")]
+    st.rerun()

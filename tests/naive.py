@@ -9,6 +9,8 @@ import itertools
 import math
 from collections import Counter
 
+import numpy as np
+
 
 # -- scores (bnexplore.scores.kernels) --------------------------------------
 
@@ -311,3 +313,151 @@ def interaction_information(codes, a, b, x):
     conditional = h(a, x) + h(b, x) - h(a, b, x) - h(x)
     marginal = h(a) + h(b) - h(a, b)
     return conditional - marginal
+
+
+# -- inference (bnexplore.junction, bnexplore.inference) ---------------------
+
+def table_project(table, variables, cards, fixed, outputs):
+    """Sum the cells of ``table`` (C order over ``variables``) that agree with
+    ``fixed`` ({variable: state}) onto each output variable list; returns
+    ``(total, [dict config -> sum])``."""
+    sums = [dict() for _ in outputs]
+    total = 0.0
+    for flat, config in enumerate(itertools.product(*(range(cards[v]) for v in variables))):
+        state = dict(zip(variables, config))
+        if any(state[v] != s for v, s in fixed.items() if v in state):
+            continue
+        x = table[flat]
+        total += x
+        for out, keep in zip(sums, outputs):
+            key = tuple(state[v] for v in keep)
+            out[key] = out.get(key, 0.0) + x
+    return total, sums
+
+
+def table_multiply(table, variables, cards, fixed, factor, factor_variables):
+    """``table * factor`` on the cells that agree with ``fixed`` (others kept as they were)."""
+    out = list(table)
+    for flat, config in enumerate(itertools.product(*(range(cards[v]) for v in variables))):
+        state = dict(zip(variables, config))
+        if any(state[v] != s for v, s in fixed.items() if v in state):
+            continue
+        key = tuple(state[v] for v in factor_variables)
+        out[flat] = table[flat] * factor[key]
+    return out
+
+
+def elimination_order(adj, logcard, fill_first):
+    """Greedy elimination: min-fill (ties: smaller clique weight) or
+    min-weight (ties: less fill); the first variable wins remaining ties."""
+    n = len(adj)
+    nb = {u: {w for w in range(n) if adj[u][w] and w != u} for u in range(n)}
+    alive = set(range(n))
+    order, cliques = [], []
+    while alive:
+        def score(u):
+            ns = sorted(nb[u] & alive)
+            fill = sum(1 for i, a in enumerate(ns) for b in ns[i + 1:] if b not in nb[a])
+            weight = logcard[u] + sum(logcard[w] for w in ns)
+            return fill, weight
+        best = None
+        for u in sorted(alive):
+            f, w = score(u)
+            if best is None:
+                best = (u, f, w)
+                continue
+            _, bf, bw = best
+            better = (f < bf or (f == bf and w < bw - 1e-12)) if fill_first else (
+                w < bw - 1e-12 or (abs(w - bw) <= 1e-12 and f < bf))
+            if better:
+                best = (u, f, w)
+        v = best[0]
+        ns = nb[v] & alive
+        cliques.append({v} | ns)
+        for a in ns:
+            nb[a] |= ns - {a}
+        alive.discard(v)
+        order.append(v)
+    return order, cliques
+
+
+def joint_query(network, targets, evidence, likelihood=None):
+    """Posteriors ``{target: [p per state]}`` and P(e) by summing the full joint.
+
+    ``evidence`` is ``{variable index: state index}``; ``likelihood``
+    ``{variable index: weights}``. P(e) = 0 gives posteriors of None.
+    """
+    likelihood = likelihood or {}
+    n = network.n_vars
+    cards = [len(s) for s in network.states]
+    sums = {t: [0.0] * cards[t] for t in targets}
+    pe = 0.0
+    for config in itertools.product(*(range(c) for c in cards)):
+        if any(config[v] != s for v, s in evidence.items()):
+            continue
+        p = 1.0
+        for v in range(n):
+            p *= float(network.cpts[v][tuple(config[u] for u in network.parents[v]) + (config[v],)])
+        for v, w in likelihood.items():
+            p *= w[config[v]]
+        pe += p
+        for t in targets:
+            sums[t][config[t]] += p
+    if pe == 0:
+        return None, 0.0
+    return {t: [x / pe for x in sums[t]] for t in targets}, pe
+
+
+def _factor_product(f, g):
+    """Product of two factors ``(variables, array)`` over the union of their variables."""
+    fv, fa = f
+    gv, ga = g
+    union = list(fv) + [v for v in gv if v not in fv]
+
+    def expand(vs, arr):
+        arr = arr.reshape(arr.shape + (1,) * (len(union) - len(vs)))
+        missing = [v for v in union if v not in vs]
+        current = list(vs) + missing
+        return arr.transpose([current.index(v) for v in union])
+
+    return tuple(union), expand(fv, fa) * expand(gv, ga)
+
+
+def variable_elimination(network, target, evidence):
+    """``P(target | evidence)`` (array) and P(e) by variable elimination:
+    factors are the CPTs reduced by the evidence, variables summed out one at
+    a time (the one whose elimination makes the smallest factor first)."""
+    factors = []
+    for v in range(network.n_vars):
+        variables = list(network.parents[v]) + [v]
+        table = network.cpts[v]
+        index = tuple(evidence.get(u, slice(None)) for u in variables)
+        factors.append((tuple(u for u in variables if u not in evidence), table[index]))
+    cards = [len(s) for s in network.states]
+    remaining = {v for v in range(network.n_vars) if v not in evidence and v != target}
+    while remaining:
+        def size(v):
+            scope = set()
+            for vs, _ in factors:
+                if v in vs:
+                    scope |= set(vs)
+            return math.prod(cards[u] for u in scope)
+        v = min(sorted(remaining), key=size)
+        touching = [f for f in factors if v in f[0]]
+        factors = [f for f in factors if v not in f[0]]
+        if touching:
+            product = functools.reduce(_factor_product, touching)
+            factors.append((tuple(u for u in product[0] if u != v), product[1].sum(axis=product[0].index(v))))
+        remaining.discard(v)
+    result = ((), np.ones(()))
+    for f in factors:
+        result = _factor_product(result, f)
+    variables, table = result
+    if target in evidence:
+        pe = float(table.sum())
+        out = np.zeros(cards[target])
+        out[evidence[target]] = 1.0
+        return out, pe
+    marginal = table.sum(axis=tuple(i for i, u in enumerate(variables) if u != target)) if variables else table
+    pe = float(marginal.sum())
+    return marginal / pe, pe

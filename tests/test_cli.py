@@ -195,3 +195,89 @@ def test_version_and_the_name_the_command_was_started_by(capsys, monkeypatch):
         with pytest.raises(SystemExit):
             cli.main(["--version"])
         assert capsys.readouterr().out.strip() == f"{prog} {bx.__version__}"
+
+
+# -- query, knowledge, bootstrap (issue 15) ----------------------------------
+
+def test_query_a_bif_network_prints_posteriors_and_the_evidence_probability(capsys):
+    code, out, _ = run(capsys, "query", ASIA_BIF, "--evidence", "smoke=yes,xray=yes", "--target", "lung",
+                       "--target", "either")
+    assert code == 0
+    payload = json.loads(out)
+    want = bx.query(bx.read_bif(ASIA_BIF), ["lung", "either"], {"smoke": "yes", "xray": "yes"})
+    assert payload["posterior"] == want.to_json()["posterior"] and set(payload["posterior"]) == {"lung", "either"}
+    assert payload["evidence_probability"] == pytest.approx(want.evidence_probability, rel=1e-12)
+
+
+def test_query_data_fits_the_learned_graph_then_answers(capsys, tmp_path):
+    result = tmp_path / "hc.json"
+    assert run(capsys, "learn", ASIA, "--json", result)[0] == 0
+    code, out, _ = run(capsys, "query", ASIA, "--graph", result, "--evidence", "smoke=yes", "--target", "lung",
+                       "--likelihood", "xray=0.9,0.1", "--fit", "ml")
+    assert code == 0
+    payload = json.loads(out)
+    data = bx.read_csv(ASIA)
+    network = bx.fit_network(bx.Result.from_json(result.read_text()).graph, data, method="ml")
+    want = bx.query(network, ["lung"], {"smoke": "yes"}, {"xray": [0.9, 0.1]})
+    assert payload["posterior"]["lung"] == pytest.approx(want.posterior["lung"], rel=1e-12)
+    assert payload["fit"]["method"] == "ml" and payload["fit"]["rows"] == data.n_rows
+
+
+def test_query_reads_states_that_hold_commas():
+    assert cli._split_assignments("A=(0.5, 1.2],B=no", "--evidence") == [("A", "(0.5, 1.2]"), ("B", "no")]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["query", ASIA, "--evidence", "smoke=yes"], "not a BIF network"),
+    (["query", ASIA_BIF, "--evidence", "smoke=maybe"], "'maybe' is not a state of 'smoke'; its states are yes, no"),
+    (["query", ASIA_BIF, "--evidence", "smoke"], "write VARIABLE=VALUE"),
+    (["query", ASIA_BIF, "--target", "lungs"], "no variable 'lungs'"),
+    (["query", ASIA_BIF, "--likelihood", "smoke=a,b"], "one number per state"),
+    (["learn", ASIA, "--require", "smoke->lung", "--forbid", "smoke->lung"], "both required and forbidden"),
+    (["learn", ASIA, "--tiers", "smoke;;lung"], "empty tier"),
+    (["learn", ASIA, "--knowledge", "missing.json"], "cannot read --knowledge file"),
+    (["learn", ASIA, "--bootstrap", 0], "--bootstrap must be"),
+])
+def test_query_knowledge_and_bootstrap_errors_are_one_line(capsys, args, message):
+    code, out, err = run(capsys, *args)
+    assert code != 0 and out == ""
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err
+
+
+def test_learn_honours_required_forbidden_arcs_and_tiers(capsys, tmp_path):
+    knowledge_file = tmp_path / "k.json"
+    knowledge_file.write_text(json.dumps({"forbid": [["either", "xray"]]}))
+    out_file = tmp_path / "r.json"
+    code, _, _ = run(capsys, "learn", ASIA, "--algorithm", "tabu", "--require", "asia->smoke", "--tiers",
+                     "dysp;bronc", "--knowledge", knowledge_file, "--json", out_file)
+    assert code == 0
+    payload = json.loads(out_file.read_text())
+    knowledge = bx.Knowledge.from_json(payload["knowledge"])
+    assert knowledge.require == [("asia", "smoke")] and knowledge.forbid == [("either", "xray")]
+    assert knowledge.allows(bx.Result.from_json(payload).graph)
+
+
+def test_knowledge_with_a_search_that_takes_none_yet_names_the_flags(capsys):
+    import inspect
+
+    from bnexplore.knowledge import searches_taking_knowledge
+    from bnexplore.search import ALGORITHMS
+
+    for algorithm in ALGORITHMS:
+        if algorithm not in searches_taking_knowledge():
+            code, _, err = run(capsys, "learn", ASIA, "--algorithm", algorithm, "--require", "smoke->lung")
+            assert code == 1 and "--require, --forbid, --tiers and --knowledge work with learn --algorithm" in err
+    if "knowledge" not in inspect.signature(bx.credible_set).parameters:
+        code, _, err = run(capsys, "enumerate", ASIA, "--require", "smoke->lung")
+        assert code == 1 and "do not work with enumerate yet" in err
+
+
+def test_learn_bootstrap_adds_strengths_and_the_averaged_network(capsys, tmp_path):
+    out_file = tmp_path / "boot.json"
+    code, out, _ = run(capsys, "learn", ASIA, "--bootstrap", 4, "--seed", 1, "--bootstrap-workers", 1,
+                       "--threshold", 0.5, "--json", out_file)
+    assert code == 0 and json.loads(out)["resamples"] == 4
+    payload = json.loads(out_file.read_text())
+    want = bx.bootstrap(bx.read_csv(ASIA), "hc", R=4, seed=1, workers=1, max_indegree=None).to_json(0.5)
+    assert payload["strength"] == want["strength"] and payload["averaged"] == want["averaged"]
+    assert payload["averaged"]["threshold_method"] == "user" and payload["bootstrap"]["resamples"] == 4

@@ -94,13 +94,12 @@ def source_section():
         upload = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="data_upload")
         if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
             st.session_state["_last_upload"] = upload.file_id
-            stem = upload.name.removesuffix(".gz").rsplit(".", 1)[0] or upload.name
-            return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), stem))
+            return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), upload.name))
     elif kind == "Paste CSV text":
         text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
                             placeholder="smoker,cancer\nyes,no\nno,no\n...")
         if st.button("Use this table", type="primary", key="data_use_paste"):
-            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted"))
+            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted.csv"))
     else:
         st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
                    "the ground truth, so the Compare page can score what a search finds against it.")

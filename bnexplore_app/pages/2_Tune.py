@@ -12,7 +12,7 @@ from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
 from bnexplore.search.exact import available_memory, dp_seconds, memory_needed
 
-from bnexplore_app import state
+from bnexplore_app import knowledge_ui, state
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, show_chart
 
@@ -142,16 +142,18 @@ def estimate_section(settings):
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
     time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
     needed, seconds, verdict = exact_verdict(n, count / rate, time_limit)
-    a, b, c = st.columns(3)
+    a, b, c, e = st.columns(4)
     a.metric("Local scores with ≤ %d parents" % d, f"{count:,}",
              help="n · Σ_{k ≤ d} C(n−1, k): every parent set an exact search might score.")
     b.metric("Time to score them all", duration_text(count / rate),
              help=f"Measured here: about {rate:,.0f} local scores per second on this data "
                   f"({data.n_rows:,} rows).")
-    c.metric("Exact search: memory / time", f"{size_text(needed)} / {duration_text(seconds)}",
-             help="The dynamic programme over all 2^n subsets of variables stores 8 bytes per subset (plus 64 MB of "
-                  "working space) and takes about n · 2^n steps after scoring the parent sets; both double with "
-                  "every variable.")
+    c.metric("Exact search memory", size_text(needed),
+             help="The dynamic programme over all 2^n subsets of variables stores 8 bytes per subset, plus 64 MB of "
+                  "working space; it doubles with every variable.")
+    e.metric("Exact search time", duration_text(seconds),
+             help="Scoring the parent sets, then about n · 2^n steps of the dynamic programme (a rough figure "
+                  "measured on a 2 GHz core); it doubles with every variable.")
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "
                f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict}")
 
@@ -167,11 +169,15 @@ def two_class_section(settings):
     except DataError as error:
         st.warning(f"{error}. Choose another class column on the Data page.")
         return
-    st.latex(r"S(G) = \frac{R(G)}{df(G)},\quad R(G) = \frac{1}{n}\sum_i \sum_j \sum_k n_{ijk}"
-             r"\log\frac{P_{ijk}}{P^0_{ijk}},\quad df(G) = \sum_i q_i (r_i - 1)")
-    st.caption("R is how far the tables learned from all rows (P) are from those of the reference class (P⁰), "
-               "per row; df counts free parameters. The search keeps, for every complexity df, the network with "
-               "the largest R (the complexity path) and picks one by the rule below.")
+    st.latex(r"R(G) = \frac{1}{n}\sum_i \sum_j \sum_k n_{ijk}\log\frac{P_{ijk}}{P^0_{ijk}},\quad "
+             r"df(G) = \sum_i q_i (r_i - 1)")
+    st.latex(r"\text{ratio: } \max \frac{R}{df}\qquad \text{bic: } \max\; nR - \frac{df \ln n}{2}"
+             r"\qquad \text{aic: } \max\; nR - df")
+    st.caption("R is how far the tables learned from all rows (P) are from those of the reference class (P⁰); "
+               "df counts free parameters. The search keeps, for every complexity df, the network with the largest "
+               "R (the complexity path) and picks one by the rule below: ratio is the paper's score S = R / df, "
+               "which often picks the network without arcs; bic and aic charge each free parameter and usually "
+               "pick a network with arcs.")
     left, middle, right = st.columns(3)
     current = settings.get("kl_class0")
     index = [str(x) for x in labels].index(str(current)) if str(current) in [str(x) for x in labels] else 0
@@ -260,6 +266,8 @@ def page():
     with right:
         bayes_factor_section(settings)
     two_class_section(settings)
+    st.divider()
+    knowledge_ui.section(settings)
     st.divider()
     estimate_section(settings)
     st.divider()

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
-from bnexplore_app import replay, state
+from bnexplore_app import knowledge_ui, replay, state
 from bnexplore_app.algorithms import SearchInput, available
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.jobs import SearchJob, Task
@@ -39,10 +39,20 @@ def collect():
             stopped = [name for name, reason in kept if reason]
             notes.append(("success", f"Finished: {', '.join(name for name, _ in kept)}."
                           + (f" Stopped early ({', '.join(stopped)}): the best network found so far is kept."
-                             if stopped else "") + " Open it on the Networks page."))
+                             if stopped else "")
+                          + (" Open it on the Networks page." if len(kept) == 1 else
+                             " Open them on the Networks page; the last is shown there first.")))
         st.session_state["search_notes"] = notes
     for kind, text in st.session_state.get("search_notes", []):
         (st.error if kind == "error" else st.success)(text)
+
+
+def recorded(output, knowledge):
+    """A search's output with the knowledge it was learned under written into its result's settings."""
+    result = output[0] if isinstance(output, tuple) else output
+    if knowledge:
+        result.params["knowledge"] = knowledge.to_json()
+    return output
 
 
 def start(algorithms, options, time_limit):
@@ -50,15 +60,17 @@ def start(algorithms, options, time_limit):
     settings = dict(st.session_state["settings"])
     table, encoding = st.session_state["table"], st.session_state["encoding"]
     options_of_data, columns = state.encoder_options(encoding, table.frame)
+    knowledge = knowledge_ui.knowledge()
     inputs = SearchInput(state.dataset(), settings, st.session_state.get("class_column"), table.frame[columns],
-                         options_of_data["discretize"])
+                         options_of_data["discretize"], knowledge)
     where = {"data": inputs.dataset, "data_key": st.session_state["data_key"],
              "data_label": st.session_state["data_label"]}
     tasks = []
     for alg in algorithms:
         opts = options[alg.key]
         name = state.result_name(alg.key, alg.settings_text(settings, opts), st.session_state["data_short"])
-        tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control), where))
+        tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: recorded(
+            alg.run(inputs, opts, control), knowledge), where))
     st.session_state["search_notes"] = []
     st.session_state["job"] = SearchJob(tasks, time_limit).start()
 
@@ -73,7 +85,7 @@ def trace_chart(job):
     chart = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("seconds:Q", title="time since the search started (s)"),
         y=alt.Y("best:Q", title="best score so far", scale=alt.Scale(zero=False)),
-        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", labelLimit=600)),
+        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
                  alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
     )
@@ -124,9 +136,11 @@ def run_section():
     settings = st.session_state["settings"]
     left, right = st.columns([1, 2])
     time_limit = left.number_input("Time limit per search (s)", 1, 3600, 60, key=state.KEEP + "search_time_limit")
+    known = knowledge_ui.knowledge()
     right.caption(f"Score **{state.score_label(settings['score'], settings.get('ess'))}**, at most "
-                  f"**{settings['max_indegree']}** parents per node, Bayes factor {settings['bf']:g} — change them "
-                  f"on the Tune page. Results are named by algorithm, score and data "
+                  f"**{settings['max_indegree']}** parents per node, Bayes factor {settings['bf']:g}"
+                  + (f", knowledge: **{knowledge_ui.summary(known)}**" if known else "")
+                  + " — change them on the Tune page. Results are named by algorithm, score and data "
                   f"(*{st.session_state['data_short']}*).")
     job = st.session_state.get("job")
     busy = job is not None and job.running

@@ -10,13 +10,13 @@ import itertools
 import streamlit as st
 
 from bnexplore import viz
-from bnexplore_app import state, views
+from bnexplore_app import ask, state, views
 from bnexplore_app.network_sections import SECTIONS
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, export_buttons, import_results, pick_one, show_graph
 
 CLASS_BROWSE_LIMIT = 1000
-VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class"}
+VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class", "ask": "Ask it"}
 GRAPH_WIDTH = 640  # pixels of the graph column in a 1280-pixel window with the sidebar open
 GRAPH_HEIGHT = {False: 420, True: 900}  # most pixels of drawing area: fits a 1280 x 720 window, or tall
 
@@ -52,7 +52,7 @@ def class_browser(entry, positions, most):
     score = scorer.total(dag) if scorer is not None else None
     drawing = viz.pdag_drawing(dag, node_titles=views.node_titles(entry),
                                title=f"{entry.name} — DAG {k} of its class")
-    note = (f" Its {entry.result.score_name} score is {score:,.4f}" + (
+    note = (f" Its {state.score_label(entry.result.score_name, entry.result.params.get('ess'))} score is {score:,.4f}" + (
         " — the same for every DAG of the class, since this score is score-equivalent."
         if entry.result.score_name in ("bdeu", "bic", "aic", "ll")
         else " — K2 is not score-equivalent, so equivalent DAGs can score differently.")) if score is not None else ""
@@ -62,21 +62,8 @@ def class_browser(entry, positions, most):
     return drawing
 
 
-def page():
-    st.title("4 · Networks")
-    data_status()
-    entries = views.entries()
-    if not entries:
-        st.info("No network yet: run a search on the Search page, or import a saved result below.")
-        with st.expander("Import a saved result (JSON)"):
-            import_results("net_import")
-        return
-    names = list(entries)
-    top_left, top_right = st.columns([1, 1])
-    with top_left:
-        entry = entries[pick_one("Network", names, "net_pick_box", state.focus(names), state.set_focus)]
-    view = top_right.radio("View", list(VIEW_LABELS), format_func=VIEW_LABELS.get, horizontal=True,
-                           key=state.KEEP + "net_view")
+def graph_with_numbers(entry, view):
+    """A structural view (DAG, RPDAG, CPDAG, a DAG of the class) beside the network's numbers."""
     graph_column, side = st.columns([3, 1])
     with side:
         summary(entry)
@@ -89,10 +76,10 @@ def page():
         relayout = st.button("Re-arrange the nodes", key="net_relayout",
                              help="Every view and comparison of these variables uses the same positions; this "
                                   "computes them again from the network shown.")
-    names_of_graph = entry.result.names
+    names = entry.result.names
     if relayout:
-        state.reset_layout(names_of_graph, entry.result.graph)
-    positions = state.positions(names_of_graph, entry.result.graph)
+        state.reset_layout(names, entry.result.graph)
+    positions = state.positions(names, entry.result.graph)
     with graph_column:
         if view == "class":
             drawing = class_browser(entry, positions, GRAPH_HEIGHT[tall])
@@ -100,6 +87,32 @@ def page():
             drawing = views.drawing(entry, view, colour_nodes=colour)
             show_graph(drawing, positions, views.caption(entry, view, views.contributions(entry)),
                        width=GRAPH_WIDTH, most=GRAPH_HEIGHT[tall])
+    return drawing, positions
+
+
+def page():
+    st.title("4 · Networks")
+    data_status()
+    entries = views.entries()
+    if not entries:
+        st.info("No network yet: run a search on the Search page, or import a saved result below.")
+        with st.expander("Import a saved result (JSON)"):
+            import_results("net_import")
+        return
+    names = list(entries)
+    top_left, top_right = st.columns([2, 3])
+    with top_left:
+        entry = entries[pick_one("Network", names, "net_pick_box", state.focus(names), state.set_focus)]
+    view = top_right.radio("View", list(VIEW_LABELS), format_func=VIEW_LABELS.get, horizontal=True,
+                           key=state.KEEP + "net_view")
+    if view == "ask":
+        positions = state.positions(entry.result.names, entry.result.graph)
+        asked = ask.render(entry, positions, GRAPH_HEIGHT[bool(st.session_state.get(state.KEEP + "net_tall"))])
+        if asked is None:
+            return
+        drawing, positions = asked
+    else:
+        drawing, positions = graph_with_numbers(entry, view)
     st.markdown("**Export this picture and network**")
     export_buttons(entry, drawing, positions, key=f"net-export-{entry.name}-{view}")
     for section in SECTIONS:

@@ -5,7 +5,8 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.graphs import shd, structural_errors
-from bnexplore_app import state, views
+from bnexplore.knowledge import Knowledge
+from bnexplore_app import knowledge_ui, state, views
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, file_stem, import_results, pick_one, picture_buttons, show_graph
 
@@ -21,17 +22,21 @@ def exact_optimum(entry, entries):
     """``(score, name)`` of a finished exact result whose search space holds ``entry``'s graph, or None.
 
     The exact result must be on the same data with the same score settings, and
-    its in-degree bound (if any) must allow every node of ``entry``'s graph its
-    parents: then the optimum is at least ``entry``'s score and the gap is true.
+    its search space must hold ``entry``'s graph (its in-degree bound, if any,
+    allows every node its parents; its knowledge, if any, allows the graph):
+    then the optimum is at least ``entry``'s score and the gap is true.
     """
-    indegree = max((len(ps) for ps in entry.result.graph.parent_sets()), default=0)
+    graph = entry.result.graph
+    indegree = max((len(ps) for ps in graph.parent_sets()), default=0)
     for other in entries.values():
         result = other.result
         bound = result.params.get("max_indegree")
+        known = result.params.get("knowledge")
         if (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
                 and other.data_key == entry.data_key and result.score_name == entry.result.score_name
                 and result.params.get("ess") == entry.result.params.get("ess")
-                and (bound is None or indegree <= bound)):
+                and (bound is None or indegree <= bound)
+                and (not known or Knowledge.from_json(known).bind(graph.names).allows(graph))):
             return result.score, other.name
     return None
 
@@ -47,10 +52,14 @@ def metrics_table(reference, chosen, entries):
                      "score function": state.score_label(entry.result.score_name, entry.result.params.get("ess")),
                      "score": entry.result.score,
                      "gap to exact optimum": None if optimum is None else optimum[0] - entry.result.score,
+                     "knowledge": knowledge_ui.summary(entry.result.params["knowledge"])
+                     if entry.result.params.get("knowledge") else "",
                      "edges": graph.n_edges, "SHD (DAGs)": shd(graph, ref),
                      "added A": errors["A"], "deleted D": errors["D"], "reversed I": errors["I"],
                      "H = A + D + I": errors["H"]})
     frame = pd.DataFrame(rows)
+    if not frame["knowledge"].any():
+        frame = frame.drop(columns="knowledge")
     gaps = frame["gap to exact optimum"]
     if gaps.isna().all():
         frame = frame.drop(columns="gap to exact optimum")

@@ -1,0 +1,572 @@
+"""Junction trees of discrete Bayesian networks: triangulation, the tree, and
+the numba kernels that propagate evidence through it.
+
+The tree is built as in Koller & Friedman (2009), "Probabilistic Graphical
+Models", Sections 9.4 and 10.4.1: moralise the DAG, eliminate the variables
+one at a time in a greedy order (min-fill, ties broken by the weight of the
+clique; and min-weight, ties broken by fill: the one with the smaller total
+table wins, as Kjaerulff 1990 compares them), take the elimination cliques,
+link each to the clique of its earliest-eliminated neighbour (the elimination
+tree, Section 10.4.1) and contract every edge whose one end contains the
+other, so that only maximal cliques remain and the running intersection
+property holds.
+
+Propagation is Hugin's (Jensen, Lauritzen & Olesen 1990; Koller & Friedman
+Section 10.3): a message projects a clique onto a separator and multiplies
+the receiving clique by the ratio of the new separator to the old. Every
+table is a flat float64 array in C order over its clique's variables (the
+last varies fastest); separators likewise. Hard evidence never writes zeros:
+every loop visits only the cells that agree with it (the evidence variables'
+digits are fixed), so a clique holding an observed variable with ``r``
+states costs ``1/r`` of its size.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .errors import ResourceError
+
+
+# -- triangulation ------------------------------------------------------------
+
+def moral_graph(parents, n):
+    """Dense moral graph (uint8 ``n x n``): parent-child arcs and married parents, undirected."""
+    adj = np.zeros((n, n), np.uint8)
+    for v, ps in enumerate(parents):
+        family = list(ps) + [v]
+        for a in family:
+            for b in family:
+                if a != b:
+                    adj[a, b] = 1
+    return adj
+
+
+@njit(cache=True)
+def _fill(adj, alive, u):
+    """Edges elimination of ``u`` would add between its live neighbours."""
+    n = adj.shape[0]
+    nb = np.empty(n, np.int64)
+    k = 0
+    for w in range(n):
+        if alive[w] and adj[u, w]:
+            nb[k] = w
+            k += 1
+    fill = 0
+    for i in range(k):
+        a = nb[i]
+        for j in range(i + 1, k):
+            if not adj[a, nb[j]]:
+                fill += 1
+    return fill
+
+
+@njit(cache=True)
+def _weight(adj, alive, logcard, u):
+    """log of the table size of ``u``'s elimination clique."""
+    w = logcard[u]
+    for x in range(adj.shape[0]):
+        if alive[x] and adj[u, x]:
+            w += logcard[x]
+    return w
+
+
+@njit(cache=True)
+def elimination_order(adj, logcard, fill_first):
+    """Greedy elimination order on an undirected graph (modified in place).
+
+    Parameters
+    ----------
+    adj : uint8 array (n, n)
+        Symmetric adjacency; fill edges are added to it.
+    logcard : float64 array (n,)
+        log of each variable's number of states.
+    fill_first : bool
+        True: min-fill, ties by weight. False: min-weight, ties by fill.
+
+    Returns
+    -------
+    order : int64 array (n,)
+        Elimination order.
+    cliques : uint8 array (n, n)
+        Row ``i`` marks the elimination clique of ``order[i]`` (the variable and
+        its neighbours still alive when it is eliminated).
+
+    Notes
+    -----
+    Scores are kept per variable and recomputed only for the variables within
+    two steps of the one eliminated (the only ones whose fill or weight can
+    change).
+    """
+    n = adj.shape[0]
+    alive = np.ones(n, np.bool_)
+    fill = np.empty(n, np.int64)
+    weight = np.empty(n, np.float64)
+    for u in range(n):
+        fill[u] = _fill(adj, alive, u)
+        weight[u] = _weight(adj, alive, logcard, u)
+    order = np.empty(n, np.int64)
+    cliques = np.zeros((n, n), np.uint8)
+    touched = np.zeros(n, np.bool_)
+    for step in range(n):
+        best = -1
+        for u in range(n):
+            if not alive[u]:
+                continue
+            if best < 0:
+                best = u
+                continue
+            if fill_first:
+                better = fill[u] < fill[best] or (fill[u] == fill[best] and weight[u] < weight[best] - 1e-12)
+            else:
+                better = weight[u] < weight[best] - 1e-12 or (abs(weight[u] - weight[best]) <= 1e-12
+                                                              and fill[u] < fill[best])
+            if better:
+                best = u
+        v = best
+        order[step] = v
+        cliques[step, v] = 1
+        nb = np.empty(n, np.int64)
+        k = 0
+        for w in range(n):
+            if alive[w] and adj[v, w] and w != v:
+                nb[k] = w
+                k += 1
+                cliques[step, w] = 1
+        for i in range(k):
+            for j in range(i + 1, k):
+                adj[nb[i], nb[j]] = 1
+                adj[nb[j], nb[i]] = 1
+        alive[v] = False
+        touched[:] = False
+        for i in range(k):
+            a = nb[i]
+            touched[a] = True
+            for w in range(n):
+                if alive[w] and adj[a, w]:
+                    touched[w] = True
+        for u in range(n):
+            if touched[u] and alive[u]:
+                fill[u] = _fill(adj, alive, u)
+                weight[u] = _weight(adj, alive, logcard, u)
+    return order, cliques
+
+
+class JunctionTree:
+    """The cliques and separators of a junction tree, without any table.
+
+    Built by :func:`junction_tree`; holds what is needed to estimate memory
+    before any table is allocated.
+
+    Attributes
+    ----------
+    cliques : list of tuple of int
+        Variables of every clique, ascending.
+    parent : int array
+        Parent clique of every clique in the tree rooted at clique 0 (-1 for
+        the root; a network in several pieces gives a forest whose roots are
+        joined to clique 0 by empty separators).
+    cells : int array
+        Table size of every clique (product of its variables' state counts).
+    separator_cells : int array
+        Size of the separator between each clique and its parent (1 for the root).
+    heuristic : str
+        "min-fill" or "min-weight": the order that gave the smaller total.
+    """
+
+    def __init__(self, cliques, parent, cards, heuristic):
+        self.cliques = cliques
+        self.parent = np.asarray(parent, np.int64)
+        self.heuristic = heuristic
+        self.cells = np.array([_cells(c, cards) for c in cliques], np.float64)
+        seps = []
+        for c, p in enumerate(self.parent):
+            seps.append(_cells(sorted(set(cliques[c]) & set(cliques[p])), cards) if p >= 0 else 1.0)
+        self.separator_cells = np.array(seps, np.float64)
+
+    @property
+    def largest(self):
+        """Cells of the largest clique table."""
+        return float(self.cells.max(initial=1.0))
+
+    @property
+    def total(self):
+        """Cells of all clique tables together."""
+        return float(self.cells.sum())
+
+    @property
+    def width(self):
+        """Most variables in one clique, minus one (the tree width of this tree)."""
+        return max((len(c) for c in self.cliques), default=1) - 1
+
+
+def _cells(variables, cards):
+    out = 1.0
+    for v in variables:
+        out *= float(cards[v])
+    return out
+
+
+def junction_tree(parents, cards):
+    """Triangulate a network's moral graph and build its junction tree.
+
+    Parameters
+    ----------
+    parents : list of list of int
+    cards : sequence of int
+        Number of states of every variable.
+
+    Returns
+    -------
+    JunctionTree
+        From the better (smaller total table size) of the min-fill and
+        min-weight elimination orders.
+    """
+    n = len(parents)
+    cards = np.asarray(cards, np.int64)
+    logcard = np.log(np.maximum(cards, 1).astype(np.float64))
+    moral = moral_graph(parents, n)
+    best = None
+    for fill_first, name in ((True, "min-fill"), (False, "min-weight")):
+        order, marks = elimination_order(moral.copy(), logcard, fill_first)
+        total = float(np.exp(marks.astype(np.float64) @ logcard).sum())
+        if best is None or total < best[0]:
+            best = (total, order, marks, name)
+    _, order, marks, name = best
+    cliques, parent = _elimination_tree(order, marks)
+    return JunctionTree(cliques, parent, cards, name)
+
+
+def _elimination_tree(order, marks):
+    """Maximal cliques and a rooted junction tree from an elimination.
+
+    The elimination clique of step ``i`` hangs below that of the
+    earliest-eliminated other member (Koller & Friedman, Section 10.4.1);
+    an edge between a clique and one that contains it is contracted.
+    """
+    n = len(order)
+    position = np.empty(n, np.int64)
+    position[order] = np.arange(n)
+    sets = [frozenset(np.flatnonzero(marks[i]).tolist()) for i in range(n)]
+    up = np.full(n, -1, np.int64)
+    for i in range(n):
+        later = [position[u] for u in sets[i] if position[u] > i]
+        if later:
+            up[i] = min(later)
+    # contract containment edges: keep the larger clique, re-hang the other's neighbours
+    alias = list(range(n))
+
+    def find(i):
+        while alias[i] != i:
+            alias[i] = alias[alias[i]]
+            i = alias[i]
+        return i
+
+    for i in range(n):  # children come before parents in elimination order
+        j = up[i]
+        if j < 0:
+            continue
+        a, b = find(i), find(j)
+        if sets[a] <= sets[b]:
+            alias[a] = b
+        elif sets[b] <= sets[a]:
+            alias[b] = a
+            sets[b] = sets[a]
+    keep = sorted({find(i) for i in range(n)})
+    number = {k: t for t, k in enumerate(keep)}
+    neighbours = [set() for _ in keep]
+    for i in range(n):
+        if up[i] >= 0:
+            a, b = number[find(i)], number[find(up[i])]
+            if a != b:
+                neighbours[a].add(b)
+                neighbours[b].add(a)
+    cliques = [tuple(sorted(sets[k])) for k in keep]
+    parent = np.full(len(keep), -1, np.int64)
+    seen = np.zeros(len(keep), bool)
+    for root in range(len(keep)):  # one BFS per piece of a forest; extra roots hang below clique 0
+        if seen[root]:
+            continue
+        if root:
+            parent[root] = 0
+        seen[root] = True
+        queue = [root]
+        for c in queue:
+            for d in neighbours[c]:
+                if not seen[d]:
+                    seen[d] = True
+                    parent[d] = c
+                    queue.append(d)
+    return cliques, parent
+
+
+def check_size(tree, max_cells, what="the network"):
+    """Refuse a tree whose tables would hold more than ``max_cells`` cells.
+
+    Raises
+    ------
+    ResourceError
+        Naming the largest clique and the total, in cells and bytes.
+    """
+    if tree.total > max_cells:
+        raise ResourceError(
+            f"the largest clique of {what} would hold {tree.largest:.2g} cells and all cliques together "
+            f"{tree.total:.2g} ({tree.total * 16 / 2**30:.1f} GiB), more than the limit of {max_cells:.2g} "
+            "cells; remove evidence-free barren nodes or query fewer variables (bx.query prunes them), "
+            "or raise max_cells")
+
+
+# -- propagation kernels ------------------------------------------------------
+
+@njit(cache=True)
+def _restrict(cvars, strides, fixed, ostr, obase):
+    """Start offset, output bases and free axes of a clique under hard evidence.
+
+    ``fixed[v]`` is the observed state of variable ``v`` or -1. Returns
+    ``(base, bases, free, nfree)``: the offset of the first consistent cell,
+    each output's offset there, and the clique axes not fixed.
+    """
+    k = cvars.shape[0]
+    m = ostr.shape[0]
+    base = 0
+    bases = obase.copy()
+    free = np.empty(k, np.int64)
+    nfree = 0
+    for i in range(k):
+        s = fixed[cvars[i]]
+        if s >= 0:
+            base += s * strides[i]
+            for j in range(m):
+                bases[j] += s * ostr[j, i]
+        else:
+            free[nfree] = i
+            nfree += 1
+    return base, bases, free, nfree
+
+
+@njit(cache=True)
+def project(src, off, cvars, strides, cards, fixed, ostr, obase, out):
+    """Sum the consistent cells of one clique table onto several outputs.
+
+    Parameters
+    ----------
+    src : float64 array
+        Holds the clique table at ``src[off:off + size]``.
+    cvars, strides : int64 arrays (k,)
+        The clique's variables and their strides in its table.
+    cards : int64 array
+        States of every variable.
+    fixed : int64 array
+        Observed state of every variable, or -1.
+    ostr : int64 array (m, k)
+        Stride of each clique variable in each output (0: summed out).
+    obase : int64 array (m,)
+        Offset of each output in ``out`` (added to, not cleared).
+    out : float64 array
+
+    Returns
+    -------
+    float
+        Sum of the consistent cells.
+    """
+    base, bases, free, nfree = _restrict(cvars, strides, fixed, ostr, obase)
+    m = ostr.shape[0]
+    base += off
+    if nfree == 0:
+        x = src[base]
+        for j in range(m):
+            out[bases[j]] += x
+        return x
+    last = free[nfree - 1]
+    length = cards[cvars[last]]
+    step = strides[last]
+    ostep = ostr[:, last].copy()
+    digits = np.zeros(nfree, np.int64)
+    total = 0.0
+    idx = base
+    while True:
+        if m == 1:
+            o, s1 = bases[0], ostep[0]
+            for t in range(length):
+                x = src[idx + t * step]
+                total += x
+                out[o + t * s1] += x
+        else:
+            for t in range(length):
+                x = src[idx + t * step]
+                total += x
+                for j in range(m):
+                    out[bases[j] + t * ostep[j]] += x
+        f = nfree - 2
+        while f >= 0:
+            i = free[f]
+            digits[f] += 1
+            idx += strides[i]
+            for j in range(m):
+                bases[j] += ostr[j, i]
+            if digits[f] < cards[cvars[i]]:
+                break
+            c = cards[cvars[i]]
+            idx -= strides[i] * c
+            for j in range(m):
+                bases[j] -= ostr[j, i] * c
+            digits[f] = 0
+            f -= 1
+        if f < 0:
+            return total
+
+
+@njit(cache=True)
+def multiply(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio):
+    """``dst = src * ratio`` on the consistent cells of one clique table.
+
+    ``ratio`` is indexed like a projection output (strides ``rstr`` aligned
+    with ``cvars``, offset ``rbase``); ``dst`` and ``src`` may be the same array.
+    """
+    ostr = rstr.reshape(1, -1)
+    obase = np.array([rbase], np.int64)
+    base, bases, free, nfree = _restrict(cvars, strides, fixed, ostr, obase)
+    base += off
+    r = bases[0]
+    if nfree == 0:
+        dst[base] = src[base] * ratio[r]
+        return
+    last = free[nfree - 1]
+    length = cards[cvars[last]]
+    step = strides[last]
+    rstep = rstr[last]
+    digits = np.zeros(nfree, np.int64)
+    idx = base
+    while True:
+        for t in range(length):
+            dst[idx + t * step] = src[idx + t * step] * ratio[r + t * rstep]
+        f = nfree - 2
+        while f >= 0:
+            i = free[f]
+            digits[f] += 1
+            idx += strides[i]
+            r += rstr[i]
+            if digits[f] < cards[cvars[i]]:
+                break
+            c = cards[cvars[i]]
+            idx -= strides[i] * c
+            r -= rstr[i] * c
+            digits[f] = 0
+            f -= 1
+        if f < 0:
+            return
+
+
+@njit(cache=True)
+def normalise_segments(values, offsets):
+    """Divide each segment ``values[offsets[i]:offsets[i + 1]]`` by its sum (in place; empty
+    or all-zero segments are left as they are)."""
+    for i in range(offsets.shape[0] - 1):
+        total = 0.0
+        for j in range(offsets[i], offsets[i + 1]):
+            total += values[j]
+        if total > 0.0:
+            for j in range(offsets[i], offsets[i + 1]):
+                values[j] /= total
+
+
+@njit(cache=True)
+def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
+              sep_prior, sep_work, sep_live, sep_off, sep_size, e_child, e_cptr, e_str_child, e_pptr, e_str_parent,
+              soft_clique, soft_var, soft_ptr, soft_values,
+              vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect, marg_off, scratch):
+    """Run one query's schedule of messages over a calibrated junction tree.
+
+    Clique ``c``'s current table is ``work[cl_off[c]:...]`` when ``live[c]``,
+    else its calibrated prior in ``prior``; likewise separators. Soft evidence
+    is multiplied in first, then every visit projects its clique onto its
+    out-edges' separators and its target variables in one pass, and sends
+    each message (Hugin's ratio update) to the clique across the edge.
+    Collect visits (``vis_collect``) normalise their messages and add the
+    log of the normaliser to the log evidence probability.
+
+    ``scratch`` holds the new separators at ``sep_off`` and the marginals
+    after them at ``marg_off``.
+
+    Returns
+    -------
+    status : int
+        0, or 1 when a collect message is all zeros (evidence of probability 0).
+    logz : float
+        Sum of the logs of the collect normalisers.
+    top_total : float
+        Sum of the consistent cells of the first visited clique that is not
+        a collect visit (the top of the collect).
+    """
+    for t in range(soft_clique.shape[0]):
+        c = soft_clique[t]
+        a, b = cl_ptr[c], cl_ptr[c + 1]
+        cv = cl_vars[a:b]
+        rstr = np.zeros(b - a, np.int64)
+        for i in range(b - a):
+            if cv[i] == soft_var[t]:
+                rstr[i] = 1
+        src = work if live[c] else prior
+        multiply(work, src, cl_off[c], cv, cl_str[a:b], cards, fixed, rstr, soft_ptr[t], soft_values)
+        live[c] = 1
+    logz = 0.0
+    top_total = -1.0
+    for k in range(vis_clique.shape[0]):
+        x = vis_clique[k]
+        a, b = cl_ptr[x], cl_ptr[x + 1]
+        cv = cl_vars[a:b]
+        e0, e1 = vis_eptr[k], vis_eptr[k + 1]
+        m0, m1 = vis_mptr[k], vis_mptr[k + 1]
+        m = (e1 - e0) + (m1 - m0)
+        ostr = np.zeros((m, b - a), np.int64)
+        obase = np.empty(m, np.int64)
+        for j in range(e1 - e0):
+            e = vis_edges[e0 + j]
+            if e_child[e] == x:
+                ostr[j, :] = e_str_child[e_cptr[e]:e_cptr[e] + (b - a)]
+            else:
+                ostr[j, :] = e_str_parent[e_pptr[e]:e_pptr[e] + (b - a)]
+            obase[j] = sep_off[e]
+            scratch[sep_off[e]:sep_off[e] + sep_size[e]] = 0.0
+        for j in range(m1 - m0):
+            v = vis_mvars[m0 + j]
+            row = (e1 - e0) + j
+            for i in range(b - a):
+                if cv[i] == v:
+                    ostr[row, i] = 1
+            obase[row] = marg_off[v]
+            scratch[marg_off[v]:marg_off[v] + cards[v]] = 0.0
+        src = work if live[x] else prior
+        total = project(src, cl_off[x], cv, cl_str[a:b], cards, fixed, ostr, obase, scratch)
+        if not vis_collect[k] and top_total < 0:
+            top_total = total
+        for j in range(e1 - e0):
+            e = vis_edges[e0 + j]
+            d = vis_dst[e0 + j]
+            lo, hi = sep_off[e], sep_off[e] + sep_size[e]
+            z = 0.0
+            for i in range(lo, hi):
+                z += scratch[i]
+            if not z > 0.0:
+                if vis_collect[k]:
+                    return 1, logz, top_total
+                z = 1.0
+            if vis_collect[k]:
+                logz += math.log(z)
+            old = sep_work if sep_live[e] else sep_prior
+            for i in range(lo, hi):
+                new = scratch[i] / z
+                o = old[i]
+                sep_work[i] = new
+                scratch[i] = new / o if o > 0.0 else 0.0
+            sep_live[e] = 1
+            da, db = cl_ptr[d], cl_ptr[d + 1]
+            if e_child[e] == d:
+                rstr = e_str_child[e_cptr[e]:e_cptr[e] + (db - da)]
+            else:
+                rstr = e_str_parent[e_pptr[e]:e_pptr[e] + (db - da)]
+            dsrc = work if live[d] else prior
+            multiply(work, dsrc, cl_off[d], cl_vars[da:db], cl_str[da:db], cards, fixed, rstr, lo, scratch)
+            live[d] = 1
+    return 0, logz, top_total

@@ -1,0 +1,162 @@
+"""The Networks page's "Ask the network" view: set evidence, see every node's posterior as bars.
+
+The network asked is the entry's DAG with tables fitted to its data (BDeu
+posterior mean with the Tune page's ESS, or maximum likelihood), or the true
+network itself for the ground truth. One inference engine is compiled per
+network and fit and kept with the entry, so each click is one query.
+"""
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from bnexplore import viz
+from bnexplore.bif import fit_network
+from bnexplore.errors import BNExploreError
+from bnexplore.inference import InferenceEngine
+from bnexplore_app import state, views
+from bnexplore_app.widgets import pick_one, show_graph
+
+FITS = {"bdeu": "BDeu posterior mean", "ml": "maximum likelihood"}
+
+
+def network_for(entry, method, ess):
+    """``(Network, what it is)``: the true network for the ground truth, else the DAG fitted to its data.
+
+    Returns ``(None, why not)`` when there are no data to fit tables with.
+    """
+    truth = st.session_state.get("truth")
+    if entry.result.algorithm == "ground truth" and truth is not None:
+        return truth, "the true network, with its own probability tables"
+    data, _ = views.data_for(entry)
+    if data is None:
+        return None, ("this network was learned on other data than the data in use, so there are no data to fit "
+                      "its probability tables; load those data, or ask the ground truth")
+    key = ("fit", method, ess)
+    if key not in entry.cache:
+        entry.cache[key] = fit_network(entry.result.graph, data, ess=ess, method=method)
+    network = entry.cache[key]
+    empty = sum(network.fit["empty_configurations"].values())
+    how = (f"tables fitted to {entry.data_label} by {FITS[method]}"
+           + (f" (ESS {ess:g})" if method == "bdeu" else ""))
+    if empty:
+        how += (f"; {empty:,} parent configurations never occur in the data and get the uniform distribution "
+                "(see a node's table below)")
+    return network, how
+
+
+def engine_for(entry, network, method, ess):
+    """The compiled inference engine of a network (kept with the entry)."""
+    key = ("engine", method, ess) if entry.result.algorithm != "ground truth" else ("engine", "truth")
+    if key not in entry.cache:
+        with st.spinner("Compiling the network for questions (junction tree)…"):
+            entry.cache[key] = InferenceEngine(network)
+    return entry.cache[key]
+
+
+def evidence_of(entry):
+    """The evidence set on this entry, ``{variable: state}`` (kept in the session)."""
+    return st.session_state.setdefault("evidence", {}).setdefault(entry.name, {})
+
+
+def evidence_controls(entry, network):
+    """Pick a variable and a state to observe; remove one piece of evidence or all of it."""
+    evidence = evidence_of(entry)
+    names = list(network.names)
+    variable = st.selectbox("Observe", names, key=f"ask-var-{entry.name}")
+    states = list(network.states[names.index(variable)])
+    current = evidence.get(variable)
+    observed = st.radio("is in state", states, index=states.index(current) if current in states else 0,
+                        key=f"ask-state-{entry.name}-{variable}", horizontal=len(states) <= 4)
+    if st.button("Set this evidence", key=f"ask-set-{entry.name}", type="primary"):
+        evidence[variable] = observed
+        st.rerun()
+    if evidence:
+        st.markdown("**Evidence**")
+        for name, value in list(evidence.items()):
+            if st.button(f"✕ {name} = {value}", key=f"ask-drop-{entry.name}-{name}", help="Remove this evidence"):
+                del evidence[name]
+                st.rerun()
+        if st.button("Clear all evidence", key=f"ask-clear-{entry.name}"):
+            evidence.clear()
+            st.rerun()
+
+
+def probability_table(network, variable):
+    """The node's conditional probability table: parent configurations as rows, counts beside probabilities."""
+    v = network.names.index(variable)
+    parents = network.parents[v]
+    table = network.cpts[v].reshape(-1, network.arities[v])
+    counts = None if network.fit is None else network.fit["counts"][v].reshape(table.shape)
+    rows = pd.MultiIndex.from_product([network.states[p] for p in parents],
+                                      names=[network.names[p] for p in parents]) if parents else ["(no parents)"]
+    frame = pd.DataFrame(table, index=rows, columns=[f"P({s})" for s in network.states[v]])
+    if counts is not None:
+        for k, s in enumerate(network.states[v]):
+            frame.insert(2 * k + 1, f"n({s})", counts[:, k].astype(int))
+    return frame.reset_index() if parents else frame
+
+
+def render(entry, positions, most):
+    """The whole view: controls beside the graph of bars, P(e), and a node's table.
+
+    Returns ``(drawing, positions)`` for the export buttons, or None when the
+    network cannot be asked (the reason is on the page).
+    """
+    settings = st.session_state["settings"]
+    ess = float(settings.get("ess", 1.0))
+    graph_column, side = st.columns([3, 1])
+    with side:
+        method = "bdeu"
+        if entry.result.algorithm != "ground truth":
+            method = st.radio("Tables", list(FITS), format_func=lambda m: FITS[m] + (
+                f" (ESS {ess:g})" if m == "bdeu" else ""), key=state.KEEP + "ask_fit",
+                help="BDeu posterior mean: counts plus the prior's ESS spread over each table (never 0); "
+                     "maximum likelihood: the counts alone (0 for what never occurred).")
+        network, how = network_for(entry, method, ess)
+        if network is None:
+            st.info(how)
+            return None
+        try:
+            engine = engine_for(entry, network, method, ess)
+        except BNExploreError as error:
+            st.error(str(error))
+            return None
+        evidence = {k: v for k, v in evidence_of(entry).items() if k in network.names}
+        try:
+            answer = engine.query(evidence=evidence)
+        except BNExploreError as error:  # evidence of probability 0
+            answer = None
+            st.error(f"{error}. Remove a piece of evidence below.")
+        else:
+            st.metric("P(evidence)", f"{answer.evidence_probability:.4g}" if evidence else "1 (none yet)",
+                      help="How probable the observed states are together, before observing them. "
+                           f"Exactly {answer.evidence_probability!r}.")
+        evidence_controls(entry, network)
+    if answer is None:
+        return None
+    priors = {name: dict(zip(network.states[i], engine.priors[name].tolist())) for i, name in enumerate(network.names)}
+    titles = {name: f"<b>{html.escape(name)}</b><br>" + "<br>".join(
+        f"{html.escape(str(s))}: {p:.4f} (before evidence {priors[name][s]:.4f})" for s, p in answer.posterior[
+            name].items()) for name in network.names}
+    drawing = viz.belief_drawing(entry.result.graph, answer.posterior, priors, evidence, titles,
+                                 title=f"{entry.name} — asked")
+    rows = max(len(s) for s in network.states)
+    spread = {name: (1.45 * x, y * (40 + 17 * min(rows, viz.BAR_STATES)) / 140 + y * 0.35)
+              for name, (x, y) in positions.items()}
+    with graph_column:
+        show_graph(drawing, spread, f"Each node shows the probability of each of its states given the evidence "
+                   f"(dark bar and percentage), with its probability before any evidence behind it (faint); "
+                   f"with no evidence the two agree. Observed nodes are drawn in magenta. The network: {how}.",
+                   width=640, most=most)
+    names = list(network.names)
+    chosen = pick_one("Probability table of", names, f"ask-table-{entry.name}",
+                      st.session_state.get(f"ask-table-pick-{entry.name}", names[0]),
+                      lambda name: st.session_state.update({f"ask-table-pick-{entry.name}": name}))
+    st.dataframe(probability_table(network, chosen), hide_index=True, width="stretch")
+    st.caption("One row per configuration of the node's parents; P(state) is the table's probability and n(state) "
+               "how many rows of the data have that state with those parents."
+               if network.fit is not None else "One row per configuration of the node's parents (the true "
+               "network's own table; it was not fitted to data, so there are no counts).")
+    return drawing, spread
