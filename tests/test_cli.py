@@ -161,6 +161,10 @@ def test_every_data_command_reads_parquet_and_feather(capsys, tmp_path):
     code, out, _ = run(capsys, "bnkl", tmp_path / "wdbc.parquet", "--class-column", "diagnosis", "--quiet",
                        "--json", tmp_path / "b.json")
     assert code == 0 and json.loads(out)["class0"] == "benign"
+    assert run(capsys, "learn", ASIA, "--quiet", "--json", tmp_path / "hc.json")[0] == 0
+    asked = [run(capsys, "query", data, "--graph", tmp_path / "hc.json", "--evidence", "smoke=yes", "--target", "lung")
+             for data in (ASIA, tmp_path / "asia.parquet")]
+    assert asked[0][0] == asked[1][0] == 0 and json.loads(asked[0][1]) == json.loads(asked[1][1])
 
 
 def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
