@@ -11,7 +11,7 @@ The Python API in one place::
 from .bif import Network, fit_network, read_bif, sample, write_bif
 from .bootstrap import BootstrapResult, bootstrap
 from .classifier import BNKLClassifier, cross_validate
-from .data import Dataset, Encoder, read_csv
+from .data import Dataset, Encoder, read_csv, read_frame, read_table
 from .errors import BIFError, BNExploreError, DataError, ResourceError, ScoreError, SearchError
 from .graphs import CPDAG, DAG, PDAG, RPDAG
 from .inference import InferenceEngine, QueryResult, query
@@ -23,10 +23,13 @@ from .search import CredibleSet, credible_set, exact_search, learn
 from .search.bnkl import BNKLResult, bnkl
 from .session import Session, load_session, save_session
 
+__version__ = "0.9.0"
+
 __all__ = [
     "BIFError", "BNExploreError", "BNKLClassifier", "BNKLResult", "CPDAG", "DAG", "DataError", "Dataset",
     "Encoder", "Network", "PDAG", "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError",
     "CredibleSet", "ParentSets", "bnkl", "candidate_parent_sets", "credible_set", "cross_validate",
-    "exact_search", "fit_network", "learn", "load_session", "read_bif", "read_csv", "sample", "save_session",
-    "Session", "write_bif", "BootstrapResult", "InferenceEngine", "Knowledge", "QueryResult", "bootstrap", "query",
+    "exact_search", "fit_network", "learn", "load_session", "read_bif", "read_csv", "read_frame", "read_table",
+    "sample", "save_session", "Session", "write_bif", "BootstrapResult", "InferenceEngine", "Knowledge",
+    "QueryResult", "bootstrap", "query",
 ]

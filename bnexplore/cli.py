@@ -16,7 +16,8 @@ import threading
 import time
 from pathlib import Path
 
-from .errors import BNExploreError
+from . import __version__
+from .errors import NO_VALUE, BNExploreError, door
 
 
 class TerminalProgress:
@@ -74,10 +75,39 @@ def _interrupt_sets(event):
     signal.signal(signal.SIGINT, handler)
 
 
-def _add_data_options(parser, data_help="CSV file (.csv or .csv.gz)"):
+DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.feather, .arrow)"
+
+# The library's options as this door's flags, for messages (see bnexplore.errors.option).
+FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
+         "max_levels": "--max-levels", "header": "--no-header"}
+
+
+def flag_option(name, value=NO_VALUE, key=None):
+    """How the command line names a library option in messages: ``--max-levels 50``.
+
+    Returns None for options it cannot set (per-column types, drop_constant,
+    no level limit), so messages leave those suggestions out. ``types`` becomes
+    ``--categorical`` when it would make columns categorical.
+    """
+    if name == "types":
+        kinds = set(value.values()) if isinstance(value, dict) else {value}
+        return "--categorical" if kinds <= {"categorical", NO_VALUE} else None
+    flag = FLAGS.get(name)
+    if flag is None or value is None:
+        return None
+    if value is NO_VALUE:
+        return flag
+    if value is Ellipsis:
+        return f"{flag} {name.upper()}"
+    text = str(value)
+    return f"{flag} {text}" if re.fullmatch(r"[\w.:+-]+", text) else f"{flag} {repr(text)}"
+
+
+def _add_data_options(parser, data_help=DATA_HELP):
     parser.add_argument("data", help=data_help)
-    parser.add_argument("--no-header", action="store_true", help="the file has no header row")
-    parser.add_argument("--sep", default=",", help="column separator (default ,)")
+    parser.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
+    parser.add_argument("--sep", default=",", help="CSV: column separator (default ,)")
+    parser.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     parser.add_argument("--discretize", help="uniform3 | quantile:K | width:K | manual:c1,c2 for numeric columns")
     parser.add_argument("--categorical", action="store_true", help="treat every column as categorical")
     parser.add_argument("--missing", default="state", choices=["state", "drop", "error"],
@@ -97,11 +127,11 @@ def _add_run_options(parser):
 
 
 def _read_data(args):
-    from .data import read_csv
+    from .data import read_table
 
-    return read_csv(args.data, header=not args.no_header, sep=args.sep, discretize=args.discretize,
-                    types="categorical" if args.categorical else None, missing=args.missing,
-                    max_levels=args.max_levels)
+    return read_table(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding,
+                      discretize=args.discretize, types="categorical" if args.categorical else None,
+                      missing=args.missing, max_levels=args.max_levels)
 
 
 def _parse_arcs(text):
@@ -345,7 +375,7 @@ def cmd_bnkl(args):
     from .data import read_frame
     from .search.bnkl import bnkl
 
-    frame, _ = read_frame(args.data, header=not args.no_header, sep=args.sep)
+    frame, _ = read_frame(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding)
     options = {"class0": args.class0, "max_parents": args.max_parents, "select": args.select,
                "discretize": args.discretize or "uniform3"}
     result = _run_with_progress(args, lambda bar, stop: bnkl(
@@ -362,8 +392,10 @@ def cmd_bnkl(args):
 
 def build_parser():
     """The argparse parser of every command."""
-    parser = argparse.ArgumentParser(prog="python -m bnexplore",
+    prog = "python -m bnexplore" if Path(sys.argv[0]).name == "__main__.py" else "bnexplore"
+    parser = argparse.ArgumentParser(prog=prog,
                                      description="Learn and explore Bayesian network structure from discrete data.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     p = commands.add_parser("score", help="score a graph on data: total and per-node local scores (JSON)")
@@ -412,7 +444,7 @@ def build_parser():
     p.set_defaults(func=cmd_enumerate)
 
     p = commands.add_parser("query", help="posterior marginals and P(evidence): a BIF network, or data + a learned graph")
-    _add_data_options(p, "BIF network (.bif, .bif.gz), or CSV data with --graph")
+    _add_data_options(p, "BIF network (.bif, .bif.gz), or a data file (CSV, Parquet, Feather) with --graph")
     p.add_argument("--graph", help="graph JSON (e.g. a learn result): fit its tables on the CSV data, then query")
     p.add_argument("--evidence", action="append", help='hard evidence "A=yes,B=no" (repeatable)')
     p.add_argument("--likelihood", action="append",
@@ -426,7 +458,7 @@ def build_parser():
     p.set_defaults(func=cmd_query)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
-    p.add_argument("data", help="CSV file with a class column")
+    p.add_argument("data", help=DATA_HELP + ", with a class column")
     p.add_argument("--class-column", required=True, help="column holding the two class labels")
     p.add_argument("--class0", help="label of the reference class 0 (default: first in sorted order)")
     p.add_argument("--max-parents", type=int, default=2, help="most parents per node, M (default 2)")
@@ -435,8 +467,9 @@ def build_parser():
     p.add_argument("--discretize", help="discretization of numeric columns (default uniform3)")
     p.add_argument("--cv", type=int, help="also report k-fold cross-validated accuracy of the classifier")
     p.add_argument("--seed", type=int, help="seed of the cross-validation folds")
-    p.add_argument("--no-header", action="store_true", help="the file has no header row")
-    p.add_argument("--sep", default=",", help="column separator (default ,)")
+    p.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
+    p.add_argument("--sep", default=",", help="CSV: column separator (default ,)")
+    p.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     _add_run_options(p)
     p.set_defaults(func=cmd_bnkl)
     return parser
@@ -447,7 +480,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        args.func(args)
+        with door(flag_option):
+            args.func(args)
     except BNExploreError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -20,7 +20,8 @@ emitted with :func:`warnings.warn`.
 from __future__ import annotations
 
 import codecs
-import csv
+import concurrent.futures
+import contextlib
 import gzip
 import io
 import math
@@ -35,8 +36,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
 
-from .errors import DataError
+from .errors import DataError, option, subject
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
@@ -391,35 +395,36 @@ class _Method:
 _METHOD_HELP = "use 'uniform3', 'quantile:K', 'width:K' (K >= 2), 'manual:c1,c2,...' or a list of cut points"
 
 
-def _parse_method(value, option):
-    """Parse one discretization method; ``option`` names it in messages."""
+def _parse_method(value, name, key=None):
+    """Parse one discretization method; option ``name`` (entry ``key``) names it in messages."""
+    given = subject(name, value, key)
     if isinstance(value, (list, tuple, np.ndarray)):
-        return _manual_method(list(value), value, option)
+        return _manual_method(list(value), given)
     if not isinstance(value, str):
-        raise DataError(f"{option}={value!r} is not a discretization method; {_METHOD_HELP}")
+        raise DataError(f"{given} is not a discretization method; {_METHOD_HELP}")
     name, _, argument = value.strip().lower().partition(":")
     argument = argument.strip()
     if name == "uniform3" and not argument:
         return _Method("uniform3", 3)
     if name in ("quantile", "width"):
         if not argument.isdigit() or int(argument) < 2:
-            raise DataError(f"{option}={value!r} is not valid: {name} needs a number of bins K >= 2, e.g. '{name}:3'")
+            raise DataError(f"{given} is not valid: {name} needs a number of bins K >= 2, e.g. '{name}:3'")
         return _Method(name, int(argument))
     if name == "manual":
-        return _manual_method(argument.split(",") if argument else [], value, option)
-    raise DataError(f"{option}={value!r} is not a discretization method; {_METHOD_HELP}")
+        return _manual_method(argument.split(",") if argument else [], given)
+    raise DataError(f"{given} is not a discretization method; {_METHOD_HELP}")
 
 
-def _manual_method(items, value, option):
-    """A manual method from cut point items (strings or numbers)."""
+def _manual_method(items, given):
+    """A manual method from cut point items (strings or numbers); ``given`` names the option in messages."""
     try:
         cuts = [float(item) for item in items]
     except (TypeError, ValueError):
-        raise DataError(f"{option}={value!r} is not valid: cut points must be numbers, e.g. 'manual:1.5,3'") from None
+        raise DataError(f"{given} is not valid: cut points must be numbers, e.g. 'manual:1.5,3'") from None
     if not cuts or not all(math.isfinite(c) for c in cuts):
-        raise DataError(f"{option}={value!r} is not valid: give one or more finite cut points, e.g. 'manual:1.5,3'")
+        raise DataError(f"{given} is not valid: give one or more finite cut points, e.g. 'manual:1.5,3'")
     if any(b <= a for a, b in zip(cuts, cuts[1:])):
-        raise DataError(f"{option}={value!r} is not valid: cut points must be strictly increasing")
+        raise DataError(f"{given} is not valid: cut points must be strictly increasing")
     return _Method("manual", len(cuts) + 1, tuple(cuts))
 
 
@@ -541,7 +546,8 @@ class _Column:
     value of ``uniques[u]`` as a float (NaN when it is not a number);
     ``number_valued`` tells whether every value is a number (and the dtype
     is not bool or categorical); ``category_order`` is the label order of a
-    pandas categorical.
+    pandas categorical; ``all_present`` says that every unique occurs in some
+    row (true as factorized, until rows are dropped).
     """
 
     name: str
@@ -551,6 +557,7 @@ class _Column:
     number_valued: bool
     category_order: list | None = None
     note: str | None = None  # warning found while preparing (mixed numbers and text)
+    all_present: bool = True
 
     def n_missing(self):
         return int(np.count_nonzero(self.codes < 0))
@@ -561,6 +568,8 @@ class _Column:
 
     def present(self):
         """Which uniques occur in the (current) rows."""
+        if self.all_present:
+            return np.ones(len(self.uniques), dtype=bool)
         return np.bincount(self.codes[self.codes >= 0], minlength=len(self.uniques)) > 0
 
     def first_row_with(self, unique_mask):
@@ -597,29 +606,68 @@ def _as_number(value):
 
 
 def _prepare_column(name, series):
-    """Factorize one column (noting it when it mixes numbers and text)."""
+    """Factorize one pandas column (noting it when it mixes numbers and text)."""
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        uniques = np.asarray(uniques)
-        order = [_text_of(c) for c in dtype.categories]
-        return _Column(name, codes, uniques, _numbers_of(uniques), False, order)
+        return _factorized_column(name, codes, np.asarray(uniques), CATEGORICAL,
+                                  [_text_of(c) for c in dtype.categories])
     if pd.api.types.is_bool_dtype(dtype):
-        uniques = np.asarray(uniques)
-        return _Column(name, codes, uniques, np.full(len(uniques), np.nan), False)
+        return _factorized_column(name, codes, np.asarray(uniques), _FLAG)
     if pd.api.types.is_numeric_dtype(dtype):
-        numbers = np.asarray(uniques, dtype=np.float64)
-        return _Column(name, codes, np.asarray(uniques), numbers, True)
-    uniques = np.asarray(uniques, dtype=object)
-    blank = np.array([isinstance(u, str) and not u.strip() for u in uniques], dtype=bool)
-    if blank.any():
-        codes, uniques = _drop_uniques(codes, uniques, blank)
+        return _factorized_column(name, codes, np.asarray(uniques), NUMERIC)
+    return _factorized_column(name, codes, np.asarray(uniques, dtype=object), _TEXT)
+
+
+_FLAG, _TEXT = "flag", "text"  # kinds of stored values besides CATEGORICAL (an ordered categorical) and NUMERIC
+
+
+def _factorized_column(name, codes, uniques, stored, category_order=None, all_present=True):
+    """A :class:`_Column` from factorized values, whatever read them.
+
+    Parameters
+    ----------
+    name : str
+    codes : numpy.ndarray of int
+        Index into ``uniques`` of each row, -1 when missing.
+    uniques : numpy.ndarray
+        Distinct values (of any order).
+    stored : str
+        How the values were stored: ``CATEGORICAL`` (a categorical whose
+        ``category_order`` counts), ``_FLAG`` (booleans), ``NUMERIC`` (numbers)
+        or ``_TEXT`` (anything else: blank text is missing, numeric text is a
+        number).
+    category_order : list of str, optional
+        Labels in category order (``CATEGORICAL`` only).
+    all_present : bool
+        Whether every unique occurs in some row (False when ``uniques``
+        may hold unused categories).
+    """
+    if stored == _TEXT:
+        blank = np.array([isinstance(u, str) and not u.strip() for u in uniques], dtype=bool)
+        if blank.any():
+            codes, uniques = _drop_uniques(codes, uniques, blank)
+    codes = codes.astype(_index_dtype(len(uniques)), copy=False)
+    if stored == CATEGORICAL:
+        return _Column(name, codes, uniques, _numbers_of(uniques), False, category_order, all_present=all_present)
+    if stored == _FLAG:
+        return _Column(name, codes, uniques, np.full(len(uniques), np.nan), False, all_present=all_present)
+    if stored == NUMERIC:
+        return _Column(name, codes, uniques, np.asarray(uniques, dtype=np.float64), True, all_present=all_present)
     numbers = _numbers_of(uniques)
     is_number = ~np.isnan(numbers)
-    column = _Column(name, codes, uniques, numbers, bool(is_number.all()))
+    column = _Column(name, codes, uniques, numbers, bool(is_number.all()), all_present=all_present)
     if is_number.any() and not column.number_valued:
         column.note = _mixed_warning(column, is_number)
     return column
+
+
+def _index_dtype(n_uniques):
+    """Smallest signed integer dtype for indices ``-1 .. n_uniques - 1``."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_uniques <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 def _numbers_of(uniques):
@@ -665,6 +713,7 @@ class _Table:
     def keep_rows(self, keep):
         for column in self.columns:
             column.codes = column.codes[keep]
+            column.all_present = False
         self.rows = keep if self.rows is None else self.rows[keep]
         self.n_rows = len(keep)
 
@@ -805,13 +854,15 @@ class Encoder:
         self._methods = _parse_discretize(discretize)
         self._types = _parse_types(types)
         if missing not in MISSING_POLICIES:
-            raise DataError(f"missing={missing!r} is not a policy; use 'state', 'drop' or 'error'")
+            raise DataError(f"{subject('missing', missing)} is not a policy; use 'state', 'drop' or 'error'")
         if max_levels is not None and not (_is_int(max_levels) and max_levels >= 2):
-            raise DataError(f"max_levels={max_levels!r} is not valid; use a whole number >= 2 (or None for no limit)")
+            no_limit = option("max_levels", None)
+            raise DataError(f"{subject('max_levels', max_levels)} is not valid; use a whole number >= 2"
+                            + (f" (or {no_limit} for no limit)" if no_limit else ""))
         if not (_is_int(max_int_levels) and max_int_levels >= 0):
-            raise DataError(f"max_int_levels={max_int_levels!r} is not valid; use a whole number >= 0")
+            raise DataError(f"{subject('max_int_levels', max_int_levels)} is not valid; use a whole number >= 0")
         if not isinstance(drop_constant, (bool, np.bool_)):
-            raise DataError(f"drop_constant={drop_constant!r} is not valid; use True or False")
+            raise DataError(f"{subject('drop_constant', drop_constant)} is not valid; use True or False")
         self.columns = {}
         self.warnings = []
 
@@ -858,12 +909,7 @@ class Encoder:
         Dataset
             With ``warnings`` = the fit warnings.
         """
-        table = _prepare_table(df)
-        self._fit_table(table)
-        _emit(self.warnings)
-        kept = set(self.encoded_names())
-        table.columns = [c for c in table.columns if c.name in kept]
-        return self._encode(table, self.warnings)
+        return self._fit_transform_table(_prepare_table(df))
 
     def cut_points(self):
         """Exact cut points of each numeric column.
@@ -916,6 +962,14 @@ class Encoder:
 
     # -- fitting --------------------------------------------------------------
 
+    def _fit_transform_table(self, table):
+        """``fit_transform`` of a prepared :class:`_Table` (what readers build without a DataFrame)."""
+        self._fit_table(table)
+        _emit(self.warnings)
+        kept = set(self.encoded_names())
+        table.columns = [c for c in table.columns if c.name in kept]
+        return self._encode(table, self.warnings)
+
     def _fit_table(self, table):
         names = [c.name for c in table.columns]
         self._check_option_columns(names)
@@ -926,8 +980,8 @@ class Encoder:
             example = undiscretized[0]
             raise DataError(
                 f"numeric column(s) {_short_list(undiscretized, limit=None)} need a discretization: pass "
-                f"discretize='uniform3' (or 'quantile:K', 'width:K', 'manual:...'), or "
-                f"types={{{example!r}: 'categorical'}} to use their values as categories"
+                f"{subject('discretize', 'uniform3')} (or 'quantile:K', 'width:K', 'manual:...'), or "
+                f"{subject('types', {example: CATEGORICAL})} to use their values as categories"
             )
         n_missing = [column.n_missing() for column in table.columns]
         notes = [c.note for c, (kind, declared) in zip(table.columns, kinds)
@@ -1013,11 +1067,12 @@ class Encoder:
             return []
         names = _short_list(constant, limit=None)
         if not self.drop_constant:
-            return [f"constant column(s) {names} have a single state and carry no information; "
-                    f"pass drop_constant=True to drop them"]
+            drop = option("drop_constant", True)
+            return [f"constant column(s) {names} have a single state and carry no information"
+                    + (f"; pass {drop} to drop them" if drop else "")]
         if len(constant) == len(self.columns):
             raise DataError(f"every column is constant ({names}); there is nothing to learn from")
-        return [f"dropped constant column(s) {names} (drop_constant=True)"]
+        return [f"dropped constant column(s) {names} ({subject('drop_constant', True)})"]
 
     # -- missing values -------------------------------------------------------
 
@@ -1031,16 +1086,17 @@ class Encoder:
         row, name = first
         if self.missing == "error":
             raise DataError(
-                f"column {name!r} row {table.row_number(row)} is missing (missing='error'); fill it in, or pass "
-                f"missing='state' to give missing values their own state or missing='drop' to drop such rows"
+                f"column {name!r} row {table.row_number(row)} is missing ({subject('missing', 'error')}); fill it "
+                f"in, or pass {subject('missing', 'state')} to give missing values their own state or "
+                f"{subject('missing', 'drop')} to drop such rows"
             )
         complete = np.ones(table.n_rows, dtype=bool)
         for column in table.columns:
             complete &= column.codes >= 0
         keep = np.flatnonzero(complete)
         if keep.size == 0:
-            raise DataError(f"all {table.n_rows} rows have a missing value, so missing='drop' leaves nothing; "
-                            f"pass missing='state' or drop the emptiest columns")
+            raise DataError(f"all {table.n_rows} rows have a missing value, so {subject('missing', 'drop')} leaves "
+                            f"nothing; pass {subject('missing', 'state')} or drop the emptiest columns")
         note = (f"dropped {table.n_rows - keep.size} of {table.n_rows} rows with missing values "
                 f"(first: row {table.row_number(row)}, column {name!r})")
         table.keep_rows(keep)
@@ -1052,13 +1108,13 @@ class Encoder:
         specs = [self.columns[column.name] for column in table.columns]
         arities = [spec.arity for spec in specs]
         codes = np.empty((table.n_rows, len(specs)), dtype=code_dtype(max(arities)), order="F")
-        for j, (spec, column) in enumerate(zip(specs, table.columns)):
-            codes[:, j] = _encode_column(spec, column, table)
+        _each(lambda j: _encode_column(specs[j], table.columns[j], table, codes[:, j]), range(len(specs)),
+              table.n_rows)
         return Dataset(codes, arities, [s.name for s in specs], [list(s.states) for s in specs], self, notes)
 
 
-def _encode_column(spec, column, table):
-    """Codes of one prepared column under its fitted spec, or DataError."""
+def _encode_column(spec, column, table, out):
+    """Write the codes of one prepared column under its fitted spec into ``out``, or DataError."""
     if spec.kind == NUMERIC:
         _check_numbers(column, table, fitting=False)
         per_unique = discretize_values(column.numbers, spec.cuts)
@@ -1066,11 +1122,12 @@ def _encode_column(spec, column, table):
         index = {label: k for k, label in enumerate(spec.states[: spec.arity - spec.missing_state])}
         per_unique = np.array([index.get(label, _UNKNOWN) for label in column.labels()], dtype=np.int64)
     missing_code = spec.arity - 1 if spec.missing_state else -1
-    lookup = np.append(per_unique, missing_code)
-    codes = lookup[column.codes]
-    if codes.size and codes.min() < 0:
-        _raise_uncodable(spec, column, table, int(np.argmax(codes < 0)))
-    return codes
+    lookup = np.append(per_unique, missing_code)  # a code of -1 (missing) picks the last entry
+    if missing_code < 0 or (per_unique < 0).any():
+        rows = (lookup < 0)[column.codes] if (per_unique < 0).any() else column.codes < 0
+        if rows.any():
+            _raise_uncodable(spec, column, table, int(np.argmax(rows)))
+    out[:] = lookup.astype(out.dtype)[column.codes]
 
 
 def _raise_uncodable(spec, column, table, row):
@@ -1097,7 +1154,8 @@ def _check_numbers(column, table, fitting):
     why = "is infinite" if not np.isnan(column.numbers[column.codes[row]]) else "is not a number"
     raise DataError(
         f"column {column.name!r} row {table.row_number(row)} has {value!r}, which {why}; the column is numeric "
-        f"(discretized), so fix the value or mark it missing, or declare it categorical in types"
+        f"(discretized), so fix the value or mark it missing, or declare it categorical "
+        f"({subject('types', {column.name: CATEGORICAL})})"
     )
 
 
@@ -1129,11 +1187,12 @@ def _first_missing(table):
 
 def _too_many_levels_message(column, count, max_levels):
     name = column.name
-    numeric_hint = (f" declare it numeric and discretize it (types={{{name!r}: 'numeric'}}, discretize='uniform3'),"
-                    if (~np.isnan(column.numbers)).any() else "")
+    numeric = option("types", {name: NUMERIC})
+    numeric_hint = (f", declare it numeric and discretize it ({numeric}, {subject('discretize', 'uniform3')}),"
+                    if numeric and (~np.isnan(column.numbers)).any() else "")
     return (
-        f"column {name!r} has {count} distinct values, more than max_levels={max_levels}; "
-        f"drop the column,{numeric_hint} or raise max_levels"
+        f"column {name!r} has {count} distinct values, more than {subject('max_levels', max_levels)}; "
+        f"drop the column{numeric_hint} or raise {subject('max_levels')}"
     )
 
 
@@ -1150,7 +1209,7 @@ def _parse_discretize(discretize):
     if discretize is None:
         return None
     if isinstance(discretize, dict):
-        return {str(name): _parse_method(method, f"discretize[{str(name)!r}]") for name, method in discretize.items()}
+        return {str(name): _parse_method(method, "discretize", str(name)) for name, method in discretize.items()}
     return _parse_method(discretize, "discretize")
 
 
@@ -1160,14 +1219,15 @@ def _parse_types(types):
         return None
     if isinstance(types, str):
         if types not in kinds:
-            raise DataError(f"types={types!r} is not valid; use 'categorical', 'numeric' or a dict column -> kind")
+            raise DataError(f"{subject('types', types)} is not valid; use 'categorical', 'numeric' or a dict "
+                            f"column -> kind")
         return types
     if isinstance(types, dict):
         for name, kind in types.items():
             if kind not in kinds:
-                raise DataError(f"types[{str(name)!r}]={kind!r} is not valid; use 'categorical' or 'numeric'")
+                raise DataError(f"{subject('types', kind, str(name))} is not valid; use 'categorical' or 'numeric'")
         return {str(name): kind for name, kind in types.items()}
-    raise DataError(f"types={types!r} is not valid; use 'categorical', 'numeric' or a dict column -> kind")
+    raise DataError(f"{subject('types', types)} is not valid; use 'categorical', 'numeric' or a dict column -> kind")
 
 
 def _is_int(value):
@@ -1204,24 +1264,52 @@ def _short_repr(value, limit=60):
 # Reading files
 # ----------------------------------------------------------------------------
 
+CSV, PARQUET, FEATHER = "CSV", "Parquet", "Feather"
+TABLE_SUFFIXES = {".csv": CSV, ".txt": CSV, ".tsv": CSV, ".gz": CSV, ".parquet": PARQUET, ".pq": PARQUET,
+                  ".feather": FEATHER, ".arrow": FEATHER, ".ipc": FEATHER, ".arrows": FEATHER}
+_MAGIC = {PARQUET: "PAR1", FEATHER: "ARROW1"}
+_PREFIX = 1 << 16  # bytes sniffed for the format and for binary content
+_CSV_BLOCK = 1 << 22  # bytes of CSV text per block Arrow parses
+_CSV_PART = 1 << 25  # least bytes of CSV text per reader when the text is read in parallel
+_WORKERS = min(os.cpu_count() or 1, 8)  # threads reading and coding large tables
+_THREADED_CELLS = 1 << 22  # cells from which columns are coded on several threads
+_PARQUET_BATCH = 1 << 18  # rows per batch read from Parquet
+_CONTROL_SHARE = 0.1  # a larger share of control characters in the first bytes is not text
+# pandas' default NA strings, so a file reads as it did with pandas' parser
+_NA_VALUES = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+              "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+_TRUE, _FALSE = ["True", "TRUE", "true"], ["False", "FALSE", "false"]  # pandas' booleans ("1"/"0" stay numbers)
 
-def read_csv(path_or_buffer, header=True, sep=",", encoding=None, **encoder_options):
-    """Read a CSV file or buffer and encode it.
+
+def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, **encoder_options):
+    """Read a CSV, Parquet or Feather file (or buffer) and encode it.
+
+    The format is told by the content (Parquet starts with ``PAR1``, Feather
+    and Arrow IPC with ``ARROW1``; anything else must be text), so a buffer
+    needs no name. CSV text is parsed by Arrow block by block (large text in
+    row ranges, one per core) and each column is factorized as it arrives, so
+    the text is never held whole in memory; Parquet and Feather columns are
+    read batch by batch the same way.
 
     Parameters
     ----------
     path_or_buffer : str, os.PathLike, bytes or file-like
-        A path (``.csv``, or gzip-compressed such as ``.csv.gz``) or an open
-        binary or text buffer (e.g. ``io.BytesIO``, a Streamlit
-        ``UploadedFile``).
+        A path (``.csv``, gzip-compressed ``.csv.gz``, ``.parquet``,
+        ``.feather``, ``.arrow``) or the bytes of such a file, as ``bytes`` or
+        an open buffer (e.g. ``io.BytesIO``, a Streamlit ``UploadedFile``).
     header : bool
-        Whether the first line holds column names; without one the columns
-        are named ``"X0" .. "X{n-1}"``.
+        CSV only: whether the first line holds column names; without one the
+        columns are named ``"X0" .. "X{n-1}"``.
     sep : str
-        One-character field separator.
+        CSV only: one-character field separator.
     encoding : str, optional
-        Text encoding. By default UTF-8, falling back to latin-1 (with a
-        warning naming the line of the first undecodable byte).
+        CSV only: text encoding. By default UTF-8 (UTF-16 and UTF-32 when the
+        text starts with their byte-order mark), falling back to latin-1 with a
+        warning naming the line of the first undecodable byte.
+    name : str, optional
+        File name of a buffer, used in messages (by default a buffer's own
+        ``name``). A name ending in ``.parquet`` or ``.feather`` makes content
+        of another format an error.
     **encoder_options
         Options of :class:`Encoder`.
 
@@ -1229,19 +1317,33 @@ def read_csv(path_or_buffer, header=True, sep=",", encoding=None, **encoder_opti
     -------
     Dataset
         Its ``warnings`` start with those of reading the file.
+
+    Raises
+    ------
+    DataError
+        For a file that cannot be read (not found, not a table, malformed),
+        naming the file and the line, column or byte at fault, and for
+        anything :class:`Encoder` refuses.
     """
     encoder = Encoder(**encoder_options)
-    frame, notes = read_frame(path_or_buffer, header=header, sep=sep, encoding=encoding)
-    dataset = encoder.fit_transform(frame)
+    table, notes = _read(path_or_buffer, header, sep, encoding, name, frame=False)
+    dataset = encoder._fit_transform_table(table)
     dataset.warnings[:0] = notes
     return dataset
 
 
-def read_frame(path_or_buffer, header=True, sep=",", encoding=None):
-    """Read a CSV file or buffer into a DataFrame without encoding it.
+read_csv = read_table  # the name it had before Parquet and Feather: the same function
 
-    Parameters are those of :func:`read_csv`. Empty cells and pandas' default
-    NA strings ("NA", "NaN", "null", ...) become missing values.
+
+def read_frame(path_or_buffer, header=True, sep=",", encoding=None, name=None):
+    """Read a CSV, Parquet or Feather file (or buffer) into a DataFrame without encoding it.
+
+    Parameters are those of :func:`read_table`. Empty cells and pandas'
+    default NA strings ("NA", "NaN", "null", ...) become missing values.
+    Parquet and Feather files read as ``pandas.read_parquet`` and
+    ``pandas.read_feather`` read them (categoricals keep their categories).
+    For uploads: ``read_frame(uploaded_file)``, or
+    ``read_frame(io.BytesIO(data), name="x.parquet")``.
 
     Returns
     -------
@@ -1249,103 +1351,634 @@ def read_frame(path_or_buffer, header=True, sep=",", encoding=None):
     warnings : list of str
         Problems found while reading (also emitted with ``warnings.warn``).
     """
+    return _read(path_or_buffer, header, sep, encoding, name, frame=True)
+
+
+def _read(path_or_buffer, header, sep, encoding, name, frame):
+    """``(_Table or DataFrame, warnings)`` of any supported file."""
     if not (isinstance(sep, str) and len(sep) == 1):
-        raise DataError(f"sep={sep!r} is not valid; give one character such as ',' or ';' or '\\t'")
+        raise DataError(f"{subject('sep', sep)} is not valid; give one character such as ',' or ';' or '\\t'")
     if encoding is not None:
         try:
             codecs.lookup(encoding)
         except (LookupError, TypeError):
-            raise DataError(f"encoding={encoding!r} is not a known text encoding; try 'utf-8' or 'latin-1'") from None
-    data, source = _read_bytes(path_or_buffer)
-    if re.search(rb"\S", data) is None:
-        raise DataError(f"{source} is empty ({'0 bytes' if not data else 'only whitespace'}); "
-                        f"choose a CSV file with a header line and data rows")
-    if header:
-        _check_header(data, sep, encoding or "utf-8", source)
-    notes = []
-    try:
-        frame = _parse_csv(data, header, sep, encoding or "utf-8", source)
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, _decode_error_position(data, error)) + 1
-        if encoding is not None:
-            raise DataError(f"{source} line {line} is not valid {encoding} text; pass the file's encoding, "
-                            f"e.g. encoding='latin-1'") from None
-        notes.append(f"{source} is not valid UTF-8 (first undecodable byte on line {line}); read it as latin-1 — "
-                     f"check accented characters, or pass encoding=... if the file uses another one")
-        frame = _parse_csv(data, header, sep, "latin-1", source)
+            raise DataError(f"{subject('encoding', encoding)} is not a known text encoding; "
+                            f"try 'utf-8' or 'latin-1'") from None
+    source = _Source(path_or_buffer, name)
+    if source.format != CSV:
+        return _read_arrow_file(source, frame), []
+    result, notes = _read_csv(source, header, sep, encoding, frame)
     _emit(notes)
-    return frame, notes
+    return result, notes
 
 
-def _read_bytes(path_or_buffer):
-    """All bytes of a path or buffer (gunzipped if gzip) and a name for messages."""
-    if isinstance(path_or_buffer, (str, os.PathLike)):
-        path = Path(path_or_buffer)
-        source = f"file {path.name!r}"
+class _Source:
+    """The bytes of a table: where they are, what messages call them, which format they hold.
+
+    A path is read from disk whenever it is opened (never held whole); bytes
+    and buffers are kept as given. ``prefix`` holds the first bytes
+    (decompressed when gzip) for sniffing.
+    """
+
+    def __init__(self, path_or_buffer, name=None):
+        self.path, self.data = None, None
+        if isinstance(path_or_buffer, (str, os.PathLike)):
+            self.path = Path(path_or_buffer)
+            name = name or self.path.name
+        elif isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
+            self.data = path_or_buffer
+        elif hasattr(path_or_buffer, "getvalue") or hasattr(path_or_buffer, "read"):
+            reader = getattr(path_or_buffer, "getvalue", None) or path_or_buffer.read
+            self.data = reader()
+            own = getattr(path_or_buffer, "name", None)
+            name = name or (own if isinstance(own, (str, os.PathLike)) else None)
+        else:
+            raise DataError(f"cannot read a table from {type(path_or_buffer).__name__}; "
+                            f"give a path, bytes or a file-like object")
+        if isinstance(self.data, str):
+            self.data = self.data.encode("utf-8")
+        self.name = os.path.basename(str(name)) if name else None
+        if self.name:
+            self.label = f"file {self.name!r}"
+        else:
+            self.label = "the data" if isinstance(path_or_buffer, (bytes, bytearray, memoryview)) else "the upload"
+        with self._open_raw() as raw:
+            self.gzip = raw.read(2) == b"\x1f\x8b"
+        self.prefix = next(self.chunks(_PREFIX), b"")
+        self.format = self._sniff()
+
+    def _open_raw(self):
+        if self.path is None:
+            return io.BytesIO(self.data)
         try:
-            data = path.read_bytes()
+            return open(self.path, "rb")
         except FileNotFoundError:
-            raise DataError(f"file not found: {str(path)!r}; check the path") from None
+            raise DataError(f"file not found: {str(self.path)!r}; check the path") from None
         except OSError as error:
-            raise DataError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
-    elif isinstance(path_or_buffer, (bytes, bytearray, memoryview)):
-        data, source = bytes(path_or_buffer), "the data"
-    elif hasattr(path_or_buffer, "getvalue") or hasattr(path_or_buffer, "read"):
-        reader = getattr(path_or_buffer, "getvalue", None) or path_or_buffer.read
-        data = reader()
-        name = getattr(path_or_buffer, "name", None)
-        source = f"file {os.path.basename(str(name))!r}" if name else "the upload"
-    else:
-        raise DataError(f"cannot read a table from {type(path_or_buffer).__name__}; give a path or a file-like object")
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise DataError(f"{source} looks gzip-compressed but cannot be decompressed ({error})") from None
-    return bytes(data), source
+            raise DataError(f"cannot read {str(self.path)!r}: {error.strerror or error}") from None
+
+    def chunks(self, size=1 << 20):
+        """The (decompressed) bytes, ``size`` at a time."""
+        with self._open_raw() as raw:
+            stream = gzip.GzipFile(fileobj=raw) if self.gzip else raw
+            try:
+                while chunk := stream.read(size):
+                    yield chunk
+            except (OSError, EOFError, zlib.error) as error:
+                raise self.gzip_error(error) from None
+
+    def gzip_error(self, error):
+        return DataError(f"{self.label} looks gzip-compressed but cannot be decompressed ({error})")
+
+    def size(self):
+        """Number of (compressed) bytes."""
+        return self.path.stat().st_size if self.path is not None else len(memoryview(self.data))
+
+    def text_stream(self, start=0, end=None):
+        """An Arrow input stream of bytes ``start .. end`` (all, decompressed, by default), for the CSV reader."""
+        if self.path is None:
+            data = pa.py_buffer(self.data)
+            if self.gzip:
+                return pa.input_stream(data, compression="gzip")
+            return pa.BufferReader(data.slice(start, (data.size if end is None else end) - start))
+        if start == 0 and end is None:
+            return pa.input_stream(str(self.path), compression="gzip" if self.gzip else None)
+        return pa.PythonFile(_FileRange(self.path, start, end), mode="r")
+
+    def random_access(self):
+        """A seekable Arrow file of the bytes, for Parquet and Feather."""
+        return pa.OSFile(str(self.path)) if self.path is not None else pa.BufferReader(pa.py_buffer(self.data))
+
+    def _sniff(self):
+        head = self.prefix
+        found = None
+        if not self.gzip and head[:4] == b"PAR1":
+            found = PARQUET
+        elif not self.gzip and (head[:6] == b"ARROW1" or head[:4] in (b"FEA1", b"\xff\xff\xff\xff")):
+            found = FEATHER
+        named = TABLE_SUFFIXES.get(Path(self.name).suffix.lower()) if self.name else None
+        if named in (PARQUET, FEATHER) and found != named:
+            raise DataError(f"{self.label} is named like a {named} file but is not one (a {named} file starts "
+                            f"with {_MAGIC[named]}); save it again as {named}, or rename it if it holds CSV text")
+        return found or CSV
 
 
-def _check_header(data, sep, encoding, source):
-    """DataError naming duplicated column names (before pandas renames them 'A.1')."""
-    start = re.search(rb"\S", data).start()
-    start = data.rfind(b"\n", 0, start) + 1
-    end = data.find(b"\n", start)
-    line = data[start: end if end >= 0 else len(data)].rstrip(b"\r")
-    text = line.decode(encoding, errors="replace").lstrip("\ufeff")
-    names = next(csv.reader([text], delimiter=sep))
-    repeated = {}
+class _FileRange(io.RawIOBase):
+    """Bytes ``start .. end`` of a file (to its end when ``end`` is None), read as a stream."""
+
+    def __init__(self, path, start, end):
+        self._file = open(path, "rb")
+        self._file.seek(start)
+        self._left = None if end is None else end - start
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        view = memoryview(buffer)
+        read = self._file.readinto(view if self._left is None else view[: self._left])
+        if self._left is not None:
+            self._left -= read
+        return read
+
+    def close(self):
+        self._file.close()
+        super().close()
+
+
+def _collect(batches, ordered, frame):
+    """What one reader's batches hold: ``(batches, rows)`` for a DataFrame, else ``(column collectors, rows)``.
+
+    ``ordered[j]`` says whether column ``j`` was stored as a categorical whose
+    category order counts.
+    """
+    if frame:
+        kept = list(batches)
+        return kept, sum(batch.num_rows for batch in kept)
+    parts, n_rows = None, 0
+    for batch in batches:
+        if parts is None:
+            parts = [_column_collector(array.type, keep) for array, keep in zip(batch.columns, ordered)]
+        for part, array in zip(parts, batch.columns):
+            part.add(array)
+        n_rows += batch.num_rows
+    return parts, n_rows
+
+
+def _joined(pieces, schema, names, no_rows, frame):
+    """The DataFrame or :class:`_Table` of what readers of consecutive row ranges collected (see :func:`_collect`).
+
+    ``no_rows`` is the message for a table without rows.
+    """
+    n_rows = sum(rows for _, rows in pieces)
+    if n_rows == 0:
+        raise DataError(no_rows)
+    if frame:
+        table = pa.Table.from_batches([batch for batches, _ in pieces for batch in batches], schema=schema)
+        if table.column_names != names:
+            table = table.rename_columns(names)
+        return table.to_pandas()
+    first, *rest = [parts for parts, rows in pieces if rows]
+    for parts in rest:
+        for mine, theirs in zip(first, parts):
+            mine.extend(theirs)
+    columns = _each(lambda j: first[j].finish(names[j]), range(len(names)), n_rows)
+    return _Table(columns, n_rows)
+
+
+def _each(function, items, n_rows):
+    """``[function(item) for item in items]``, on a thread per core when the columns are long.
+
+    For work that is one column per item and lets other threads run (numpy,
+    pandas' factorization), as coding the columns of a large table is.
+    """
+    if n_rows * len(items) < _THREADED_CELLS or _WORKERS < 2:
+        return [function(item) for item in items]
+    with concurrent.futures.ThreadPoolExecutor(_WORKERS) as pool:
+        return list(pool.map(function, items))
+
+
+def _column_collector(dtype, ordered):
+    if pa.types.is_dictionary(dtype):
+        return _LabelCollector(CATEGORICAL if ordered else _TEXT)
+    if pa.types.is_string(dtype) or pa.types.is_large_string(dtype):
+        return _LabelCollector(_TEXT)
+    if pa.types.is_boolean(dtype):
+        return _LabelCollector(_FLAG)
+    if pa.types.is_integer(dtype) or pa.types.is_floating(dtype) or pa.types.is_null(dtype):
+        return _NumberCollector()
+    return _PandasCollector()
+
+
+class _LabelCollector:
+    """Factorizes text, boolean and dictionary (categorical) columns batch by batch.
+
+    Each batch is dictionary-encoded by Arrow; its few distinct values are
+    numbered in order of first appearance across batches (as Arrow unifies
+    dictionaries, so a categorical keeps its category order), and its rows
+    kept as small integer codes.
+    """
+
+    def __init__(self, stored):
+        self.stored = stored
+        self.index = {}
+        self.pieces = []
+        self.all_present = True  # a stored dictionary may hold values no row has; dictionary_encode's does not
+
+    def add(self, array):
+        if pa.types.is_dictionary(array.type):
+            self.all_present = False
+        else:
+            array = pc.dictionary_encode(array)
+        index = self.index
+        numbered = [-1 if value is None else index.setdefault(value, len(index))
+                    for value in array.dictionary.to_pylist()]
+        lookup = np.array(numbered, dtype=_index_dtype(len(index)))
+        positions = array.indices
+        if not len(lookup):  # every value missing
+            codes = np.full(len(array), -1, np.int8)
+        elif positions.null_count:
+            codes = lookup[pc.fill_null(positions, 0).to_numpy()]
+            codes[pc.is_null(positions).to_numpy(zero_copy_only=False)] = -1
+        else:
+            codes = lookup[positions.to_numpy()]
+        self.pieces.append(codes)
+
+    def extend(self, other):
+        """Append the rows another collector of this column gathered (the rows after these)."""
+        index = self.index
+        numbered = [index.setdefault(value, len(index)) for value in other.index]
+        lookup = np.array(numbered + [-1], dtype=_index_dtype(len(index)))
+        self.pieces += [lookup[piece] for piece in other.pieces]
+        self.all_present &= other.all_present
+
+    def finish(self, name):
+        codes = np.concatenate(self.pieces)
+        self.pieces = []
+        uniques = np.empty(len(self.index), dtype=object)
+        uniques[:] = list(self.index)
+        order = [_text_of(u) for u in uniques] if self.stored == CATEGORICAL else None
+        return _factorized_column(name, codes, uniques, self.stored, order, self.all_present)
+
+
+class _NumberCollector:
+    """Keeps a number column batch by batch (integers in the smallest dtype that holds them), then factorizes it."""
+
+    def __init__(self):
+        self.pieces = []
+
+    def add(self, array):
+        if pa.types.is_null(array.type):
+            values = np.full(len(array), np.nan)
+        else:
+            values = array.to_numpy(zero_copy_only=False)  # float64 with NaN where an integer is missing
+        if values.dtype.kind in "iu" and values.size:
+            values = values.astype(_value_dtype(values.min(), values.max()), copy=False)
+        self.pieces.append(values)
+
+    def extend(self, other):
+        self.pieces += other.pieces
+
+    def finish(self, name):
+        values = np.concatenate(self.pieces)
+        self.pieces = []
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        return _factorized_column(name, codes, uniques, NUMERIC)
+
+
+class _PandasCollector:
+    """Any other column (dates, times, decimals, ...): converted to pandas and prepared as a DataFrame column is."""
+
+    def __init__(self):
+        self.pieces = []
+
+    def add(self, array):
+        self.pieces.append(array)
+
+    def extend(self, other):
+        self.pieces += other.pieces
+
+    def finish(self, name):
+        return _prepare_column(name, pa.chunked_array(self.pieces).to_pandas())
+
+
+def _value_dtype(low, high):
+    """Smallest integer dtype holding ``low .. high``."""
+    for dtype in (np.int8, np.int16, np.int32, np.int64):
+        info = np.iinfo(dtype)
+        if info.min <= low and high <= info.max:
+            return np.dtype(dtype)
+    return np.dtype(np.uint64)
+
+
+def _check_names(source, names):
+    """DataError naming duplicated column names with their positions."""
+    if not names:
+        raise DataError(f"{source.label} has no columns; choose a table with at least one column")
+    spots = {}
     for position, name in enumerate(names, start=1):
-        repeated.setdefault(name, []).append(position)
-    duplicates = [
-        f"{name!r} (columns {', '.join(map(str, spots))})" for name, spots in repeated.items() if len(spots) > 1
-    ]
+        spots.setdefault(name, []).append(position)
+    duplicates = [f"{name!r} (columns {', '.join(map(str, at))})" for name, at in spots.items() if len(at) > 1]
     if duplicates:
-        raise DataError(f"{source} has duplicated column names: {'; '.join(duplicates)}; "
+        raise DataError(f"{source.label} has duplicated column names: {'; '.join(duplicates)}; "
                         f"rename them so every column has its own name")
 
 
-def _parse_csv(data, header, sep, encoding, source):
+# -- Parquet and Feather -------------------------------------------------------
+
+
+def _read_arrow_file(source, frame):
+    """A Parquet or Feather (Arrow IPC) file, collected by :func:`_collect`."""
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=sep, header=0 if header else None, encoding=encoding,
-                            low_memory=False)
-    except pd.errors.ParserError as error:
-        raise DataError(f"{source} could not be parsed: {str(error).strip()}; every line needs the same number "
-                        f"of fields (is sep={sep!r} right?)") from None
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{source} has no columns; choose a CSV file with a header line and data rows") from None
+        schema, batches, index = _arrow_file_batches(source, frame)
+        names = schema.names if frame else [n for n in schema.names if n not in index]
+        _check_names(source, names)
+        ordered = [pa.types.is_dictionary(schema.field(n).type) for n in names]
+        if not frame and index:
+            batches = (batch.select(names) for batch in batches)
+        no_rows = f"{source.label} has columns ({_short_list(names)}) but no data rows; choose a table with data"
+        return _joined([_collect(batches, ordered, frame)], schema, names, no_rows, frame)
+    except (pa.ArrowException, OSError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise DataError(f"{source.label} cannot be read as {source.format}: {message}") from None
+
+
+def _arrow_file_batches(source, frame):
+    """``(schema, batches, pandas index columns)`` of a Parquet or Feather file."""
+    if source.format == PARQUET:
+        import pyarrow.parquet as pq
+
+        schema = pq.ParquetFile(source.random_access()).schema_arrow
+        index = _pandas_index_columns(schema)
+        strings = [] if frame else [f.name for f in schema if pa.types.is_string(f.type) or
+                                    pa.types.is_large_string(f.type)]
+        # read_dictionary: text comes out dictionary-encoded as Parquet stores it, never as one string per row
+        file = pq.ParquetFile(source.random_access(), read_dictionary=strings)
+        return schema, file.iter_batches(batch_size=_PARQUET_BATCH), index
+    head = source.prefix
+    if head[:4] == b"FEA1":  # Feather version 1
+        import pyarrow.feather as feather
+
+        table = feather.read_table(source.random_access())
+        return table.schema, table.to_batches(), _pandas_index_columns(table.schema)
+    if head[:6] == b"ARROW1":
+        reader = pa.ipc.open_file(source.random_access())
+        batches = (reader.get_batch(i) for i in range(reader.num_record_batches))
+    else:
+        reader = pa.ipc.open_stream(source.random_access())
+        batches = iter(reader)
+    return reader.schema, batches, _pandas_index_columns(reader.schema)
+
+
+def _pandas_index_columns(schema):
+    """Columns that pandas stored as the index of the frame (not data)."""
+    metadata = schema.pandas_metadata or {}
+    return {name for name in metadata.get("index_columns", []) if isinstance(name, str)}
+
+
+# -- CSV -------------------------------------------------------------------------
+
+
+def _read_csv(source, header, sep, encoding, frame):
+    """Parse CSV text with Arrow's streaming reader; returns ``(collected, warnings)``.
+
+    Large uncompressed text is cut into row ranges read in parallel, one per
+    core (:func:`_row_ranges`). Arrow fixes each column's type on the first
+    block; a later value that does not fit (text after a million numbers)
+    restarts the read with that column widened (to float, then text), so types
+    are those of the whole column as pandas infers them. Text that is not UTF-8
+    restarts it as latin-1.
+    """
+    text_encoding = _text_encoding(source, encoding)
+    _check_text(source, text_encoding)
+    ranges = _row_ranges(source, text_encoding)
+    notes, forced, names = [], {}, []
+    while True:
+        try:
+            return _parse_csv(source, header, sep, text_encoding, forced, ranges, frame, names), notes
+        except UnicodeDecodeError:
+            raise _decode_error(source, text_encoding) from None
+        except pa.ArrowInvalid as error:
+            message = str(error)
+            conversion = re.search(r"In CSV column #(\d+): (?:Row #\d+: )?CSV conversion error to (\w+).*?: "
+                                   r"invalid value '(.*)'", message, re.S)
+            if "invalid UTF8" in message:
+                if encoding is not None:
+                    raise _decode_error(source, text_encoding) from None
+                line, _ = _undecodable(source, "utf-8") or ("?", 0)
+                notes.append(f"{source.label} is not valid UTF-8 (first undecodable byte on line {line}); read it as "
+                             f"latin-1 — check accented characters, or pass {subject('encoding', ...)} if the file "
+                             f"uses another one")
+                text_encoding = "latin-1"
+            elif conversion:
+                column, to, value = int(conversion[1]), conversion[2], conversion[3]
+                forced[names[column]] = pa.float64() if to in ("int64", "null") and _is_float(value) else pa.string()
+            elif "Expected" in message and "columns" in message and ranges != [(0, None)]:
+                ranges = [(0, None)]  # a bad row is numbered from the top only by a reader that starts there
+            else:
+                raise _parse_error(source, message, sep) from None
+        except OSError as error:
+            if source.gzip:
+                raise source.gzip_error(error) from None
+            raise DataError(f"cannot read {source.label}: {error}") from None
+
+
+def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names):
+    """One attempt at reading CSV text: the first range's reader infers the column types, the readers of
+    the other ranges (in threads) are given them. ``names`` receives Arrow's column names."""
+    with contextlib.closing(source.text_stream(*ranges[0])) as stream:
+        first = _open_csv(stream, header, sep, encoding, forced)
+        schema = first.schema
+        names[:] = schema.names
+        if any(pa.types.is_binary(t) for t in schema.types):
+            raise pa.ArrowInvalid("invalid UTF8 data")  # Arrow types text that is not UTF-8 as binary
+        widen = {n: pa.string() for n, t in zip(schema.names, schema.types) if _needs_text(t)}
+        if widen:
+            forced.update(widen)
+            return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names)
+        shown = _csv_names(schema.names, header)
+        _check_names(source, shown)
+        check_nul = not _wide(encoding)
+        ordered = [False] * len(shown)
+        types = dict(zip(schema.names, schema.types))
+
+        def read_range(span):
+            with contextlib.closing(source.text_stream(*span)) as part:
+                reader = _open_csv(part, False, sep, encoding, types, names=schema.names)
+                return _collect(_checked(source, reader, check_nul), ordered, frame)
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, len(ranges) - 1)) as pool:
+            later = [pool.submit(read_range, span) for span in ranges[1:]]
+            pieces = [_collect(_checked(source, first, check_nul), ordered, frame)]
+            pieces += [future.result() for future in later]
+    no_rows = f"{source.label} has a header line but no data rows; add data rows"
+    return _joined(pieces, schema, shown, no_rows, frame)
+
+
+def _checked(source, batches, check_nul):
+    """The batches, refusing text that holds NUL bytes."""
+    for batch in batches:
+        if check_nul:
+            _check_no_nul(source, batch)
+        yield batch
+
+
+def _row_ranges(source, encoding):
+    """Byte ranges of the text, each starting at a row, for one reader per core: ``[(0, None)]`` (all of it)
+    for gzipped, UTF-16/32 or small text (under two :data:`_CSV_PART` per range)."""
+    size = source.size()
+    count = min(_WORKERS, size // _CSV_PART)
+    if count < 2 or source.gzip or _wide(encoding):
+        return [(0, None)]
+    starts = [start for start in _row_starts(source, [size * k // count for k in range(1, count)]) if start < size]
+    return list(zip([0, *starts], [*starts, None]))
+
+
+def _row_starts(source, targets):
+    """For each target byte offset, the first offset at or after it where a row starts: just after a newline
+    with an even number of quote characters before it (RFC 4180 quoting: a newline in a quoted field has an
+    odd number; a doubled quote inside one adds two)."""
+    starts, wanted, odd = [], iter(targets), 0
+    target = next(wanted, None)
+    for offset, chunk in _offsets(source.chunks(1 << 24)):
+        done = 0  # quotes of chunk[:done] are counted in odd
+        while target is not None:
+            newline = chunk.find(b"\n", max(target - 1 - offset, done))  # a row may start at the target
+            if newline < 0:
+                break
+            odd = (odd + chunk.count(b'"', done, newline + 1)) % 2
+            done = newline + 1
+            if not odd:
+                starts.append(offset + done)
+                target = next(wanted, None)
+        if target is None:
+            break
+        odd = (odd + chunk.count(b'"', done)) % 2
+    return starts
+
+
+def _open_csv(stream, header, sep, encoding, forced, names=None):
+    """Arrow's streaming CSV reader; ``names`` (for a range after the first) means there is no header line.
+
+    One thread per reader: Arrow's own threads cost more CPU than they save on a streamed read, and
+    only a one-thread reader numbers the row of a parse error.
+    """
+    return pa_csv.open_csv(
+        stream,
+        read_options=pa_csv.ReadOptions(use_threads=False, block_size=_CSV_BLOCK, encoding=encoding,
+                                        column_names=names or [],
+                                        autogenerate_column_names=names is None and not header),
+        parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        convert_options=pa_csv.ConvertOptions(column_types=forced, null_values=_NA_VALUES, strings_can_be_null=True,
+                                              true_values=_TRUE, false_values=_FALSE),
+    )
+
+
+def _csv_names(raw, header):
+    """Column names as pandas gives them: ``X0, X1, ...`` without a header, ``Unnamed: j`` for a blank one."""
     if not header:
-        frame.columns = [f"X{j}" for j in range(frame.shape[1])]
-    if len(frame) == 0:
-        raise DataError(f"{source} has a header line but no data rows; add data rows")
-    return frame
+        return [f"X{j}" for j in range(len(raw))]
+    return [name if name else f"Unnamed: {j}" for j, name in enumerate(raw)]
 
 
-def _decode_error_position(data, error):
-    """Byte offset in ``data`` of the first byte that does not decode."""
+def _needs_text(dtype):
+    """Column types Arrow infers that pandas leaves as text (dates, times): read as written."""
+    return not (pa.types.is_integer(dtype) or pa.types.is_floating(dtype) or pa.types.is_boolean(dtype)
+                or pa.types.is_string(dtype) or pa.types.is_null(dtype) or pa.types.is_binary(dtype))
+
+
+def _is_float(text):
     try:
-        data.decode(error.encoding)
-    except UnicodeDecodeError as full:
-        return full.start
-    return error.start
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _text_encoding(source, encoding):
+    """Arrow's name of the encoding to read with: the one given, else UTF-8 or a byte-order mark's."""
+    if encoding is None:
+        head = source.prefix
+        if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+            return "utf-32"
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return "utf-16"
+        return "utf8"
+    return "utf8" if codecs.lookup(encoding).name == "utf-8" else encoding
+
+
+def _wide(encoding):
+    """Whether text in this encoding holds NUL bytes (UTF-16, UTF-32)."""
+    return codecs.lookup(encoding).name.startswith(("utf-16", "utf-32"))
+
+
+def _check_text(source, encoding):
+    """DataError for an empty file, or one whose first bytes are not text (NUL bytes, control characters)."""
+    head = source.prefix
+    text = head.decode(encoding, errors="replace")
+    if not text.strip() and len(head) < _PREFIX:
+        raise DataError(f"{source.label} is empty ({'0 bytes' if not head else 'only whitespace'}); "
+                        f"choose a CSV file with a header line and data rows")
+    nul = text.find("\x00") if _wide(encoding) else head.find(b"\x00")
+    if nul >= 0:
+        unit = "character" if _wide(encoding) else "byte"
+        raise _not_text(source, f"it holds NUL bytes, the first at {unit} {nul + 1:,}")
+    control = len(_CONTROL.findall(text))
+    if control > _CONTROL_SHARE * len(text):
+        raise _not_text(source, f"{control:,} of its first {len(text):,} characters are control characters")
+
+
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f]")  # control characters that text tables do not hold
+
+
+def _not_text(source, found):
+    hint = ""
+    head = source.prefix
+    if b"\x00" in head and max(head[0::2].count(0), head[1::2].count(0)) > 0.4 * len(head) / 2:
+        hint = f"; if it is UTF-16 text, pass {subject('encoding', 'utf-16')}"
+    return DataError(f"{source.label} is not a text table ({found}); give a CSV, Parquet or Feather file{hint}")
+
+
+def _check_no_nul(source, batch):
+    """DataError naming the first NUL byte of the file if a text column of the batch holds one."""
+    for array in batch.columns:
+        if (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)) and _holds_nul(array):
+            offset = next(at + chunk.find(b"\x00") for at, chunk in _offsets(source.chunks()) if b"\x00" in chunk)
+            raise _not_text(source, f"it holds NUL bytes, the first at byte {offset + 1:,}")
+
+
+def _holds_nul(array):
+    """Whether the values of a string array hold a NUL character (the bytes its offsets span, not padding)."""
+    offsets, data = array.buffers()[1:3]
+    if data is None:
+        return False
+    bounds = np.frombuffer(offsets, np.int64 if pa.types.is_large_string(array.type) else np.int32)
+    start, end = int(bounds[array.offset]), int(bounds[array.offset + len(array)])
+    return end > start and np.frombuffer(data, np.uint8, count=end - start, offset=start).min() == 0
+
+
+def _offsets(chunks):
+    """``(offset, chunk)`` pairs of a stream of byte chunks."""
+    offset = 0
+    for chunk in chunks:
+        yield offset, chunk
+        offset += len(chunk)
+
+
+def _undecodable(source, encoding):
+    """``(line, byte offset)`` of the first byte that does not decode in ``encoding``, or None."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    lines = 0
+    for offset, chunk in _offsets(source.chunks()):
+        pending = len(decoder.getstate()[0])
+        try:
+            decoder.decode(chunk)
+        except UnicodeDecodeError as error:
+            position = offset - pending + error.start
+            return lines + chunk[: max(0, position - offset)].count(b"\n") + 1, position
+        lines += chunk.count(b"\n")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return lines + 1, None
+    return None
+
+
+def _decode_error(source, encoding):
+    line, _ = _undecodable(source, encoding) or ("?", 0)
+    name = "utf-8" if encoding == "utf8" else encoding
+    return DataError(f"{source.label} line {line} is not valid {name} text; pass the file's encoding, "
+                     f"e.g. {subject('encoding', 'latin-1')}")
+
+
+def _parse_error(source, message, sep):
+    """DataError for text Arrow cannot split into rows of equal length."""
+    fields = re.search(r"(?:Row #(\d+): )?Expected (\d+) columns, got (\d+)", message)
+    if fields:
+        row, expected, got = fields.groups()
+        where = f"line {row}" if row else "a line"
+        what = f"{where} has {got} field{'s' if got != '1' else ''} where the first line has {expected}"
+    else:
+        what = message.replace("CSV parse error: ", "").strip().splitlines()[0]
+    return DataError(f"{source.label} could not be parsed: {what}; every line needs the same number of fields "
+                     f"(is {subject('sep', sep)} right?)")

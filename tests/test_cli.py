@@ -4,6 +4,7 @@ import io
 import json
 import math
 import signal
+import sys
 import threading
 from pathlib import Path
 
@@ -141,6 +142,63 @@ def test_a_stopped_search_still_writes_its_best_network(capsys, tmp_path, monkey
     code, out, _ = run(capsys, "learn", ASIA, "--algorithm", "tabu", "--json", tmp_path / "t.json")
     assert code == 0 and json.loads(out)["stopped"] == "stopped"
     assert np.isfinite(bx.Result.from_json((tmp_path / "t.json").read_text()).score)
+
+
+def test_every_data_command_reads_parquet_and_feather(capsys, tmp_path):
+    asia, wdbc = pd.read_csv(ASIA), pd.read_csv(WDBC)
+    asia.to_parquet(tmp_path / "asia.parquet")
+    asia.to_feather(tmp_path / "asia.feather")
+    wdbc.to_parquet(tmp_path / "wdbc.parquet")
+    code, out, _ = run(capsys, "learn", ASIA, "--algorithm", "hc", "--quiet")
+    expected = json.loads(out)["score"]
+    for name in ("asia.parquet", "asia.feather"):
+        code, out, err = run(capsys, "learn", tmp_path / name, "--algorithm", "hc", "--quiet")
+        assert code == 0 and json.loads(out)["score"] == pytest.approx(expected, rel=1e-12), err
+    code, out, _ = run(capsys, "score", tmp_path / "asia.feather", "--arcs", "smoke->lung")
+    assert code == 0 and "lung" in json.loads(out)["local"]
+    code, out, _ = run(capsys, "enumerate", tmp_path / "asia.parquet", "--bf", 20, "--limit", 5)
+    assert code == 0 and json.loads(out)["networks"] <= 5
+    code, out, _ = run(capsys, "bnkl", tmp_path / "wdbc.parquet", "--class-column", "diagnosis", "--quiet",
+                       "--json", tmp_path / "b.json")
+    assert code == 0 and json.loads(out)["class0"] == "benign"
+    assert run(capsys, "learn", ASIA, "--quiet", "--json", tmp_path / "hc.json")[0] == 0
+    asked = [run(capsys, "query", data, "--graph", tmp_path / "hc.json", "--evidence", "smoke=yes", "--target", "lung")
+             for data in (ASIA, tmp_path / "asia.parquet")]
+    assert asked[0][0] == asked[1][0] == 0 and json.loads(asked[0][1]) == json.loads(asked[1][1])
+
+
+def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
+    """Library messages that suggest an option say it as a flag here (never max_levels=, missing=, types=)."""
+    (tmp_path / "gaps.csv").write_text("a,b\nx,1\n,2\ny,1\n")
+    pd.DataFrame({"id": [f"p{i}" for i in range(60)], "v": ["a", "b"] * 30}).to_csv(tmp_path / "ids.csv", index=False)
+    (tmp_path / "noise.bin").write_bytes(np.random.default_rng(0).bytes(2000))
+    cases = [
+        (["learn", WDBC], "need a discretization: pass --discretize uniform3 (or"),
+        (["learn", WDBC], "or --categorical to use their values as categories"),
+        (["learn", ASIA, "--max-levels", 1], "--max-levels 1 is not valid; use a whole number >= 2"),
+        (["learn", ASIA, "--sep", ";;"], "--sep ';;' is not valid"),
+        (["learn", ASIA, "--discretize", "magic"], "--discretize magic is not a discretization method"),
+        (["learn", ASIA, "--encoding", "klingon"], "--encoding klingon is not a known text encoding"),
+        (["learn", tmp_path / "gaps.csv", "--missing", "error"],
+         "column 'a' row 2 is missing (--missing error); fill it in, or pass --missing state to give missing "
+         "values their own state or --missing drop to drop such rows"),
+        (["learn", tmp_path / "ids.csv"], "more than --max-levels 50; drop the column or raise --max-levels"),
+        (["score", tmp_path / "noise.bin", "--arcs", ""], "file 'noise.bin' is not a text table (it holds NUL bytes"),
+        (["learn", tmp_path / "noise.bin", "--no-header"], "give a CSV, Parquet or Feather file"),
+    ]
+    for args, message in cases:
+        code, out, err = run(capsys, *args)
+        assert code == 1 and out == "" and err.count("\n") == 1 and message in err, (args, err)
+        assert not any(word in err for word in ("max_levels", "missing=", "discretize=", "types=", "sep=",
+                                                "encoding=")), err
+
+
+def test_version_and_the_name_the_command_was_started_by(capsys, monkeypatch):
+    for argv0, prog in (("/usr/bin/bnexplore", "bnexplore"), ("/x/bnexplore/__main__.py", "python -m bnexplore")):
+        monkeypatch.setattr(sys, "argv", [argv0])
+        with pytest.raises(SystemExit):
+            cli.main(["--version"])
+        assert capsys.readouterr().out.strip() == f"{prog} {bx.__version__}"
 
 
 # -- query, knowledge, bootstrap (issue 15) ----------------------------------

@@ -4,6 +4,7 @@ import gzip
 import io
 import math
 import os
+import re
 import warnings
 
 import numpy as np
@@ -20,7 +21,9 @@ from bnexplore.data import (
     learn_cut_points,
     read_csv,
     read_frame,
+    read_table,
 )
+from bnexplore import data as data_module
 from bnexplore.errors import DataError
 
 SHARED = "/work/shared/data/ebnsl"
@@ -577,3 +580,252 @@ def test_read_benchmark_file_with_skipped_codes():
     column = 5
     order = np.sort(raw[column].unique())
     assert np.array_equal(order[ds.codes[:, column]], raw[column].to_numpy())
+
+
+# ----------------------------------------------------------------------------
+# Arrow's reader reads as pandas' parser did; Parquet and Feather; binary files
+# ----------------------------------------------------------------------------
+
+
+def same_dataset(a, b):
+    return (a.names == b.names and a.states == b.states and a.codes.dtype == b.codes.dtype
+            and np.array_equal(a.codes, b.codes))
+
+
+def small_blocks(monkeypatch):
+    """Arrow parses 256-byte blocks, so a few hundred rows span many blocks (it fixes column types on the first)."""
+    monkeypatch.setattr(data_module, "_CSV_BLOCK", 256)
+
+
+TRICKY_CSV = {
+    "mixed numbers and text": b"m,n\n1,a\n2,b\noops,c\n3,d\n",
+    "NA strings and blanks": b"a,b,c\nx,1,NA\n,NaN,null\n y ,2,None\n   ,n/a,#N/A\n",
+    "booleans and 1/0": b"f,g,h\nTrue,1,true\nfalse,0,1\nTRUE,1,\n",
+    "integers with missing": b"i,j\n1,\n2,7\n,7\n3,8\n",
+    "floats": b"x,y\n0.5,1e3\n-1.25,2.5E-1\n3,7\n",
+    "dates and times as written": b"d,t\n2020-01-02,10:00:00\n2020-01-02T10:00,11:30:00\n2021-12-31,10:00:00\n",
+    "quoted separators and newlines": b'q,r\n"a,b",1\n"multi\nline",2\n"say ""hi""",1\n',
+    "blank header names": b"a,,b\n1,x,u\n2,y,v\n",
+    "crlf and a byte-order mark": "\ufeffc1,c2\r\nx,1\r\ny,2\r\n".encode("utf-8"),
+    "blank lines": b"\n\na,b\n1,2\n\n3,4\n",
+    "numbers as text": b"k\n007\n7\n1.50\n",
+}
+
+
+@pytest.mark.parametrize("name", TRICKY_CSV)
+def test_arrow_reader_gives_the_dataset_pandas_parser_gave(name):
+    """The loader before Arrow: pandas' C parser, then Dataset.from_frame (the same encoder)."""
+    text = TRICKY_CSV[name]
+    old = quiet(Dataset.from_frame, pd.read_csv(io.BytesIO(text), low_memory=False), types="categorical")
+    new = quiet(read_table, io.BytesIO(text), types="categorical")
+    assert same_dataset(new, old)
+    frame, _ = quiet(read_frame, io.BytesIO(text))
+    assert same_dataset(quiet(Dataset.from_frame, frame, types="categorical"), old)
+
+
+def test_types_fixed_on_the_first_block_widen_for_later_values(monkeypatch):
+    small_blocks(monkeypatch)
+    rows = [f"{k % 3},{k % 2},,{k % 4}" for k in range(300)]
+    rows[250] = "oops,2.5,7,x"
+    text = ("ints_then_text,ints_then_float,empty_then_number,ints_then_text_again\n" + "\n".join(rows)).encode()
+    old = quiet(Dataset.from_frame, pd.read_csv(io.BytesIO(text)), discretize={"ints_then_float": "manual:1"},
+                types={"empty_then_number": "categorical"})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        new = read_table(io.BytesIO(text), discretize={"ints_then_float": "manual:1"},
+                         types={"empty_then_number": "categorical"})
+    assert [str(w.message).split(";")[0] for w in caught] == [
+        "column 'ints_then_text' mixes numbers and text (row 251: 'oops')",
+        "column 'ints_then_text_again' mixes numbers and text (row 251: 'x')"]
+    assert same_dataset(new, old)
+    assert new.states[0] == ["0", "1", "2", "oops"] and new.states[2] == ["7", MISSING_LABEL]
+
+
+def test_problems_after_the_first_block_name_their_line(monkeypatch, tmp_path):
+    small_blocks(monkeypatch)
+    rows = [f"{k % 5},x" for k in range(300)]
+    short = rows.copy()
+    short[200] = "5"
+    with pytest.raises(DataError, match="line 202 has 1 field where the first line has 2"):
+        read_table(io.BytesIO(("a,b\n" + "\n".join(short)).encode()))
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(("a,b\n" + "\n".join(rows[:250]) + "\n250,K\u00f6ln\n").encode("latin-1"))
+    with pytest.warns(UserWarning, match="'latin.csv' is not valid UTF-8 \\(first undecodable byte on line 252\\)"):
+        ds = read_table(latin)
+    assert ds.states[1] == ["Köln", "x"]
+    with pytest.raises(DataError, match="'latin.csv' line 252 is not valid utf-8 text"):
+        read_table(latin, encoding="utf-8")
+
+
+def test_utf16_text_reads_with_its_byte_order_mark_and_is_refused_without_one():
+    text = "town,size\nK\u00f6ln,1\nParis,2\n"
+    ds = read_table(io.BytesIO(text.encode("utf-16")))
+    assert ds.names == ["town", "size"] and ds.states[0] == ["Köln", "Paris"]
+    bare = text.encode("utf-16-le")
+    with pytest.raises(DataError, match="not a text table .* if it is UTF-16 text, pass encoding='utf-16'"):
+        read_table(io.BytesIO(bare))
+    assert same_dataset(read_table(io.BytesIO(bare), encoding="utf-16-le"), ds)
+
+
+@pytest.mark.parametrize("content, found", [
+    (np.random.default_rng(3).bytes(4000), "it holds NUL bytes, the first at byte 67"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00", "it holds NUL bytes, the first at byte 9"),
+    (b"a,b\nx,y\nz,\x00w\n", "it holds NUL bytes, the first at byte 11"),
+    (bytes(range(1, 9)) * 50 + b"\na,b\n", "400 of its first 405 characters are control characters"),
+])
+def test_binary_files_are_refused_as_not_text(tmp_path, content, found):
+    path = tmp_path / "data.bin"
+    path.write_bytes(content)
+    for source, label in ((path, "file 'data.bin'"), (io.BytesIO(content), "the upload")):
+        with pytest.raises(DataError, match=re.escape(f"{label} is not a text table ({found}); give a CSV, Parquet "
+                                                      f"or Feather file")):
+            read_table(source)
+    with pytest.raises(DataError, match="not a text table"):
+        read_frame(path)
+
+
+def test_a_nul_byte_far_into_a_text_file_is_found_with_its_offset(tmp_path):
+    head = b"a,b\n" + b"1,x\n2,y\n" * 20_000  # 160 kB, beyond what is sniffed before parsing
+    path = tmp_path / "long.csv"
+    path.write_bytes(head + b"3,\x00\n")
+    with pytest.raises(DataError, match=f"'long.csv' is not a text table \\(it holds NUL bytes, the first at byte "
+                                        f"{len(head) + 3:,}\\)"):
+        read_table(path)
+
+
+def test_gzipped_text_that_is_broken_names_the_problem():
+    with pytest.raises(DataError, match="looks gzip-compressed but cannot be decompressed"):
+        read_table(io.BytesIO(gzip.compress(b"a,b\n" + "".join(f"{i},{i * i}\n" for i in range(9999)).encode())[:900]))
+
+
+def mixed_table(rows=400, seed=5):
+    rng = np.random.default_rng(seed)
+    missing = rng.random(rows) < 0.1
+    return pd.DataFrame({
+        "text": pd.Series(np.where(missing, None, rng.choice(["b", "a", "c"], rows)), dtype=object),
+        "count": pd.array(np.where(missing[::-1], None, rng.integers(0, 4, rows)), dtype="Int64"),
+        "weight": np.where(rng.random(rows) < 0.1, np.nan, rng.normal(size=rows)),
+        "flag": pd.array(np.where(rng.random(rows) < 0.1, None, rng.random(rows) < 0.5), dtype="boolean"),
+        "size": pd.Categorical(rng.choice(["lo", "mid", "hi", None], rows), categories=["hi", "lo", "mid"]),
+    })
+
+
+@pytest.mark.parametrize("kind", ["parquet", "feather"])
+def test_parquet_and_feather_give_the_dataset_of_the_same_table_as_csv(tmp_path, kind):
+    df = mixed_table()
+    options = {"discretize": {"weight": "quantile:3"}}
+    csv_path, path = tmp_path / "t.csv", tmp_path / f"t.{kind}"
+    df.to_csv(csv_path, index=False)
+    getattr(df, f"to_{kind}")(path)
+    expected = read_table(csv_path, **options)
+    assert same_dataset(expected, Dataset.from_frame(df, **options))
+    assert MISSING_LABEL in expected.states[0] and expected.states[3] == ["False", "True", MISSING_LABEL]
+    for source in (path, path.read_bytes(), io.BytesIO(path.read_bytes())):
+        got = read_table(source, **options)
+        assert same_dataset(got, expected) and got.encoder.cut_points() == expected.encoder.cut_points()
+    frame, notes = read_frame(path)
+    reference = getattr(pd, f"read_{kind}")(path)
+    assert notes == [] and frame.equals(reference) and same_dataset(Dataset.from_frame(frame, **options), expected)
+
+
+def test_a_stored_categorical_keeps_its_category_order_and_the_index_is_not_data(tmp_path):
+    """Unused categories (here 'none') are no states, as for a DataFrame."""
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(6)],
+                       "grade": pd.Categorical(["low", "high", "mid"] * 2, categories=["low", "mid", "high", "none"]),
+                       "n": [1, 2, 3] * 2}).set_index("id")
+    path = tmp_path / "graded.parquet"
+    df.to_parquet(path)
+    ds = read_table(path)
+    assert ds.names == ["grade", "n"] and ds.states[0] == ["low", "mid", "high"]
+    assert same_dataset(ds, Dataset.from_frame(df))
+    assert read_frame(path)[0].index.tolist() == df.index.tolist()
+
+
+def test_format_comes_from_the_content_and_a_name_that_promises_another_is_refused(tmp_path):
+    df = pd.DataFrame({"a": ["x", "y"], "b": [1, 2]})
+    buffer = io.BytesIO()
+    df.to_parquet(buffer)
+    parquet = buffer.getvalue()
+    assert read_table(io.BytesIO(parquet), name="upload.csv").names == ["a", "b"]  # content decides
+    frame, _ = read_frame(io.BytesIO(parquet), name="x.parquet")
+    assert frame.equals(df)
+    with pytest.raises(DataError, match="'x.parquet' is named like a Parquet file but is not one"):
+        read_table(io.BytesIO(b"a,b\n1,2\n"), name="x.parquet")
+    with pytest.raises(DataError, match="'x.feather' is named like a Feather file"):
+        read_frame(io.BytesIO(b"a,b\n1,2\n"), name="x.feather")
+    with pytest.raises(DataError, match="'cut.parquet' cannot be read as Parquet"):
+        read_table(io.BytesIO(parquet[:-20]), name="cut.parquet")
+    empty = tmp_path / "empty.parquet"
+    df.iloc[:0].to_parquet(empty)
+    with pytest.raises(DataError, match="'empty.parquet' has columns \\('a', 'b'\\) but no data rows"):
+        read_table(empty)
+
+
+def row_starts_by_hand(text, targets):
+    """Offsets where rows start (after a newline outside quotes), and for each target the first at or after it."""
+    starts, quoted = [], False
+    for position, byte in enumerate(text):
+        if byte == ord('"'):
+            quoted = not quoted
+        elif byte == ord("\n") and not quoted:
+            starts.append(position + 1)
+    picked = []
+    for target in targets:
+        later = [s for s in starts if s >= target and (not picked or s > picked[-1])]
+        if later:
+            picked.append(later[0])
+    return picked
+
+
+def random_csv(rng, rows):
+    """CSV text with quoted fields holding separators, doubled quotes and newlines."""
+    cells = ["plain", '"a,b"', '"say ""hi"""', '"two\nlines"', '""', "", '"x\n""y""\nz"']
+    lines = ["k,v,w"] + [",".join(rng.choice(cells, 3)) for _ in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_row_starts_match_a_by_hand_scan_of_quotes(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    text = random_csv(rng, 300)
+    targets = sorted(rng.integers(0, len(text), 4).tolist())
+    chunks = [text[i: i + 97] for i in range(0, len(text), 97)]  # quotes and newlines straddle chunk ends
+    source = data_module._Source(text)
+    monkeypatch.setattr(source, "chunks", lambda size=None: iter(chunks))
+    assert data_module._row_starts(source, targets) == row_starts_by_hand(text, targets)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_text_read_in_parallel_ranges_gives_the_dataset_of_one_reader(seed, monkeypatch, tmp_path):
+    rng = np.random.default_rng(seed)
+    path = tmp_path / "quoted.csv"
+    path.write_bytes(random_csv(rng, 2000))
+    one = quiet(read_table, path, types="categorical")
+    frame_one, _ = quiet(read_frame, path)
+    small_blocks(monkeypatch)
+    monkeypatch.setattr(data_module, "_CSV_PART", 1000)
+    monkeypatch.setattr(data_module, "_WORKERS", 4)
+    monkeypatch.setattr(data_module, "_THREADED_CELLS", 1)  # columns coded on threads too
+    assert len(data_module._row_ranges(data_module._Source(path), "utf8")) == 4
+    for source in (path, path.read_bytes()):
+        assert same_dataset(quiet(read_table, source, types="categorical"), one)
+        assert quiet(read_frame, source)[0].equals(frame_one)
+    old = quiet(Dataset.from_frame, pd.read_csv(path), types="categorical")
+    assert same_dataset(one, old)
+
+
+def test_a_range_read_in_parallel_that_finds_a_wider_type_or_a_bad_row_restarts(monkeypatch, tmp_path):
+    monkeypatch.setattr(data_module, "_CSV_PART", 1000)
+    monkeypatch.setattr(data_module, "_WORKERS", 3)
+    rows = [f"{k % 4},{k % 3}" for k in range(3000)]
+    rows[2500] = "2.5,x"
+    path = tmp_path / "late.csv"
+    path.write_text("a,b\n" + "\n".join(rows) + "\n")
+    ds = read_table(path, discretize={"a": "manual:1,2"}, types={"b": "categorical"}, max_levels=None)
+    assert ds.states[1] == ["0", "1", "2", "x"] and ds.n_rows == 3000
+    assert same_dataset(ds, quiet(Dataset.from_frame, pd.read_csv(path), discretize={"a": "manual:1,2"},
+                                  types={"b": "categorical"}))
+    rows[2700] = "1,2,3"
+    path.write_text("a,b\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match="line 2702 has 3 fields where the first line has 2"):
+        read_table(path)
