@@ -11,6 +11,7 @@ import inspect
 import json
 import re
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -390,6 +391,38 @@ def cmd_bnkl(args):
     _emit(payload, args.json_out, summary)
 
 
+def app_files():
+    """The app's Streamlit script and settings: ``(main.py, config.toml)`` of the installed package, or of
+    the clone (whose settings are in ``.streamlit/``)."""
+    import bnexplore_app
+
+    here = Path(bnexplore_app.__file__).resolve().parent
+    config = here / "streamlit" / "config.toml"
+    return here / "main.py", config if config.is_file() else here.parent / ".streamlit" / "config.toml"
+
+
+def app_command(extra, python=sys.executable):
+    """The ``streamlit run`` command line of the app: its settings as flags, then ``extra`` flags.
+
+    ``server.headless`` is left out, so Streamlit opens a browser (pass
+    ``--server.headless true`` to stop it).
+    """
+    import tomllib
+
+    script, config = app_files()
+    with open(config, "rb") as f:
+        settings = tomllib.load(f)
+    flags = [f"--{section}.{name}={str(value).lower() if isinstance(value, bool) else value}"
+             for section, options in settings.items() for name, value in options.items()
+             if (section, name) != ("server", "headless")]
+    return [python, "-m", "streamlit", "run", str(script), *flags, *extra]
+
+
+def cmd_app(args):
+    """Start the app (``streamlit run`` on the packaged app, with its settings)."""
+    raise SystemExit(subprocess.call(app_command(args.streamlit_args)))
+
+
 def build_parser():
     """The argparse parser of every command."""
     prog = "python -m bnexplore" if Path(sys.argv[0]).name == "__main__.py" else "bnexplore"
@@ -472,13 +505,23 @@ def build_parser():
     p.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     _add_run_options(p)
     p.set_defaults(func=cmd_bnkl)
+
+    p = commands.add_parser("app", help="start the app in your browser (Streamlit)",
+                            description="Start the bnexplore app: Streamlit serves it on http://localhost:8501 and "
+                                        "opens a browser. Anything after the command goes to Streamlit, e.g. "
+                                        "bnexplore app --server.port 8600 --server.headless true")
+    p.set_defaults(func=cmd_app)
     return parser
 
 
 def main(argv=None):
     """Run the command line; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "app":
+        args.streamlit_args = unknown  # everything else is Streamlit's
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         with door(flag_option):
             args.func(args)

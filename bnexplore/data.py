@@ -1278,7 +1278,7 @@ _CONTROL_SHARE = 0.1  # a larger share of control characters in the first bytes 
 # pandas' default NA strings, so a file reads as it did with pandas' parser
 _NA_VALUES = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
               "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
-_TRUE, _FALSE = ["True", "TRUE", "true"], ["False", "FALSE", "false"]  # pandas' booleans ("1"/"0" stay numbers)
+_NO_BOOLEANS = []  # CSV text is never read as booleans: TRUE / FALSE stay the file's own labels, as state names
 
 
 def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, **encoder_options):
@@ -1850,7 +1850,7 @@ def _open_csv(stream, header, sep, encoding, forced, names=None):
                                         autogenerate_column_names=names is None and not header),
         parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True),
         convert_options=pa_csv.ConvertOptions(column_types=forced, null_values=_NA_VALUES, strings_can_be_null=True,
-                                              true_values=_TRUE, false_values=_FALSE),
+                                              true_values=_NO_BOOLEANS, false_values=_NO_BOOLEANS),
     )
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from bnexplore.errors import door
 from bnexplore_app import state
 from bnexplore_app.errors import error_boundary
-from bnexplore_app.page import configure
+from bnexplore_app.page import app_option, configure
 from bnexplore_app.warmup import warm_up
 from bnexplore_app.widgets import data_status, session_controls
 
@@ -66,7 +67,7 @@ PAGES = Path(__file__).resolve().parent / "pages"
 def main():
     """Set up the session, then show the page the user is on."""
     configure()
-    with error_boundary("start-up"):
+    with error_boundary("start-up"), door(app_option):
         state.init()
         warm_up()
     with st.sidebar, error_boundary("the session controls"):

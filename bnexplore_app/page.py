@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from bnexplore.errors import NO_VALUE, door
 from bnexplore_app.errors import error_boundary
 
 ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")
@@ -19,6 +20,34 @@ STYLE = """<style>
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.1rem; padding: 0.2rem 0 0.4rem 0; }
 </style>"""
 """Less empty space above the title, so a 1280 x 720 projector window shows the pictures without scrolling."""
+
+
+WIDGETS = {
+    "max_levels": "Most levels a text column may have",
+    "missing": "Missing values",
+    "discretize": "Discretize numeric columns with",
+    "encoding": None,  # the app reads text in UTF-8, falling back to latin-1; nothing to set
+    "sep": None,
+    "drop_constant": None,
+}
+"""The Data page's widget for each library option messages may name (None: the app has none)."""
+
+
+def app_option(name, value=NO_VALUE, key=None):
+    """How the app names a library option in messages: the label of the widget that sets it, in italics
+    ("*Most levels a text column may have* (50)"), or None when no widget sets it."""
+    if name == "types":
+        kinds = set(value.values()) if isinstance(value, dict) else {value}
+        columns = ", ".join(value) if isinstance(value, dict) else ""
+        widget = ("Use values as categories (no discretization)" if kinds <= {"categorical"} else
+                  "Treat as numbers (discretize)" if kinds <= {"numeric"} else None)
+        return None if widget is None else f"*{widget}*" + (f": {columns}" if columns else "")
+    widget = WIDGETS.get(name)
+    if widget is None:
+        return None
+    if value is NO_VALUE or value is Ellipsis:
+        return f"*{widget}*"
+    return f"*{widget}* ({value})" if name == "max_levels" else f"*{widget}: {value}*"
 
 
 def configure():
@@ -37,5 +66,5 @@ def run_page(page, where):
     where : str
         The page's name, for the message of an unexpected error.
     """
-    with error_boundary(where):
+    with error_boundary(where), door(app_option):
         page()

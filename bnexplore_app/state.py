@@ -205,7 +205,7 @@ def upload_table(name, data, file_name):
     ``name`` is what the user reads ("upload people.csv"); the stem of
     ``file_name`` names the data in result names ("people").
     """
-    frame, _ = read_frame(io.BytesIO(data))
+    frame, _ = read_frame(io.BytesIO(data), name=file_name)
     digest = hashlib.sha1(data).hexdigest()[:12]
     stem = file_name.removesuffix(".gz").rsplit(".", 1)[0] or file_name
     return Table(frame, name, f"upload:{name}:{digest}", None, f"{stem} {short_count(len(frame))}",

@@ -600,7 +600,6 @@ def small_blocks(monkeypatch):
 TRICKY_CSV = {
     "mixed numbers and text": b"m,n\n1,a\n2,b\noops,c\n3,d\n",
     "NA strings and blanks": b"a,b,c\nx,1,NA\n,NaN,null\n y ,2,None\n   ,n/a,#N/A\n",
-    "booleans and 1/0": b"f,g,h\nTrue,1,true\nfalse,0,1\nTRUE,1,\n",
     "integers with missing": b"i,j\n1,\n2,7\n,7\n3,8\n",
     "floats": b"x,y\n0.5,1e3\n-1.25,2.5E-1\n3,7\n",
     "dates and times as written": b"d,t\n2020-01-02,10:00:00\n2020-01-02T10:00,11:30:00\n2021-12-31,10:00:00\n",
@@ -621,6 +620,16 @@ def test_arrow_reader_gives_the_dataset_pandas_parser_gave(name):
     assert same_dataset(new, old)
     frame, _ = quiet(read_frame, io.BytesIO(text))
     assert same_dataset(quiet(Dataset.from_frame, frame, types="categorical"), old)
+
+
+def test_true_and_false_in_a_csv_stay_the_files_labels():
+    """alarm.csv writes TRUE / FALSE: they are state names, kept as written (pandas would make them booleans)."""
+    data = read_table(io.BytesIO(b"f,g,h\nTRUE,1,true\nFALSE,0,1\nTRUE,1,\n"), types="categorical")
+    assert data.states[0] == ["FALSE", "TRUE"]
+    assert data.states[1] == ["0", "1"]
+    assert data.states[2][:2] == ["1", "true"] and data.arities.tolist() == [2, 2, 3]
+    frame, _ = read_frame(io.BytesIO(b"f\nTRUE\nFALSE\n"))
+    assert frame["f"].tolist() == ["TRUE", "FALSE"]
 
 
 def test_types_fixed_on_the_first_block_widen_for_later_values(monkeypatch):

@@ -18,13 +18,20 @@ import bnexplore
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Files every wheel must hold, besides every module of the bnexplore package (checked below).
-# When the app is packaged, add its entry, its pages and the sample data here.
+# Files every wheel must hold, besides every module of the bnexplore package (checked below): the
+# library's data files, the app (entry, pages, helpers, icon, settings) and the bundled data.
 REQUIRED = [
     "bnexplore/__main__.py",
     "bnexplore/cli.py",
     "bnexplore/fonts/DejaVuSans.ttf",
     "bnexplore/fonts/DejaVuSans-LICENSE.txt",
+    "bnexplore_app/main.py",
+    "bnexplore_app/state.py",
+    "bnexplore_app/assets/icon.png",
+    "bnexplore_app/streamlit/config.toml",
+    *[f"bnexplore_app/pages/{p.name}" for p in sorted((ROOT / "bnexplore_app" / "pages").glob("*.py"))],
+    *[f"bnexplore/sample_data/{p.name}" for p in sorted((ROOT / "sample_data").glob("*.csv"))],
+    *[f"bnexplore/sample_data/networks/{p.name}" for p in sorted((ROOT / "sample_data" / "networks").glob("*.bif.gz"))],
 ]
 # What the wheel must not carry.
 FORBIDDEN = ("tests/", "benchmarks/", "sample_data/networks/")
@@ -64,7 +71,8 @@ def requirement_lines(name):
 
 def test_wheel_holds_every_module_and_the_data_files(wheel):
     names = members(wheel)
-    modules = [p.relative_to(ROOT).as_posix() for p in (ROOT / "bnexplore").rglob("*.py")]
+    modules = [p.relative_to(ROOT).as_posix() for package in ("bnexplore", "bnexplore_app")
+               for p in (ROOT / package).rglob("*.py")]
     assert len(modules) > 20
     missing = [p for p in [*modules, *REQUIRED] if p not in names]
     assert missing == []
@@ -106,3 +114,48 @@ def test_installed_command_reads_a_parquet_file_from_another_folder(wheel, tmp_p
     assert scored.returncode == 0, scored.stderr[-2000:]
     expected = bnexplore.Scorer(bnexplore.read_table(ROOT / "sample_data" / "asia.csv")).total({"lung": ["smoke"]})
     assert json.loads(scored.stdout)["score"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_installed_app_starts_from_another_folder(wheel, tmp_path):
+    """``bnexplore app`` runs Streamlit on the installed app, with its settings and bundled data."""
+    import socket
+    import time
+    import urllib.request
+
+    target = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--target", str(target),
+                           str(wheel)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    shown = subprocess.run([sys.executable, "-c", "from bnexplore.cli import app_command; print(app_command([]))"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert str(target / "bnexplore_app" / "main.py") in shown.stdout and "--server.maxUploadSize=50" in shown.stdout
+    server = subprocess.Popen([str(target / "bin" / "bnexplore"), "app", "--server.port", str(port),
+                               "--server.address", "127.0.0.1", "--server.headless", "true"],
+                              cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        health = None
+        while time.monotonic() < deadline and health is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as answer:
+                    health = answer.read().strip()
+            except OSError:
+                assert server.poll() is None, server.stdout.read().decode()[-2000:]
+                time.sleep(0.5)
+        assert health == b"ok"
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    # the installed page script runs on the installed package and its bundled data, not on this checkout
+    script = ("from streamlit.testing.v1 import AppTest; import bnexplore, bnexplore_app; "
+              f"at = AppTest.from_file({str(target / 'bnexplore_app' / 'main.py')!r}, default_timeout=300); at.run(); "
+              "assert not at.exception, [e.value for e in at.exception]; "
+              "print(at.session_state['dataset'].names, bnexplore.bundled.directory())")
+    ran = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert "['asia', 'tub'" in ran.stdout and str(target / "bnexplore" / "sample_data") in ran.stdout

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnexplore.data import Encoder, learn_cut_points
+from bnexplore.data import TABLE_SUFFIXES, Encoder, learn_cut_points
 from bnexplore.errors import DataError
 from bnexplore_app import state
 from bnexplore_app.page import run_page
@@ -76,7 +76,7 @@ def choose_class_column():
 def source_section():
     """Where the table comes from; returns True when a table was loaded (or tried) in this run."""
     st.subheader("Load a table")
-    kind = st.radio("Where is the table?", ["Bundled sample", "Upload a CSV file", "Paste CSV text",
+    kind = st.radio("Where is the table?", ["Bundled sample", "Upload a file", "Paste CSV text",
                                             "Sample from a known network"], horizontal=True, key="data_source")
     if kind == "Bundled sample":
         names = state.available_samples()
@@ -87,11 +87,12 @@ def source_section():
         right.write("")
         if right.button("Load sample", type="primary", key="data_load_sample"):
             return load(lambda: state.sample_table(name))
-    elif kind == "Upload a CSV file":
-        st.markdown(f"**Files up to {UPLOAD_LIMIT_MB} MB** (the server's limit, `server.maxUploadSize` in "
-                    "`.streamlit/config.toml`). The first line must hold the column names; one row per sample. "
-                    "Gzipped CSV (.csv.gz) works too.")
-        upload = st.file_uploader("CSV file", type=["csv", "gz", "txt"], key="data_upload")
+    elif kind == "Upload a file":
+        st.markdown(f"**CSV, Parquet or Feather, up to {UPLOAD_LIMIT_MB} MB** (the server's limit, "
+                    "`server.maxUploadSize` in `.streamlit/config.toml`). One row per sample; a CSV's first line "
+                    "holds the column names. Gzipped CSV (.csv.gz) works too.")
+        upload = st.file_uploader("Table file", type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES],
+                                  key="data_upload")
         if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
             st.session_state["_last_upload"] = upload.file_id
             return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), upload.name))
