@@ -83,7 +83,8 @@ def section(settings):
     b.selectbox("To", names, index=min(1, len(names) - 1), key="tune_k_to")
     c.button("Require →", on_click=_add, args=("require",), key="tune_k_add_require", width="stretch")
     d.button("Forbid →", on_click=_add, args=("forbid",), key="tune_k_add_forbid", width="stretch")
-    e.button("Forbid either way", on_click=_add, args=("forbid_edges",), key="tune_k_add_edge", width="stretch")
+    e.button("Forbid ↔", on_click=_add, args=("forbid_edges",), key="tune_k_add_edge", width="stretch",
+             help="Forbid the pair in either direction.")
     left, right = st.columns(2)
     with left:
         _pair_picker("require", "Required arcs", names, ARROW, "Every network learned will have these arcs.")

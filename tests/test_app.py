@@ -229,7 +229,7 @@ def test_tune_bayes_factor_reading_and_estimates(at):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ε = ln(BF)"] == f"{math.log(150):.3f}"
     assert metrics["Reading of BF"] == "strong"
-    assert metrics["Local scores with ≤ 3 parents"] == f"{8 * (1 + 7 + 21 + 35):,}"
+    assert metrics["Local scores"] == f"{8 * (1 + 7 + 21 + 35):,}"
     assert metrics["Exact search memory"] == "64.0 MB"  # 8 bytes * 2^8 + 64 MB of working space
     assert any("The exact search fits" in c.value for c in at.caption)
     assert at.session_state["settings"]["bf"] == 150.0

@@ -129,8 +129,9 @@ def exact_verdict(n, candidates_seconds, time_limit):
                                  f"Search page's time limit of {duration_text(time_limit)}: it would stop with the "
                                  "best network found so far, not the proven optimum. Raise the time limit or use "
                                  "fewer variables.")
-    return needed, seconds, (f"The exact search fits: about {duration_text(seconds)} and {size_text(needed)} of "
-                             "memory.")
+    took = duration_text(seconds)
+    return needed, seconds, (f"The exact search fits: {took if took.startswith('under') else 'about ' + took} and "
+                             f"{size_text(needed)} of memory.")
 
 
 def estimate_section(settings):
@@ -143,8 +144,9 @@ def estimate_section(settings):
     time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
     needed, seconds, verdict = exact_verdict(n, count / rate, time_limit)
     a, b, c, e = st.columns(4)
-    a.metric("Local scores with ≤ %d parents" % d, f"{count:,}",
-             help="n · Σ_{k ≤ d} C(n−1, k): every parent set an exact search might score.")
+    a.metric("Local scores", f"{count:,}",
+             help=f"n · Σ_(k ≤ {d}) C(n−1, k): every parent set of at most {d} parents an exact search might "
+                  "score.")
     b.metric("Time to score them all", duration_text(count / rate),
              help=f"Measured here: about {rate:,.0f} local scores per second on this data "
                   f"({data.n_rows:,} rows).")
