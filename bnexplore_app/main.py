@@ -34,16 +34,19 @@ def home_content():
         "as arrows. This app *learns* such networks from data, without code, and shows what came out and why.")
     steps = [
         (PAGES / "1_Data.py", "1 · Data", "Load a table: a bundled sample (one is loaded already), your own CSV, "
-                                        "or rows drawn from a known network, which then serves as ground truth; "
-                                        "discretize numeric columns; pick a class column for two-class analysis."),
-        (PAGES / "2_Tune.py", "2 · Tune", "Choose the score (BDeu, BIC, K2), its settings and the Bayes factor; "
-                                        "see how big the search will be and how pruning shrinks it."),
+                                        "Parquet or Feather file, or rows drawn from a known network, which then "
+                                        "serves as ground truth; discretize numeric columns; pick a class column "
+                                        "for two-class analysis."),
+        (PAGES / "2_Tune.py", "2 · Tune", "Choose the score (BDeu, BIC, K2), its settings and the Bayes factor; say "
+                                        "what you already know (required and forbidden arcs, tiers); see how big "
+                                        "the search will be and how pruning shrinks it."),
         (PAGES / "3_Search.py", "3 · Search", "Hill climbing, tabu, RPDAG search, the exact optimum, every network "
-                                            "within the Bayes factor, OBS / ASOBS, two-class BNKL: live score "
-                                            "trace, Stop button, step-by-step replay."),
+                                            "within the Bayes factor, OBS / ASOBS, two-class BNKL, the bootstrap: "
+                                            "live score trace, Stop button, step-by-step replay that can play."),
         (PAGES / "4_Networks.py", "4 · Networks", "Look at a learned network: DAG, RPDAG, CPDAG, all the DAGs of its "
-                                                "class, credible classes and arc probabilities, class differences; "
-                                                "hover for scores and probability tables; export."),
+                                                "class, credible classes and arc probabilities, class differences, "
+                                                "how sure each arc is; ask it questions (evidence in, posteriors "
+                                                "out); export."),
         (PAGES / "5_Compare.py", "5 · Compare", "Put networks side by side or on top of each other, against the "
                                               "ground truth: SHD, added / deleted / reversed edges, gap to the "
                                               "optimum."),
@@ -53,7 +56,8 @@ def home_content():
         left.page_link(path, label=label)
         right.markdown(text)
     st.info("Quick start for a lecture: go to **3 · Search**, press **Run**, then open **4 · Networks**. "
-            "Every picture has a caption under it saying what it shows.")
+            "Every picture has a caption under it saying what it shows. **Save session** in the sidebar keeps "
+            "the whole piece of work in one file.")
     data = state.dataset()
     st.subheader(f"The data in use: {data.n_vars} variables")
     st.dataframe(data.summary(), hide_index=True, width="stretch")
