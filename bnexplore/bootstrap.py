@@ -47,6 +47,13 @@ from .errors import SearchError
 from .graphs import PDAG
 from .knowledge import search_options
 
+POOL_START_SECONDS = 6.0
+"""About what starting a worker process costs (spawn, import, loading the
+compiled kernels), measured here; with ``workers=None`` processes are started
+only when the resamples left would take longer than that by ``w / (w - 1)``
+on one core (estimated from the first resample, learned in this process).
+"""
+
 POLL_SECONDS = 0.25
 """Longest wait for a resample before the stop flag is checked again."""
 
@@ -328,7 +335,9 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
         count half each way (bnlearn keeps such arcs directed); pass False to
         count the learned DAGs themselves.
     workers : int, optional
-        Processes on this machine (default: every core; 1 runs in this process).
+        Processes on this machine; 1 runs in this process. Default: every
+        core when the work is long enough to pay for starting processes
+        (see :data:`POOL_START_SECONDS`), else this process.
     scheduler : str, optional
         Address of a Dask scheduler (``"tcp://host:port"``): run the
         resamples on that cluster instead (needs dask.distributed).
@@ -358,29 +367,32 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     entropy = np.random.SeedSequence(seed).entropy
     seeded = "seed" in inspect.signature(ALGORITHMS[algorithm]).parameters and "seed" not in options
     settings = {"entropy": entropy, "algorithm": algorithm, "score": score, "ess": ess, "options": options,
-                "cpdag": bool(cpdag), "seeded": seeded}
+                "cpdag": bool(cpdag), "seeded": seeded, "R": R}
     data.subset(slice(0, 2))  # fail early on an unusable data set, not in a worker
-    workers = (os.cpu_count() or 1) if workers is None else int(workers)
+    auto = workers is None
+    workers = (os.cpu_count() or 1) if auto else int(workers)
     if workers < 1:
         raise SearchError(f"workers must be a whole number >= 1, got {workers!r}")
     started = time.perf_counter()
     found = {}
+    todo = list(range(R))
+    backend = "serial"
     if scheduler is not None:
         backend = "dask"
-        _run_dask(data, settings, R, scheduler, chunk_size, control, found)
-    elif workers == 1 or R == 1:
-        backend = "serial"
-        for r in range(R):
-            if control.should_stop():
-                break
-            cells = learn_resample(data, r, settings, stop=control.should_stop)
-            if cells is None:
-                break
-            found[r] = cells
-            _report(control, found, R)
+        _run_dask(data, settings, todo, scheduler, chunk_size, control, found)
     else:
-        backend = "processes"
-        _run_processes(data, settings, R, workers, chunk_size, control, found)
+        if auto and workers > 1:  # learn one resample here first: is the rest worth starting processes?
+            first = control.clock()
+            _run_serial(data, settings, todo[:1], control, found, R)
+            todo = todo[1:]
+            if (control.clock() - first) * len(todo) < POOL_START_SECONDS * workers / (workers - 1):
+                workers = 1
+        if workers > 1 and len(todo) > 1 and not control.should_stop():
+            backend = "processes"
+            _run_processes(data, settings, todo, workers, chunk_size, control, found)
+        else:
+            workers = 1
+            _run_serial(data, settings, todo, control, found, R)
     n = data.n_vars
     counts = np.zeros((n, n), np.int64)
     directed = np.zeros((n, n))
@@ -393,7 +405,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     params = {"R": R, "seed": seed if seed is not None else entropy, "algorithm": algorithm, "score": score,
               "ess": ess, "options": {k: v for k, v in options.items() if k not in ("blacklist", "whitelist")},
               "cpdag": bool(cpdag), "knowledge": knowledge.to_json() if knowledge else None}
-    stats = {"seconds": time.perf_counter() - started, "workers": 1 if backend == "serial" else workers,
+    stats = {"seconds": time.perf_counter() - started, "workers": workers,
              "backend": backend, "stopped": control.reason if len(found) < R else None}
     control.finish(message=f"bootstrap: {len(found)}/{R} resamples")
     return BootstrapResult(list(data.names), counts, directed, len(found), graphs, params, stats)
@@ -403,18 +415,31 @@ def _report(control, found, R):
     control.report(done=len(found) / R, message=f"bootstrap: {len(found)}/{R} resamples", resamples=len(found))
 
 
-def _chunks(R, workers, chunk_size):
-    size = int(chunk_size) if chunk_size else max(1, math.ceil(R / (8 * workers)))
-    return [list(range(i, min(R, i + size))) for i in range(0, R, size)]
+def _chunks(todo, workers, chunk_size):
+    size = int(chunk_size) if chunk_size else max(1, math.ceil(len(todo) / (8 * workers)))
+    return [todo[i:i + size] for i in range(0, len(todo), size)]
 
 
-def _run_processes(data, settings, R, workers, chunk_size, control, found):
+def _run_serial(data, settings, todo, control, found, R):
+    """Resamples in this process; a stop also cuts the running search (its resample is dropped)."""
+    for r in todo:
+        if control.should_stop():
+            return
+        cells = learn_resample(data, r, settings, stop=control.should_stop)
+        if cells is None:
+            return
+        found[r] = cells
+        _report(control, found, R)
+
+
+def _run_processes(data, settings, todo, workers, chunk_size, control, found):
     """Resamples on a pool of spawned processes (numba kernels hold the GIL, so threads would not help)."""
     context = multiprocessing.get_context("spawn")
     initargs = (np.asarray(data.codes), np.asarray(data.arities), list(data.names), settings)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
                              initargs=initargs) as pool:
-        pending = {pool.submit(_worker_task, chunk) for chunk in _chunks(R, workers, chunk_size)}
+        R = settings["R"]
+        pending = {pool.submit(_worker_task, chunk) for chunk in _chunks(todo, workers, chunk_size)}
         try:
             while pending:
                 if control.should_stop():
@@ -428,7 +453,7 @@ def _run_processes(data, settings, R, workers, chunk_size, control, found):
                 future.cancel()
 
 
-def _run_dask(data, settings, R, scheduler, chunk_size, control, found):
+def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
     """Resamples on a Dask cluster (see :mod:`bnexplore.distributed`)."""
     import uuid
 
@@ -441,7 +466,7 @@ def _run_dask(data, settings, R, scheduler, chunk_size, control, found):
                    "names": list(data.names), "settings": settings}
         [shipped] = client.scatter([payload], broadcast=True, hash=False)
         pending = [client.submit(_dask_task, chunk, shipped, pure=False)
-                   for chunk in _chunks(R, n_workers, chunk_size)]
+                   for chunk in _chunks(todo, n_workers, chunk_size)]
         while pending:
             if control.should_stop():
                 client.cancel(pending)
@@ -453,4 +478,4 @@ def _run_dask(data, settings, R, scheduler, chunk_size, control, found):
             for future in done:
                 pending.remove(future)
                 found.update(future.result())
-                _report(control, found, R)
+                _report(control, found, settings["R"])

@@ -260,7 +260,8 @@ def cmd_learn(args):
     if args.bootstrap is not None and args.seed is not None and args.algorithm in ALGORITHMS:
         if "seed" not in inspect.signature(ALGORITHMS[args.algorithm]).parameters:
             del options["seed"]  # --seed then seeds the resamples only
-    resample_options = {k: v for k, v in options.items() if k not in ("time_limit", "seed")}
+    # the resamples run in parallel themselves: no Dask cluster per resample, no time limit each
+    resample_options = {k: v for k, v in options.items() if k not in ("time_limit", "seed", "workers", "scheduler")}
     options.update(_knowledge_options(knowledge, args.algorithm, data, args.max_indegree))
     started = time.perf_counter()
     result = _run_with_progress(args, lambda bar, stop: learn(

@@ -320,29 +320,50 @@ def check_size(tree, max_cells, what="the network"):
 # -- propagation kernels ------------------------------------------------------
 
 @njit(cache=True)
-def _restrict(cvars, strides, fixed, ostr, obase):
-    """Start offset, output bases and free axes of a clique under hard evidence.
+def _restrict(cvars, strides, cards, fixed, ostr, obase):
+    """The loop over one clique's cells that agree with the hard evidence.
 
     ``fixed[v]`` is the observed state of variable ``v`` or -1. Returns
-    ``(base, bases, free, nfree)``: the offset of the first consistent cell,
-    each output's offset there, and the clique axes not fixed.
+    ``(base, bases, dcard, dstr, dostr, nd)``: the offset of the first
+    consistent cell and each output's offset there, and the ``nd`` axes left
+    to loop over (states, stride in the clique, stride in each output).
+    Neighbouring free axes that step through the clique and every output as
+    one longer axis would are merged into it, so the innermost loop is long
+    and the odometer carries seldom.
     """
     k = cvars.shape[0]
     m = ostr.shape[0]
     base = 0
     bases = obase.copy()
-    free = np.empty(k, np.int64)
-    nfree = 0
+    dcard = np.empty(k, np.int64)
+    dstr = np.empty(k, np.int64)
+    dostr = np.empty((m, k), np.int64)
+    nd = 0
     for i in range(k):
         s = fixed[cvars[i]]
         if s >= 0:
             base += s * strides[i]
             for j in range(m):
                 bases[j] += s * ostr[j, i]
-        else:
-            free[nfree] = i
-            nfree += 1
-    return base, bases, free, nfree
+            continue
+        c = cards[cvars[i]]
+        if nd > 0:
+            p = nd - 1
+            merge = dstr[p] == strides[i] * c
+            for j in range(m):
+                merge = merge and dostr[j, p] == ostr[j, i] * c
+            if merge:
+                dcard[p] *= c
+                dstr[p] = strides[i]
+                for j in range(m):
+                    dostr[j, p] = ostr[j, i]
+                continue
+        dcard[nd] = c
+        dstr[nd] = strides[i]
+        for j in range(m):
+            dostr[j, nd] = ostr[j, i]
+        nd += 1
+    return base, bases, dcard, dstr, dostr, nd
 
 
 @njit(cache=True)
@@ -370,47 +391,52 @@ def project(src, off, cvars, strides, cards, fixed, ostr, obase, out):
     float
         Sum of the consistent cells.
     """
-    base, bases, free, nfree = _restrict(cvars, strides, fixed, ostr, obase)
+    base, bases, dcard, dstr, dostr, nd = _restrict(cvars, strides, cards, fixed, ostr, obase)
     m = ostr.shape[0]
     base += off
-    if nfree == 0:
+    if nd == 0:
         x = src[base]
         for j in range(m):
             out[bases[j]] += x
         return x
-    last = free[nfree - 1]
-    length = cards[cvars[last]]
-    step = strides[last]
-    ostep = ostr[:, last].copy()
-    digits = np.zeros(nfree, np.int64)
+    length = dcard[nd - 1]
+    step = dstr[nd - 1]
+    ostep = dostr[:, nd - 1].copy()
+    digits = np.zeros(nd, np.int64)
     total = 0.0
     idx = base
     while True:
         if m == 1:
             o, s1 = bases[0], ostep[0]
-            for t in range(length):
-                x = src[idx + t * step]
-                total += x
-                out[o + t * s1] += x
+            if s1 == 0:
+                acc = 0.0
+                for t in range(length):
+                    acc += src[idx + t * step]
+                out[o] += acc
+                total += acc
+            else:
+                for t in range(length):
+                    x = src[idx + t * step]
+                    total += x
+                    out[o + t * s1] += x
         else:
             for t in range(length):
                 x = src[idx + t * step]
                 total += x
                 for j in range(m):
                     out[bases[j] + t * ostep[j]] += x
-        f = nfree - 2
+        f = nd - 2
         while f >= 0:
-            i = free[f]
             digits[f] += 1
-            idx += strides[i]
+            idx += dstr[f]
             for j in range(m):
-                bases[j] += ostr[j, i]
-            if digits[f] < cards[cvars[i]]:
+                bases[j] += dostr[j, f]
+            if digits[f] < dcard[f]:
                 break
-            c = cards[cvars[i]]
-            idx -= strides[i] * c
+            c = dcard[f]
+            idx -= dstr[f] * c
             for j in range(m):
-                bases[j] -= ostr[j, i] * c
+                bases[j] -= dostr[j, f] * c
             digits[f] = 0
             f -= 1
         if f < 0:
@@ -426,32 +452,35 @@ def multiply(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio):
     """
     ostr = rstr.reshape(1, -1)
     obase = np.array([rbase], np.int64)
-    base, bases, free, nfree = _restrict(cvars, strides, fixed, ostr, obase)
+    base, bases, dcard, dstr, dostr, nd = _restrict(cvars, strides, cards, fixed, ostr, obase)
     base += off
     r = bases[0]
-    if nfree == 0:
+    if nd == 0:
         dst[base] = src[base] * ratio[r]
         return
-    last = free[nfree - 1]
-    length = cards[cvars[last]]
-    step = strides[last]
-    rstep = rstr[last]
-    digits = np.zeros(nfree, np.int64)
+    length = dcard[nd - 1]
+    step = dstr[nd - 1]
+    rstep = dostr[0, nd - 1]
+    digits = np.zeros(nd, np.int64)
     idx = base
     while True:
-        for t in range(length):
-            dst[idx + t * step] = src[idx + t * step] * ratio[r + t * rstep]
-        f = nfree - 2
+        if rstep == 0:
+            y = ratio[r]
+            for t in range(length):
+                dst[idx + t * step] = src[idx + t * step] * y
+        else:
+            for t in range(length):
+                dst[idx + t * step] = src[idx + t * step] * ratio[r + t * rstep]
+        f = nd - 2
         while f >= 0:
-            i = free[f]
             digits[f] += 1
-            idx += strides[i]
-            r += rstr[i]
-            if digits[f] < cards[cvars[i]]:
+            idx += dstr[f]
+            r += dostr[0, f]
+            if digits[f] < dcard[f]:
                 break
-            c = cards[cvars[i]]
-            idx -= strides[i] * c
-            r -= rstr[i] * c
+            c = dcard[f]
+            idx -= dstr[f] * c
+            r -= dostr[0, f] * c
             digits[f] = 0
             f -= 1
         if f < 0:

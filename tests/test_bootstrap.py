@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fakes import StopAfter
+from fakes import FakeClock, StopAfter
+from bnexplore.control import Control
 from bnexplore.bootstrap import averaged_network, bootstrap, l1_fraction, l1_threshold
 from bnexplore.data import read_csv
 from bnexplore.errors import SearchError
@@ -205,3 +206,12 @@ def test_a_full_json_round_trip_rebuilds_the_result(asia):
     assert again.to_json() == result.to_json()
     with pytest.raises(SearchError, match="not a full bootstrap result"):
         type(result).from_json(result.to_json())
+
+
+@pytest.mark.parametrize("step, backend", [(1e-6, "serial"), (100.0, "processes")])
+def test_by_default_processes_start_only_when_the_work_pays_for_them(asia, step, backend, monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    control = Control(clock=FakeClock(step))  # the first resample seems to take `step` seconds
+    result = bootstrap(asia, "hc", R=3, seed=9, control=control)
+    assert result.stats["backend"] == backend and result.resamples == 3
+    assert np.array_equal(result.counts, bootstrap(asia, "hc", R=3, seed=9, workers=1).counts)
