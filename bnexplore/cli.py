@@ -45,7 +45,7 @@ class TerminalProgress:
             bar = "#" * filled + "." * (self.width - filled)
             pct = f"{100 * done:3.0f}%"
         parts = [f"[{bar}] {pct}", info.get("message", "")]
-        if info.get("score") is not None:
+        if info.get("score") is not None and info.get("bound") is None:
             parts.append(f"best {info['score']:.4f}")
         elapsed = info.get("elapsed", 0.0)
         parts.append(f"{elapsed:.1f}s")
@@ -92,6 +92,12 @@ def _add_run_options(parser):
     parser.add_argument("--time-limit", type=float, help="stop after this many seconds, keeping the best so far")
     parser.add_argument("--json", dest="json_out", help="write the full result as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_engine_option(parser):
+    parser.add_argument("--engine", choices=["auto", "dp", "ilp"],
+                        help="exact engine: the subset DP, branch and cut on SCIP (ilp; needs pip install pyscipopt), "
+                             "or auto (default: the DP while it is fast and fits in memory, the ILP beyond)")
 
 
 def _read_data(args):
@@ -186,6 +192,10 @@ def cmd_learn(args):
 
     data = _read_data(args)
     options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit}
+    if args.engine is not None:
+        if args.algorithm != "exact":
+            raise BNExploreError(f"--engine applies to --algorithm exact only, not {args.algorithm}")
+        options["engine"] = args.engine
     for name in ("parents", "time_per_variable", "workers", "scheduler", "restarts", "seed"):
         value = getattr(args, name)
         if value is not None:
@@ -197,6 +207,9 @@ def cmd_learn(args):
     summary = {"algorithm": result.algorithm, "score": result.score, "score_name": result.score_name,
                "edges": result.graph.n_edges, "seconds": round(time.perf_counter() - started, 3),
                "stopped": result.stats.get("stopped"), "written": args.json_out}
+    if "engine" in result.stats:
+        summary.update(engine=result.stats["engine"], bound=result.stats.get("bound"), gap=result.stats.get("gap"),
+                       exact=result.stats.get("exact"))
     _emit(payload, args.json_out, summary)
 
 
@@ -206,8 +219,9 @@ def cmd_enumerate(args):
     data = _read_data(args)
     found = _run_with_progress(args, lambda bar, stop: credible_set(
         data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
-        progress=bar, stop=stop, time_limit=args.time_limit))
-    summary = {"opt": found.opt, "epsilon": found.epsilon, "bayes_factor": found.bayes_factor,
+        engine=args.engine or "auto", progress=bar, stop=stop, time_limit=args.time_limit))
+    summary = {"engine": found.stats.get("engine"), "opt": found.opt, "epsilon": found.epsilon,
+               "bayes_factor": found.bayes_factor,
                "networks": len(found.scores), "classes": len(found.classes),
                "rpdag_classes": len(found.rpdag_classes), "truncated": found.truncated,
                "truncated_reason": found.truncated_reason, "complete_epsilon": found.complete_epsilon,
@@ -269,6 +283,7 @@ def build_parser():
     p.add_argument("--time-per-variable", type=float, help="seconds per variable for parent-set exploration")
     p.add_argument("--workers", type=int, help="Dask workers on this machine for parent-set exploration")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler")
+    _add_engine_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_learn)
 
@@ -278,6 +293,7 @@ def build_parser():
     p.add_argument("--bf", type=float, default=20.0, help="Bayes factor (default 20): keep score >= OPT - log(BF)")
     p.add_argument("--max-indegree", type=int, help="most parents per node")
     p.add_argument("--limit", type=int, default=150000, help="most networks to collect (default 150,000)")
+    _add_engine_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_enumerate)
 
@@ -305,7 +321,8 @@ def main(argv=None):
     try:
         args.func(args)
     except BNExploreError as err:
-        print(f"error: {err}", file=sys.stderr)
+        message = str(err).replace("engine='ilp'", "--engine ilp").replace("engine='dp'", "--engine dp")
+        print(f"error: {message}", file=sys.stderr)
         return 1
     except FileNotFoundError as err:
         print(f"error: no such file: {err.filename}", file=sys.stderr)

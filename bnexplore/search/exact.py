@@ -480,13 +480,17 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", pro
     parents = [mask_to_parents(m, n) for m in masks]
     graph = DAG.from_parents(parents, scorer.names)
     score = scorer.total(parents)
-    bound = score if size == n else float(candidates.top.sum())  # each node at its best parents: no DAG beats it
+    if parent_sets.stats.get("complete", True) is False:
+        bound = None  # stopped while the candidates were computed: no bound holds for the others
+    else:
+        bound = score if size == n else float(candidates.top.sum())  # each node at its best parents
+
     stats = {"seconds": time.perf_counter() - start, "seconds_candidates": seconds_candidates,
              "seconds_dp": time.perf_counter() - start - seconds_candidates, "iterations": size,
              "structures_evaluated": int(sum(math.comb(n, k) for k in range(size + 1))),
              **scorer.stats(snapshot), "candidate_sets": len(parent_sets), "memory_bytes": needed,
              "opt": float(table[-1]) if size == n else None, "exact": size == n, "engine": "dp",
-             "engine_reason": reason, "bound": bound, "gap": max(0.0, bound - score),
+             "engine_reason": reason, "bound": bound, "gap": None if bound is None else max(0.0, bound - score),
              "edges": graph.n_edges, "stopped": control.reason}
     params = {**scorer.params, "max_indegree": max_indegree, "engine": "dp"}
     control.finish(message="exact: done", score=score, bound=bound, gap=stats["gap"])

@@ -664,41 +664,44 @@ def solve(problem, control, collector=None, seed=None, order_candidates=None, ma
                     model.setSolVal(sol, a, 1.0)
             model.addSol(sol)
     t0 = time.perf_counter()
-    if not control.should_stop():
+    started = not control.should_stop()
+    if started:
         model.optimize()
+    else:
+        run.stopped = True
     out = Outcome()
-    out.status = model.getStatus()
+    out.status = model.getStatus() if started else "not started"
     out.collector = collector
     out.trajectory = run.trajectory
+    out.stopped = run.stopped
     c = problem.cands
     out.parents = None
     out.score = None
-    if not enumeration and model.getNSols() > 0:
+    out.bound = None
+    if enumeration:
+        out.score = run.best_recorded()
+    elif started and model.getNSols() > 0:
         best = model.getBestSol()
         x = np.array([model.getSolVal(best, v) for v in problem.x])
         out.parents = cuts.chosen_parents(x, c.masks, c.offsets)
         out.score = float(c.scores[np.flatnonzero(x > 0.5)].sum())
-    elif enumeration:
-        out.score = run.best_recorded()
     out.optimal = out.status in ("optimal", "infeasible") and not run.stopped
-    if out.optimal and not enumeration:
+    if out.optimal:
         out.bound = out.score
-    else:
+    elif started:
         value = -model.getDualbound()
         out.bound = value if math.isfinite(value) and abs(value) < 1e19 else None
-    if enumeration and out.optimal:
-        out.bound = out.score
     out.gap = gap(out.score, out.bound)
+    nodes = model.getNNodes() if started else 0
     run.trajectory.append({"step": len(run.trajectory) + 1, "op": "end", "args": [], "delta": None,
                            "score": out.score, "bound": out.bound, "gap": out.gap,
-                           "seconds": time.perf_counter() - run.start, "nodes": model.getNNodes()})
-    out.stats = {"status": out.status, "nodes": model.getNNodes(), "lp_iterations": model.getNLPIterations(),
+                           "seconds": time.perf_counter() - run.start, "nodes": nodes})
+    out.stats = {"status": out.status, "nodes": nodes, "lp_iterations": model.getNLPIterations() if started else 0,
                  "seconds_scip": time.perf_counter() - t0, "variables": len(problem.x),
                  "arrow_variables": len(problem.arrows), "set_packing_rows": problem.n_triples,
                  **run.counts, **{f"seconds_{k}": v for k, v in run.seconds.items()}}
-    if statistics:
+    if statistics and started:
         out.stats["scip"] = scip_statistics(model)
-    out.stopped = run.stopped
     return out
 
 
@@ -853,9 +856,11 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
     parents = [mask_to_parents(m, scorer.n_vars) for m in out.parents]
     graph = DAG.from_parents(parents, scorer.names)
     score = scorer.total(parents)
-    proven = out.optimal and not out.stopped
-    bound = score if proven else out.bound
-    message = describe_gap(score, bound)
+    complete = parent_sets.stats.get("complete", True) is not False
+    proven = out.optimal and not out.stopped and complete
+    bound = score if proven else (out.bound if complete else None)  # no bound over a part of the candidates
+    message = describe_gap(score, bound) if complete else (
+        f"best {score:.4f} over the candidate parent sets found before the stop (no optimality bound)")
     stats = {"seconds": time.perf_counter() - start, "seconds_candidates": t_candidates - start,
              "seconds_ilp": time.perf_counter() - t_candidates, "iterations": out.stats["nodes"],
              "structures_evaluated": out.stats["nodes"], **scorer.stats(snapshot),
