@@ -433,3 +433,9 @@ def constrained_optimum(local, n, allowed=None, required=None):
         if ok:
             best = max(best, dag_score(local, dag))
     return best
+
+
+def covered_arcs(dag):
+    """Covered arcs ``(u, v)`` of a DAG (tuple of parent masks): pa(v) = pa(u) + {u}."""
+    n = len(dag)
+    return [(u, v) for v in range(n) for u in range(n) if (dag[v] >> u) & 1 and dag[v] == dag[u] | (1 << u)]

@@ -570,3 +570,51 @@ def cut_families(masks, offsets, cluster, k):
                     out[j] = f
                     j += 1
     return out, inside
+
+
+@njit(cache=True)
+def canonical_member(parents):
+    """The member of a DAG's Markov equivalence class with no covered arc ``u -> v`` for ``u > v``.
+
+    An arc ``u -> v`` is covered when ``pa(v) = pa(u) + {u}``; reversing it
+    gives a Markov equivalent DAG (Chickering 1995, Lemma 1) with the same
+    in-degrees (``pa'(u) = pa(u) + {v}``, ``pa'(v) = pa(u)``). Reversing the
+    covered arcs that point from a higher to a lower index raises
+    ``sum over arcs of (head - tail)``, so the walk ends, at a DAG the
+    constraints ``x[v, K] + x[u, K - u] <= 1`` (``u`` in ``K``, ``u > v``) allow:
+    every equivalence class keeps at least one member under them. Works on a
+    copy of ``parents``.
+    """
+    out = parents.copy()
+    n = out.shape[0]
+    changed = True
+    while changed:
+        changed = False
+        for v in range(n):
+            for u in range(v + 1, n):
+                if (out[v] >> u) & 1 and out[v] == out[u] | (np.int64(1) << u):
+                    out[v] = out[u]
+                    out[u] = out[u] | (np.int64(1) << v)
+                    changed = True
+    return out
+
+
+@njit(cache=True)
+def covered_reversals(parents):
+    """Every DAG one covered-arc reversal away from ``parents`` (rows of parent bitmasks).
+
+    Two DAGs are Markov equivalent exactly when a sequence of covered-arc
+    reversals turns one into the other (Chickering 1995, Theorem 2), so a
+    search over these moves lists an equivalence class.
+    """
+    n = parents.shape[0]
+    out = np.empty((n * n, n), np.int64)
+    count = 0
+    for v in range(n):
+        for u in range(n):
+            if (parents[v] >> u) & 1 and parents[v] == parents[u] | (np.int64(1) << u):
+                out[count] = parents
+                out[count, v] = parents[u]
+                out[count, u] = parents[u] | (np.int64(1) << v)
+                count += 1
+    return out[:count]

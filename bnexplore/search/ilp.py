@@ -81,6 +81,7 @@ ENUMERATION_SETTINGS = {
     "presolving/maxrestarts": 0,
     "misc/usesymmetry": 0,
     "conflict/enable": False,
+    "separating/rapidlearning/freq": -1,
 }
 """SCIP settings under which no reduction assumes the feasible set is fixed while DAGs are collected."""
 
@@ -111,6 +112,16 @@ class Problem:
         forbidden parent are fixed to 0 (the hook for background knowledge:
         required arcs and tiers reduce to such a matrix and to families fixed
         to 0, see :func:`forbidden_families`).
+    required : (n, n) bool array, optional
+        ``required[u, v]`` True requires the arc u -> v.
+    covered : bool
+        Add ``x[v, K] + x[u, K - u] <= 1`` for ``u`` in ``K``, ``u > v``: no
+        covered arc points from a higher to a lower index. For a
+        score-equivalent score (BIC, BDeu) every Markov equivalence class
+        keeps at least one member (:func:`bnexplore.search.cuts.canonical_member`),
+        so the optimum is kept, and an enumeration meets each class at a few
+        members instead of all and adds the rest itself. Not with arc
+        constraints (a reversal may create a forbidden arc).
 
     Attributes
     ----------
@@ -121,10 +132,13 @@ class Problem:
         ``(u, v) -> Variable`` for every arc some candidate allows.
     """
 
-    def __init__(self, candidates, allowed=None, required=None):
+    def __init__(self, candidates, allowed=None, required=None, covered=False):
         require_scip()
         self.cands = candidates
         self.n = candidates.n
+        self.index = {(v, int(m)): f for v in range(self.n)
+                      for f, m in zip(range(candidates.offsets[v], candidates.offsets[v + 1]),
+                                      candidates.masks[candidates.offsets[v]:candidates.offsets[v + 1]].tolist())}
         self.model = Model()
         self.model.hideOutput()
         self.model.setMinimize()
@@ -162,6 +176,27 @@ class Problem:
             if len(by_node) >= 2:
                 model.addCons(quicksum(var for fams in by_node.values() for var in fams) <= 1)
                 self.n_triples += 1
+        self.covered = covered
+        self.n_covered = 0
+        if covered:  # no covered arc u -> v with u > v: one or a few members per equivalence class
+            for v in range(self.n):
+                for f in range(offsets[v], offsets[v + 1]):
+                    for u in bits(masks[f]):
+                        g = self.index.get((u, int(masks[f]) & ~(1 << u))) if u > v else None
+                        if g is not None:
+                            model.addCons(self.x[f] + self.x[g] <= 1)
+                            self.n_covered += 1
+
+    def families(self, parents):
+        """Family index of every node of the DAG with these parent bitmasks (None if one is not a candidate)."""
+        out = [self.index.get((v, int(m))) for v, m in enumerate(parents)]
+        return None if None in out else np.array(out, np.int64)
+
+    def representable(self, chosen):
+        """``chosen`` families, made to satisfy the covered-arc constraints (None when not possible)."""
+        if not self.covered:
+            return chosen
+        return self.families(cuts.canonical_member(self.cands.masks[chosen]))
 
 
 
@@ -219,6 +254,7 @@ class Collector:
         self.count = 0
         self.heap = None
         self.overflow = 0
+        self.best = None
 
     def add(self, parent_masks, score):
         """Keep one DAG (its parent bitmasks and score) if it is good enough; True if kept."""
@@ -226,6 +262,7 @@ class Collector:
 
         if score < self.threshold:
             return False
+        self.best = score if self.best is None else max(self.best, score)
         if self.count == self.capacity and self.capacity < self.limit:
             self.capacity = min(2 * self.capacity, self.limit)
             self.masks = np.concatenate([self.masks, np.zeros((self.capacity - len(self.masks),
@@ -281,6 +318,7 @@ class Run:
                        "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0}
         self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
         self.stopped = False
+        self.seen = set()
 
     # -- values -----------------------------------------------------------
     def transform(self):
@@ -305,8 +343,7 @@ class Run:
         return value if self.model.getNSols() > 0 and abs(value) < 1e19 else None
 
     def best_recorded(self):
-        c = self.collector
-        return float(c.scores[:c.count].max()) if c.count else None
+        return self.collector.best
 
     def bound(self):
         """Proven upper bound on the score of any DAG still in the search."""
@@ -407,11 +444,25 @@ class Run:
             self.seconds["enforcement"] += time.perf_counter() - t0
 
     def record_and_branch(self, x, parents):
-        """Record the DAG of the integral point and exclude it: children partition the rest of the node."""
+        """Record the DAG of the integral point and exclude it: children partition the rest of the node.
+
+        Under the covered-arc constraints (:class:`Problem`) the first member of
+        a Markov equivalence class met records the whole class (every member
+        whose parent sets are candidates: the same score); later members only
+        branch."""
         model = self.model
         chosen = np.flatnonzero(x > 0.5)
-        score = float(self.cands.scores[chosen].sum())
-        if self.collector.add(parents, score):
+        if self.problem.covered:
+            from .credible import class_keys
+
+            key = class_keys(parents[None, :], False)[0].tobytes()
+            if key not in self.seen:
+                self.seen.add(key)
+                for member in equivalence_class(parents):
+                    fams = self.problem.families(member)
+                    if fams is not None and self.collector.add(member, float(self.cands.scores[fams].sum())):
+                        self.counts["dags_recorded"] += 1
+        elif self.collector.add(parents, float(self.cands.scores[chosen].sum())):
             self.counts["dags_recorded"] += 1
         free = [f for f in chosen.tolist() if self.tx[f].getLbLocal() < 0.5]
         if not free:
@@ -447,6 +498,9 @@ class Run:
             best = self.incumbent()
             if best is not None and score <= best + 1e-9 * max(1.0, abs(best)):
                 return SCIP_RESULT.DIDNOTFIND
+            chosen = self.problem.representable(chosen)
+            if chosen is None:
+                return SCIP_RESULT.DIDNOTFIND
             sol = self.model.createSol(heur)
             self.set_dag(sol, chosen)
             if self.model.trySol(sol, printreason=False):
@@ -469,6 +523,25 @@ class Run:
         for u, v, a in self.tarrows:
             if (int(masks[chosen[v]]) >> u) & 1 and a.getStatus() in _ACTIVE:
                 model.setSolVal(sol, a, 1.0)
+
+
+def equivalence_class(parents):
+    """Parent bitmasks of every DAG Markov equivalent to the one with bitmasks ``parents`` (itself included).
+
+    A breadth-first search over covered-arc reversals
+    (:func:`bnexplore.search.cuts.covered_reversals`).
+    """
+    start = np.asarray(parents, np.int64)
+    seen = {start.tobytes()}
+    queue = [start]
+    while queue:
+        dag = queue.pop()
+        yield dag
+        for other in cuts.covered_reversals(dag):
+            key = other.tobytes()
+            if key not in seen:
+                seen.add(key)
+                queue.append(other)
 
 
 def gap(score, bound):
@@ -611,6 +684,7 @@ def _configure(model, enumeration, time_limit):
             model.setParam(name, value)
         model.setPresolve(SCIP_PARAMSETTING.OFF)
         model.setHeuristics(SCIP_PARAMSETTING.OFF)
+        model.setSeparating(SCIP_PARAMSETTING.OFF)  # SCIP's own cuts cost more than they save here
     if time_limit is not None:
         model.setParam("limits/time", max(1.0, float(time_limit)))
 
@@ -654,6 +728,7 @@ def solve(problem, control, collector=None, seed=None, order_candidates=None, ma
     else:
         model.includeHeur(_Sinks(run), "sinks", "sink finding on the LP solution", "K", priority=1000, freq=1,
                           timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+        seed = None if seed is None else problem.representable(seed)
         if seed is not None:
             sol = model.createSol()
             masks = problem.cands.masks
@@ -699,6 +774,7 @@ def solve(problem, control, collector=None, seed=None, order_candidates=None, ma
     out.stats = {"status": out.status, "nodes": nodes, "lp_iterations": model.getNLPIterations() if started else 0,
                  "seconds_scip": time.perf_counter() - t0, "variables": len(problem.x),
                  "arrow_variables": len(problem.arrows), "set_packing_rows": problem.n_triples,
+                 "covered_arc_rows": problem.n_covered,
                  **run.counts, **{f"seconds_{k}": v for k, v in run.seconds.items()}}
     if statistics and started:
         out.stats["scip"] = scip_statistics(model)
@@ -732,6 +808,15 @@ BYTES_PER_FAMILY = 6 << 10
 _BASE_MEMORY = 128 << 20
 
 
+SCORE_EQUIVALENT = ("bic", "bdeu", "aic", "ll")
+"""Scores that give Markov equivalent DAGs the same score (the covered-arc constraints rely on it)."""
+
+
+def score_equivalent(score_name):
+    """True for the scores of :data:`SCORE_EQUIVALENT`."""
+    return score_name in SCORE_EQUIVALENT
+
+
 def memory_needed(n_families):
     """Rough bytes the integer programme over ``n_families`` family variables needs."""
     return _BASE_MEMORY + BYTES_PER_FAMILY * int(n_families)
@@ -753,7 +838,7 @@ def seed_incumbent(order_candidates, control, restarts=SEED_RESTARTS, seed=0):
     return np.asarray(best, np.int64), float(best_score)
 
 
-def optimum(candidates, order_candidates, control, allowed=None, required=None, statistics=False):
+def optimum(candidates, order_candidates, control, allowed=None, required=None, covered=False, statistics=False):
     """The best DAG over the candidates by branch and cut: an :class:`Outcome` with ``seed_score`` and ``seconds``.
 
     Starts from an ASOBS incumbent; a stopped search returns the incumbent
@@ -766,7 +851,7 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
         order_candidates = None  # the climb would not know the excluded families
     seed, seed_score = (None, None) if order_candidates is None else seed_incumbent(order_candidates, control)
     t_seed = time.perf_counter()
-    problem = Problem(candidates, allowed, required)
+    problem = Problem(candidates, allowed, required, covered=covered and not zero.any())
     out = solve(problem, control, seed=seed, order_candidates=order_candidates, statistics=statistics)
     if out.parents is None and seed is not None:  # stopped before SCIP took the seed
         out.parents = candidates.masks[seed]
@@ -781,14 +866,16 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     return out
 
 
-def enumerate_dags(candidates, threshold, limit, control, scale):
+def enumerate_dags(candidates, threshold, limit, control, scale, covered=False):
     """Every DAG over the candidates scoring at least ``threshold`` (the best ``limit``), by branch and cut.
 
+    ``covered`` (score-equivalent scores only) searches with the covered-arc
+    constraints of :class:`Problem` and adds each equivalence class whole.
     Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the
     tree search ran to the end.
     """
     require_scip()
-    problem = Problem(candidates)
+    problem = Problem(candidates, covered=covered)
     collector = Collector(candidates.n, threshold, limit)
     margin = 1e-6 * (1.0 + abs(scale))
     out = solve(problem, control, collector=collector, margin=margin)
@@ -852,7 +939,8 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
                                       f"about {format_bytes(needed)}")
     t_candidates = time.perf_counter()
     candidates = Candidates(parent_sets)
-    out = optimum(candidates, OrderCandidates(parent_sets), control, statistics=statistics)
+    out = optimum(candidates, OrderCandidates(parent_sets), control, covered=score_equivalent(scorer.score_name),
+                  statistics=statistics)
     parents = [mask_to_parents(m, scorer.n_vars) for m in out.parents]
     graph = DAG.from_parents(parents, scorer.names)
     score = scorer.total(parents)
