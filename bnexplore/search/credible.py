@@ -774,8 +774,7 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
-    covered = ilp.score_equivalent(scorer.score_name)
-    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, covered=covered)
+    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control)
     t_opt = time.perf_counter()
     stats = {"seconds_candidates": t_candidates - t0, "seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
              "opt_nodes": best.stats["nodes"], "bound": best.bound, "gap": best.gap}
@@ -785,7 +784,8 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
                   f"({ilp.describe_gap(best.score, best.bound)})")
         return parent_sets, np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
     opt = best.score
-    collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt, covered)
+    collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
+                                        covered=ilp.score_equivalent(scorer.score_name))
     masks, scores = collector.masks[:collector.count], collector.scores[:collector.count]
     if out.stopped:
         reason = f"{control.reason}: the search ended after {collector.count:,} DAGs, more may exist"

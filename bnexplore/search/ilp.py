@@ -63,7 +63,7 @@ MIN_VIOLATION = 1e-4
 TAUS = np.array([1e-6, 0.05, 0.15, 0.3, 0.5])
 """Thresholds of the peeling separator (:func:`bnexplore.search.cuts.separate`)."""
 
-EXACT_BUDGET = 200_000
+EXACT_BUDGET = 1_000_000
 """Search nodes of the exact cluster search per strongly connected component and k."""
 
 KMAX = 2
@@ -939,8 +939,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
                                       f"about {format_bytes(needed)}")
     t_candidates = time.perf_counter()
     candidates = Candidates(parent_sets)
-    out = optimum(candidates, OrderCandidates(parent_sets), control, covered=score_equivalent(scorer.score_name),
-                  statistics=statistics)
+    out = optimum(candidates, OrderCandidates(parent_sets), control, statistics=statistics)
     parents = [mask_to_parents(m, scorer.n_vars) for m in out.parents]
     graph = DAG.from_parents(parents, scorer.names)
     score = scorer.total(parents)
