@@ -16,8 +16,9 @@ instead of the subset lattice of :mod:`bnexplore.search.exact`:
   constraints (at most one node of a triple has the other two as parents;
   Section 4.3) from the start;
 * acyclicity by the *cluster constraints* (Section 3.1: every set of nodes has
-  a node with no parent inside it), added as cutting planes by a constraint
-  handler: separated from the LP solution by the kernels of
+  a node with no parent inside it) and their *k-cluster* generalisation
+  (Jaakkola et al. 2010, Section 3.1), added as cutting planes by a
+  constraint handler: separated from the LP solution by the kernels of
   :mod:`bnexplore.search.cuts` and enforced exactly on every integer solution
   (a cycle found is cut off);
 * a primal heuristic: Cussens's sink-finding heuristic on the LP solution
@@ -32,8 +33,12 @@ search continues past each network: with the objective limit at
 then excluded by branching (children ``x1 = 0``; ``x1 = 1, x2 = 0``; ... over
 its family variables not yet fixed), so the subtrees partition what is left
 and every DAG is met once; no solution is ever handed to SCIP, and the
-reductions that assume a fixed feasible set are turned off
-(``/work/shared/notes/scip-enumeration.md``).
+reductions that assume a fixed feasible set (dual reductions, symmetry
+handling, restarts, conflict analysis, presolving) are turned off. For a
+score-equivalent score (BIC, BDeu) the search also forbids covered arcs from
+a higher to a lower index, which leaves one or a few members of every Markov
+equivalence class, and the first member met brings its whole class, listed by
+covered-arc reversals (Chickering 1995).
 
 SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
 pyscipopt``).
@@ -71,6 +76,9 @@ KMAX = 2
 
 MAX_CUTS = 64
 """Cluster cuts added per separation round."""
+
+TRAJECTORY_INTERVAL = 0.05
+"""Seconds between two trajectory points that only record a lower bound (incumbents are all recorded)."""
 
 _ACTIVE = ("LOOSE", "COLUMN")
 """Statuses of variables a solution may set (not fixed or aggregated by presolving)."""
@@ -314,7 +322,7 @@ class Run:
         self.tarrows = None
         self.start = time.perf_counter()
         self.trajectory = []
-        self.counts = {"cluster_cuts": 0, "separation_rounds": 0, "exact_separations": 0, "cycles_cut": 0,
+        self.counts = {"cluster_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
                        "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0}
         self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
         self.stopped = False
@@ -356,14 +364,14 @@ class Run:
             return True
         score, bound = self.incumbent(), self.bound()
         last = self.trajectory[-1] if self.trajectory else None
-        if last is None or score != last["score"] or (bound is not None and last["bound"] is not None
-                                                      and bound < last["bound"] - 1e-9):
-            self.trajectory.append({"step": len(self.trajectory) + 1,
-                                    "op": "incumbent" if last is None or score != last["score"] else "bound",
+        now = time.perf_counter() - self.start
+        new_score = last is None or score != last["score"]
+        new_bound = bound is not None and (last is None or last["bound"] is None or bound < last["bound"] - 1e-9)
+        if new_score or (new_bound and now - last["seconds"] >= TRAJECTORY_INTERVAL):
+            self.trajectory.append({"step": len(self.trajectory) + 1, "op": "incumbent" if new_score else "bound",
                                     "args": [], "delta": None if last is None or score is None
                                     or last["score"] is None else score - last["score"],
-                                    "score": score, "bound": bound, "gap": gap(score, bound),
-                                    "seconds": time.perf_counter() - self.start,
+                                    "score": score, "bound": bound, "gap": gap(score, bound), "seconds": now,
                                     "nodes": self.model.getNNodes()})
         info = {"score": score, "bound": bound, "gap": gap(score, bound), "nodes": self.model.getNNodes()}
         if self.collector is not None:
