@@ -141,6 +141,7 @@ def work_table1(name, time_limit, both_limit):
     from bnexplore.scores import Scorer
     from bnexplore.search import choose_engine, credible_set, exact_search
     from bnexplore.search.exact import dp_seconds
+    from bnexplore.search.ilp import ilp_search
 
     warm_up()
     data = load_ebnsl(name)
@@ -154,7 +155,10 @@ def work_table1(name, time_limit, both_limit):
     both = dp_seconds(n) <= time_limit and choose_engine(n, parent_sets, "optimum", engine="dp")[0] == "dp"
     for engine in (["dp", "ilp"] if both else [auto]):
         t = time.perf_counter()
-        result = exact_search(scorer, parent_sets=parent_sets, engine=engine, time_limit=time_limit)
+        if engine == "ilp":
+            result = ilp_search(scorer, parent_sets=parent_sets, time_limit=time_limit, statistics=True)
+        else:
+            result = exact_search(scorer, parent_sets=parent_sets, engine=engine, time_limit=time_limit)
         out["opt"][engine] = {"score": result.score, "seconds": time.perf_counter() - t,
                               "exact": result.stats["exact"], "gap": result.stats.get("gap"),
                               "breakdown": time_breakdown(result.stats) if engine == "ilp" else None}
