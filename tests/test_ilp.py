@@ -273,8 +273,9 @@ def test_optimum_equals_costs_csv(name, key):
 
 # -- credible sets ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("score", ["bic", "bdeu"])
-@pytest.mark.parametrize("n, seed, rows", [(4, 0, 30), (5, 1, 40), (5, 2, 120)])
+@pytest.mark.parametrize("score, n, seed, rows", [(score, *case) for score in ("bic", "bdeu")
+                                                  for case in [(4, 0, 30), (5, 1, 40), (5, 2, 120)]]
+                         + [("k2", 5, 1, 40)])      # K2 is not score equivalent: no covered-arc constraints
 def test_credible_set_equals_brute_force(score, n, seed, rows):
     scorer = Scorer(dependent_data(seed, n, rows), score)
     every, opt = naive.credible_dags(all_local_scores(scorer), n, math.inf, 0.0)

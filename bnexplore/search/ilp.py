@@ -207,7 +207,6 @@ class Problem:
         return self.families(cuts.canonical_member(self.cands.masks[chosen]))
 
 
-
 def bits(mask):
     """Node indices of a bitmask, ascending (plain Python)."""
     mask = int(mask)
@@ -249,8 +248,9 @@ class Collector:
 
     Until ``limit`` DAGs are held every one is kept; then the arrays become a
     min-heap on the score (:func:`bnexplore.search.credible.heapify`), a better
-    DAG replaces the worst kept one and ``threshold`` rises to the worst kept
-    score, as in :func:`bnexplore.search.credible.enumerate_dags`.
+    DAG replaces the worst kept one and, from the first DAG met while full
+    (``overflow``), ``threshold`` follows the worst kept score, as in
+    :func:`bnexplore.search.credible.enumerate_dags`.
     """
 
     def __init__(self, n, threshold, limit):
@@ -283,8 +283,9 @@ class Collector:
             if self.count == self.limit:
                 self.heap = heapify(self.scores)
             return True
-        self.overflow += 1
+        self.overflow += 1  # more than limit DAGs exist: the search may now skip what cannot be kept
         row = self.heap[0]
+        self.threshold = max(self.threshold, float(self.scores[row]))
         if score <= self.scores[row]:
             return False
         self.masks[row] = parent_masks
