@@ -158,7 +158,8 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
     available = available_memory()
     fits = needed is not None and (available is None or needed <= available)
     seconds = dp_seconds(n)
-    sets = "" if parent_sets is None else f" over {len(parent_sets):,} candidate parent sets"
+    sets = "" if parent_sets is None else (f" over {len(parent_sets):,} candidate parent sets (about "
+                                           f"{format_bytes(ilp.memory_needed(len(parent_sets)))})")
     ilp_reason = (f"branch and cut on SCIP{sets}: its time depends on how tight the LP relaxation is "
                   "(seconds for most data sets of this size, hours for a few)")
     if engine == "ilp" or (engine == "auto" and not fits):
