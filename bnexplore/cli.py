@@ -49,7 +49,7 @@ class TerminalProgress:
             bar = "#" * filled + "." * (self.width - filled)
             pct = f"{100 * done:3.0f}%"
         parts = [f"[{bar}] {pct}", info.get("message", "")]
-        if info.get("score") is not None:
+        if info.get("score") is not None and info.get("bound") is None:
             parts.append(f"best {info['score']:.4f}")
         elapsed = info.get("elapsed", 0.0)
         parts.append(f"{elapsed:.1f}s")
@@ -125,6 +125,12 @@ def _add_run_options(parser):
     parser.add_argument("--time-limit", type=float, help="stop after this many seconds, keeping the best so far")
     parser.add_argument("--json", dest="json_out", help="write the full result as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_engine_option(parser):
+    parser.add_argument("--engine", choices=["auto", "dp", "ilp"],
+                        help="exact engine: the subset DP, branch and cut on SCIP (ilp; needs pip install pyscipopt), "
+                             "or auto (default: the DP while it is fast and fits in memory, the ILP beyond)")
 
 
 def _read_data(args):
@@ -253,6 +259,10 @@ def cmd_learn(args):
     data = _read_data(args)
     knowledge = _knowledge(args)
     options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit}
+    if args.engine is not None:
+        if args.algorithm != "exact":
+            raise BNExploreError(f"--engine applies to --algorithm exact only, not {args.algorithm}")
+        options["engine"] = args.engine
     for name in ("parents", "time_per_variable", "workers", "scheduler", "restarts", "seed"):
         value = getattr(args, name)
         if value is not None:
@@ -279,6 +289,9 @@ def cmd_learn(args):
                        averaged_arcs=len(boot["averaged"]["graph"]["arcs"]),
                        averaged_links=len(boot["averaged"]["graph"]["links"]),
                        seconds=round(time.perf_counter() - started, 3))
+    if "engine" in result.stats:
+        summary.update(engine=result.stats["engine"], bound=result.stats.get("bound"), gap=result.stats.get("gap"),
+                       exact=result.stats.get("exact"))
     _emit(payload, args.json_out, summary)
 
 
@@ -361,8 +374,9 @@ def cmd_enumerate(args):
         extra["knowledge"] = knowledge
     found = _run_with_progress(args, lambda bar, stop: credible_set(
         data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
-        progress=bar, stop=stop, time_limit=args.time_limit, **extra))
-    summary = {"opt": found.opt, "epsilon": found.epsilon, "bayes_factor": found.bayes_factor,
+        engine=args.engine or "auto", progress=bar, stop=stop, time_limit=args.time_limit, **extra))
+    summary = {"engine": found.stats.get("engine"), "opt": found.opt, "epsilon": found.epsilon,
+               "bayes_factor": found.bayes_factor,
                "networks": len(found.scores), "classes": len(found.classes),
                "rpdag_classes": len(found.rpdag_classes), "truncated": found.truncated,
                "truncated_reason": found.truncated_reason, "complete_epsilon": found.complete_epsilon,
@@ -464,6 +478,7 @@ def build_parser():
     p.add_argument("--threshold", type=float, help="strength threshold of the averaged network (default: estimated)")
     p.add_argument("--bootstrap-workers", type=int, help="processes for the resamples (default: every core)")
     p.add_argument("--bootstrap-scheduler", help="address of a Dask scheduler to run the resamples on")
+    _add_engine_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_learn)
 
@@ -474,6 +489,7 @@ def build_parser():
     p.add_argument("--max-indegree", type=int, help="most parents per node")
     p.add_argument("--limit", type=int, default=150000, help="most networks to collect (default 150,000)")
     _add_knowledge_options(p)
+    _add_engine_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_enumerate)
 
@@ -527,7 +543,8 @@ def main(argv=None):
         with door(flag_option):
             args.func(args)
     except BNExploreError as err:
-        print(f"error: {err}", file=sys.stderr)
+        message = str(err).replace("engine='ilp'", "--engine ilp").replace("engine='dp'", "--engine dp")
+        print(f"error: {message}", file=sys.stderr)
         return 1
     except FileNotFoundError as err:
         print(f"error: no such file: {err.filename}", file=sys.stderr)

@@ -461,3 +461,129 @@ def variable_elimination(network, target, evidence):
     marginal = table.sum(axis=tuple(i for i, u in enumerate(variables) if u != target)) if variables else table
     pe = float(marginal.sum())
     return marginal / pe, pe
+# -- integer programme (bnexplore.search.cuts) --------------------------------
+# Families are (node, parent bitmask) pairs listed per node; x maps each to its LP value.
+
+def members(mask):
+    return [u for u in range(64) if (mask >> u) & 1]
+
+
+def k_cluster_value(families, x, cluster, k):
+    """``g_k(C)``: mass of the families of C's nodes with fewer than k parents in C."""
+    return sum(value for (v, mask), value in zip(families, x)
+               if (cluster >> v) & 1 and bin(mask & cluster).count("1") < k)
+
+
+def most_violated(families, x, n, k):
+    """Brute force over every cluster of more than k nodes: ``(least g_k, its clusters)``."""
+    best, where = math.inf, []
+    for cluster in range(1 << n):
+        if bin(cluster).count("1") <= k:
+            continue
+        value = k_cluster_value(families, x, cluster, k)
+        if value < best - 1e-12:
+            best, where = value, [cluster]
+        elif abs(value - best) <= 1e-12:
+            where.append(cluster)
+    return best, where
+
+
+def strong_components(parents, nodes):
+    """SCCs (bitmasks, at least two nodes, inside ``nodes``) of the graph with arcs u -> v for u in parents[v]."""
+    n = len(parents)
+    inside = [v for v in range(n) if (nodes >> v) & 1]
+
+    def reach(v):
+        seen, stack = set(), [v]
+        while stack:
+            w = stack.pop()
+            for c in inside:
+                if (parents[c] >> w) & 1 and c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return seen
+    down = {v: reach(v) for v in inside}
+    comps = set()
+    for v in inside:
+        comp = {v} | {w for w in down[v] if v in down[w]}
+        if len(comp) >= 2:
+            comps.add(sum(1 << w for w in comp))
+    return comps
+
+
+def is_acyclic(parents):
+    """True when the graph with parent bitmasks ``parents`` has no directed cycle."""
+    left = set(range(len(parents)))
+    while left:
+        sources = [v for v in left if not any((parents[v] >> u) & 1 for u in left)]
+        if not sources:
+            return False
+        left -= set(sources)
+    return True
+
+
+def is_cycle(parents, cycle):
+    """True when the nodes of ``cycle`` (a bitmask) lie on one directed cycle of the graph."""
+    nodes = members(cycle)
+    arcs = {(u, v) for v in nodes for u in nodes if (parents[v] >> u) & 1}
+    for order in itertools.permutations(nodes[1:]):
+        ring = [nodes[0], *order]
+        if all((ring[i], ring[(i + 1) % len(ring)]) in arcs for i in range(len(ring))):
+            return True
+    return False
+
+
+def sink_order(families, x, scores, n):
+    """Cussens's sink-finding heuristic: the order obtained by removing sinks (plain restatement)."""
+    left = set(range(n))
+    order = []
+    while left:
+        best = None
+        for v in sorted(left):
+            allowed = sum(1 << u for u in left if u != v)
+            fits = [(x[f], scores[f]) for f, (w, mask) in enumerate(families) if w == v and mask & ~allowed == 0]
+            if not fits:
+                continue
+            bx = max(value for value, _ in fits)
+            bs = max(score for value, score in fits if value >= bx - 1e-9)
+            top = max(scores[f] for f, (w, _) in enumerate(families) if w == v)
+            key = (bx, -(top - bs))
+            if best is None or key[0] > best[0][0] + 1e-9 or (key[0] > best[0][0] - 1e-9 and key[1] > best[0][1]):
+                best = (key, v)
+        order.append(best[1])
+        left.remove(best[1])
+    return order[::-1]
+
+
+def order_families(families, scores, order):
+    """Every node's best family with all parents earlier in ``order`` (index into ``families``)."""
+    chosen = {}
+    before = 0
+    for v in order:
+        fits = [f for f, (w, mask) in enumerate(families) if w == v and mask & ~before == 0]
+        chosen[v] = max(fits, key=lambda f: (scores[f], -f))
+        before |= 1 << v
+    return [chosen[v] for v in range(len(order))]
+
+
+def constrained_optimum(local, n, allowed=None, required=None):
+    """Brute force: the best score over every DAG respecting forbidden / required arcs."""
+    best = -math.inf
+    for dag in all_dags(n):
+        ok = all((v, m) in local for v, m in enumerate(dag))
+        for v, mask in enumerate(dag):
+            for u in range(n):
+                has = (mask >> u) & 1
+                if allowed is not None and has and not allowed[u][v]:
+                    ok = False
+                if required is not None and required[u][v] and not has:
+                    ok = False
+        if ok:
+            best = max(best, dag_score(local, dag))
+    return best
+
+
+def covered_arcs(dag):
+    """Covered arcs ``(u, v)`` of a DAG (tuple of parent masks): pa(v) = pa(u) + {u}."""
+    n = len(dag)
+    return [(u, v) for v in range(n) for u in range(n) if (dag[v] >> u) & 1 and dag[v] == dag[u] | (1 << u)]

@@ -112,8 +112,10 @@ def test_memory_needed_and_refusal(monkeypatch):
     assert memory_needed(20) == 8 * 2**20 + exact._OVERHEAD
     assert memory_needed(26) - memory_needed(25) == 8 * 2**25
     monkeypatch.setattr(exact, "available_memory", lambda: 10 * 2**20)
-    with pytest.raises(ResourceError, match=r"needs 64\.0 MiB of memory but only 10\.0 MiB is available"):
-        exact_search(Scorer(dependent_data(0, 4, 20), "bic"))
+    with pytest.raises(ResourceError, match=r"needs 64\.0 MiB of memory but only 10\.0 MiB is available; use engine='ilp'"):
+        exact_search(Scorer(dependent_data(0, 4, 20), "bic"), engine="dp")
+    with pytest.raises(ResourceError, match=r"integer programme over \d+ candidate parent sets needs .* set max_indegree"):
+        exact_search(Scorer(dependent_data(0, 4, 20), "bic"))    # auto falls back to the ILP, which is checked too
 
 
 def test_more_than_62_variables_is_refused():

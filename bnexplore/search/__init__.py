@@ -5,7 +5,7 @@ import inspect
 from ..errors import SearchError
 from ..scores import Scorer
 from .credible import CredibleSet, credible_set
-from .exact import exact_search
+from .exact import ENGINES, choose_engine, exact_search
 from .hillclimb import hill_climb, tabu_search
 from .ordering import asobs, obs
 from .rpdag import rpdag_hill_climb, rpdag_tabu_search
@@ -40,7 +40,8 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
         Reuse a scorer (and its cache) instead of building one.
     **options
         Passed to the algorithm's function (for example ``max_indegree``,
-        ``time_limit``, ``progress``, ``stop``); unknown names are an error.
+        ``time_limit``, ``progress``, ``stop``, and for "exact" ``engine``:
+        "auto", "dp" or "ilp"); unknown names are an error.
 
     Returns
     -------
@@ -59,5 +60,5 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     return function(scorer, **options)
 
 
-__all__ = ["ALGORITHMS", "CredibleSet", "asobs", "credible_set", "exact_search", "hill_climb", "learn", "obs",
-           "rpdag_hill_climb", "rpdag_tabu_search", "tabu_search"]
+__all__ = ["ALGORITHMS", "CredibleSet", "ENGINES", "asobs", "choose_engine", "credible_set", "exact_search",
+           "hill_climb", "learn", "obs", "rpdag_hill_climb", "rpdag_tabu_search", "tabu_search"]

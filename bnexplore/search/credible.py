@@ -40,8 +40,8 @@ from ..graphs import DAG
 from ..parents.pruning import RULES, tolerance
 from ..result import Result, parse_json, to_plain
 from ..scores import Scorer
-from .exact import (Candidates, check_memory, format_bytes, mask_to_parents, memory_needed, prepare_parent_sets,
-                    subset_table)
+from .exact import (Candidates, _dp_hint, check_memory, choose_engine, format_bytes, mask_to_parents, memory_needed,
+                    prepare_parent_sets, subset_table)
 
 DEFAULT_LIMIT = 150_000
 """Most credible DAGs collected (the paper's counting limit)."""
@@ -614,27 +614,53 @@ def collect(candidates, table, opt, epsilon, limit, control):
         overflow += extra
         worst = f"; the worst kept is {opt - out_scores[heap[0]]:.4g} below OPT" if len(heap) else ""
         control.report(done=None, message=f"credible set: {count:,} DAGs kept{worst}")
+    masks, scores, reason, complete = limited_set(out_masks[:count], out_scores[:count], opt, epsilon, limit,
+                                                  overflow)
+    return masks, scores, reason, steps, complete
+
+
+def limited_set(masks, scores, opt, epsilon, limit, overflow):
+    """The finished set of an enumeration that kept the best ``limit`` DAGs.
+
+    With no overflow (no DAG met while ``limit`` were held) the set is every
+    credible DAG. Otherwise the DAGs tied (within the score tolerance) with the
+    worst kept one are dropped, so what remains is *every* DAG within a
+    smaller margin ``complete_epsilon`` of the optimum (see :func:`collect`).
+    Shared by both engines.
+
+    Returns
+    -------
+    masks, scores : arrays
+    reason : str or None
+    complete_epsilon : float or None
+    """
     if not overflow:
-        return out_masks[:count], out_scores[:count], None, steps, epsilon
-    cut = out_scores.min() + 2 * tol
-    keep = out_scores >= cut
+        return masks, scores, None, epsilon
+    tol = tolerance(opt)
+    cut = scores.min() + 2 * tol
+    keep = scores >= cut
     more = f"the counting limit of {limit:,} DAGs was reached: more credible DAGs exist"
     if not keep.any():
-        reason = (f"{more}; the set holds {limit:,} of the DAGs tied at {out_scores.min():.6f}, so no smaller "
+        reason = (f"{more}; the set holds {limit:,} of the DAGs tied at {scores.min():.6f}, so no smaller "
                   "margin is complete; raise the limit")
-        return out_masks, out_scores, reason, steps, None
+        return masks, scores, reason, None
     complete = opt - cut
     reason = (f"{more}; the set holds the {int(keep.sum()):,} best, every DAG within a Bayes factor of "
               f"{math.exp(complete):.4g} (epsilon {complete:.4g}) of the optimum")
-    return out_masks[keep], out_scores[keep], reason, steps, complete
+    return masks[keep], scores[keep], reason, complete
 
 
 def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_indegree=None, limit=DEFAULT_LIMIT,
-                 pruning=True, parent_sets=None, progress=None, time_limit=None, stop=None, control=None):
+                 pruning=True, parent_sets=None, engine="auto", progress=None, time_limit=None, stop=None,
+                 control=None):
     """Every DAG whose score is within ``log(bf)`` of the optimum.
 
     Liao, Sharma, Cussens & van Beek (2019), Eq. (3), solved exactly by
-    dynamic programming and a bounded enumeration (see the module docstring).
+    dynamic programming and a bounded enumeration (see the module docstring),
+    or, beyond the DP's reach, by branch and cut on SCIP
+    (:func:`bnexplore.search.ilp.enumerate_dags`: the optimum, then one tree
+    search that records every DAG above ``OPT - epsilon`` and branches it
+    away). Both engines give the same set and the same limit semantics.
 
     Parameters
     ----------
@@ -662,21 +688,27 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         Reuse candidate parent sets built by
         :func:`~bnexplore.parents.pruning.candidate_parent_sets` for this
         scorer with an epsilon at least this one (then ``pruning`` is ignored).
+    engine : {"auto", "dp", "ilp"}
+        See :func:`bnexplore.search.exact.choose_engine` (``auto`` keeps the
+        DP wherever it fits and should finish within ten minutes).
     progress, time_limit, stop, control
-        See :class:`bnexplore.control.Control`.
+        See :class:`bnexplore.control.Control`. With the ILP, reports carry
+        ``found`` (DAGs so far), ``score`` and ``bound``; a stop returns the
+        DAGs found so far (``truncated_reason`` says so).
 
     Returns
     -------
     CredibleSet
-        ``stats`` hold the seconds of each phase (``seconds_candidates``,
-        ``seconds_dp``, ``seconds_enumeration``, ``seconds_grouping``),
-        ``candidate_sets``, ``search_steps``, ``memory_bytes`` and the
-        candidate statistics under ``candidates``.
+        ``stats`` hold ``engine``, ``engine_reason``, the seconds of each
+        phase (``seconds_candidates``, ``seconds_dp`` or ``seconds_ilp`` (the
+        optimum), ``seconds_enumeration``, ``seconds_grouping``),
+        ``candidate_sets``, ``search_steps`` (DP steps or ILP tree nodes),
+        ``memory_bytes`` and the candidate statistics under ``candidates``.
 
     Raises
     ------
     SearchError
-        On a bad Bayes factor, epsilon or limit.
+        On a bad Bayes factor, epsilon, limit or engine.
     ResourceError
         When the table and the collected DAGs need more memory than is available.
     """
@@ -687,8 +719,28 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     start = time.perf_counter()
     snapshot = scorer.snapshot()
     n = scorer.n_vars
+    chosen, reason, _ = choose_engine(n, parent_sets, "credible", limit, engine)
+    run = _ilp_set if chosen == "ilp" else _dp_set
+    parent_sets, masks, scores, opt, why, complete, stats = run(scorer, parent_sets, max_indegree, epsilon, limit,
+                                                                 pruning, control)
+    params = {**scorer.params, "bf": math.exp(epsilon), "epsilon": epsilon, "max_indegree": max_indegree,
+              "limit": limit, "pruning": bool(pruning), "engine": chosen}
+    stats.update(candidate_sets=len(parent_sets), stopped=control.reason, engine=chosen, engine_reason=reason,
+                 **scorer.stats(snapshot), candidates=parent_sets.stats)
+    result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params, stats=stats,
+                         truncated_reason=why, complete_epsilon=complete)
+    result.stats["seconds"] = time.perf_counter() - start
+    control.finish(message=f"credible set: {len(result):,} DAGs in {result.stats['n_classes']:,} classes",
+                   score=opt, found=len(result))
+    return result
+
+
+def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control):
+    """The credible set by the subset DP and :func:`collect`."""
+    n = scorer.n_vars
+    t0 = time.perf_counter()
     needed = memory_needed(n) + enumeration_memory(n, limit)
-    check_memory(needed, f"the credible set over {n} variables with limit={limit:,}")
+    check_memory(needed, f"the credible set over {n} variables with limit={limit:,}", _dp_hint())
     control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
                                       rules=RULES if pruning else ())
@@ -703,16 +755,44 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     else:
         masks, scores, reason, steps, complete = collect(candidates, table, opt, epsilon, limit, control)
     del table
-    t_enum = time.perf_counter()
-    params = {**scorer.params, "bf": math.exp(epsilon), "epsilon": epsilon, "max_indegree": max_indegree,
-              "limit": limit, "pruning": bool(pruning)}
-    stats = {"seconds_candidates": t_candidates - start, "seconds_dp": t_dp - t_candidates,
-             "seconds_enumeration": t_enum - t_dp, "candidate_sets": len(parent_sets), "search_steps": steps,
-             "memory_bytes": needed, "stopped": control.reason, **scorer.stats(snapshot),
-             "candidates": parent_sets.stats}
-    result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params, stats=stats,
-                         truncated_reason=reason, complete_epsilon=complete)
-    result.stats["seconds"] = time.perf_counter() - start
-    control.finish(message=f"credible set: {len(result):,} DAGs in {result.stats['n_classes']:,} classes",
-                   score=opt)
-    return result
+    stats = {"seconds_candidates": t_candidates - t0, "seconds_dp": t_dp - t_candidates,
+             "seconds_enumeration": time.perf_counter() - t_dp, "search_steps": steps, "memory_bytes": needed}
+    return parent_sets, masks, scores, opt, reason, complete, stats
+
+
+def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control):
+    """The credible set by branch and cut: the optimum, then every DAG above ``OPT - epsilon`` in one tree search."""
+    from . import ilp
+    from .ordering import Candidates as OrderCandidates
+
+    n = scorer.n_vars
+    t0 = time.perf_counter()
+    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
+                                      rules=RULES if pruning else ())
+    needed = ilp.memory_needed(len(parent_sets)) + enumeration_memory(n, limit)
+    check_memory(needed, f"the credible set (ILP) over {len(parent_sets):,} candidate parent sets with "
+                         f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
+    candidates = Candidates(parent_sets)
+    t_candidates = time.perf_counter()
+    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control)
+    t_opt = time.perf_counter()
+    stats = {"seconds_candidates": t_candidates - t0, "seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
+             "opt_nodes": best.stats["nodes"], "bound": best.bound, "gap": best.gap}
+    if not best.optimal:
+        stats.update(seconds_enumeration=0.0, search_steps=0)
+        reason = (f"{control.reason}: stopped before the optimum was proven "
+                  f"({ilp.describe_gap(best.score, best.bound)})")
+        return parent_sets, np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
+    opt = best.score
+    collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
+                                        covered=ilp.score_equivalent(scorer.score_name))
+    masks, scores = collector.masks[:collector.count], collector.scores[:collector.count]
+    if out.stopped:
+        reason = f"{control.reason}: the search ended after {collector.count:,} DAGs, more may exist"
+        complete = None
+    else:
+        masks, scores, reason, complete = limited_set(masks, scores, opt, epsilon, limit, collector.overflow)
+    stats.update(seconds_enumeration=time.perf_counter() - t_opt, search_steps=out.stats["nodes"],
+                 enumeration_nodes=out.stats["nodes"], cluster_cuts=best.stats["cluster_cuts"]
+                 + out.stats["cluster_cuts"], lp_iterations=best.stats["lp_iterations"] + out.stats["lp_iterations"])
+    return parent_sets, masks, scores, opt, reason, complete, stats

@@ -39,6 +39,18 @@ _OVERHEAD = 64 << 20
 _SLICE = 1 << 21
 """Subsets per kernel call, between two checks of the stop flag."""
 
+ENGINES = ("auto", "dp", "ilp")
+"""Exact engines: the dynamic programme over subsets, branch and cut on SCIP, or the faster of the two."""
+
+DP_SECONDS_PER_STEP = 1.2e-8
+"""Seconds per (node, subset) step of the dynamic programme on 2 cores (autos, n = 26: 23 s; benchmarks)."""
+
+DP_PREFERRED_SECONDS = 30.0
+"""``auto`` runs the DP for the optimum when it should take at most this long (the ILP beyond)."""
+
+DP_PREFERRED_SECONDS_CREDIBLE = 600.0
+"""``auto`` runs the DP for a credible set up to this long: it enumerates far faster than the ILP."""
+
 
 def memory_needed(n):
     """Bytes the dynamic programme over ``n`` variables needs (the table ``B`` and headroom)."""
@@ -80,18 +92,115 @@ def format_bytes(n_bytes):
     return f"{value:.1f} TiB"
 
 
-def check_memory(needed, what):
-    """Raise ResourceError when ``needed`` bytes exceed the available memory."""
+def check_memory(needed, what, hint=None):
+    """Raise ResourceError when ``needed`` bytes exceed the available memory (``hint``: what to change)."""
     available = available_memory()
     if available is not None and needed > available:
+        hint = hint or "use fewer variables or a heuristic search (hill climbing, ordering-based)"
         raise ResourceError(f"{what} needs {format_bytes(needed)} of memory but only {format_bytes(available)} "
-                            "is available; use fewer variables or a heuristic search (hill climbing, ordering-based)")
+                            f"is available; {hint}")
+
+
+def dp_seconds(n):
+    """Rough seconds of the dynamic programme over ``n`` variables (``n 2^n`` steps)."""
+    return DP_SECONDS_PER_STEP * n * 2.0 ** n
+
+
+def _dp_hint():
+    from . import ilp
+
+    if ilp.available():
+        return "use engine='ilp' (branch and cut, memory grows with the candidate parent sets, not 2^n)"
+    return ("install pyscipopt for the integer-programming engine (pip install pyscipopt), or use fewer variables "
+            "or a heuristic search")
+
+
+def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="auto"):
+    """Which exact engine runs, why, and roughly how long it takes.
+
+    The subset DP (:func:`exact_search`'s ``engine="dp"``) needs ``8 * 2^n``
+    bytes and ``~n 2^n`` steps whatever the data; branch and cut on SCIP
+    (``engine="ilp"``, :mod:`bnexplore.search.ilp`) grows with the candidate
+    parent sets and with how tight its LP relaxation is, which no formula
+    predicts. ``auto`` takes the DP while it fits in memory and should take at
+    most :data:`DP_PREFERRED_SECONDS` (:data:`DP_PREFERRED_SECONDS_CREDIBLE`
+    for a credible set, where the DP's enumeration is much faster than the
+    ILP's), else the ILP. Measured crossover (BENCHMARKS.md): the DP wins up to
+    about 26 variables on the eBNSL data; the ILP proves alarm (37) in under
+    a second at N = 1,000.
+
+    Parameters
+    ----------
+    n_vars : int
+    parent_sets : ParentSets, optional
+        The candidates, when known (their number enters the reason).
+    task : {"optimum", "credible"}
+    limit : int, optional
+        Most DAGs a credible set collects (its memory).
+    engine : {"auto", "dp", "ilp"}
+        A named engine is checked (installed, fits in memory) and returned.
+
+    Returns
+    -------
+    (engine, reason, seconds)
+        ``engine`` is "dp" or "ilp"; ``reason`` one sentence for the user;
+        ``seconds`` a rough estimate, or None when none can be given.
+
+    Raises
+    ------
+    SearchError
+        On an unknown engine or task, or "ilp" without PySCIPOpt.
+    ResourceError
+        When no engine can run (the DP does not fit and PySCIPOpt is missing).
+    """
+    from . import ilp
+
+    if engine not in ENGINES:
+        raise SearchError(f"unknown exact engine {engine!r}: choose one of {', '.join(ENGINES)}")
+    if task not in ("optimum", "credible"):
+        raise SearchError(f"unknown task {task!r}: 'optimum' or 'credible'")
+    n = int(n_vars)
+    needed = memory_needed(n) if n <= MAX_VARIABLES else None
+    if task == "credible" and needed is not None:
+        from .credible import DEFAULT_LIMIT, enumeration_memory
+
+        needed += enumeration_memory(n, DEFAULT_LIMIT if limit is None else limit)
+    available = available_memory()
+    fits = needed is not None and (available is None or needed <= available)
+    seconds = dp_seconds(n)
+    sets = "" if parent_sets is None else (f" over {len(parent_sets):,} candidate parent sets (about "
+                                           f"{format_bytes(ilp.memory_needed(len(parent_sets)))})")
+    ilp_reason = (f"branch and cut on SCIP{sets}: its time depends on how tight the LP relaxation is "
+                  "(seconds for most data sets of this size, hours for a few)")
+    if engine == "ilp" or (engine == "auto" and not fits):
+        if not ilp.available():
+            if engine == "ilp":
+                raise SearchError(ilp.INSTALL_HINT)
+            need = "more than 62 variables" if needed is None else f"{format_bytes(needed)} of memory"
+            raise ResourceError(f"the subset DP over {n} variables needs {need} and the integer-programming "
+                                "engine is not installed: pip install pyscipopt, or use a heuristic search")
+        why = "as asked" if engine == "ilp" else (
+            f"the subset DP over {n} variables would need {format_bytes(needed)} of memory"
+            if needed is not None else f"the subset DP handles at most {MAX_VARIABLES} variables")
+        return "ilp", f"ILP engine ({why}): {ilp_reason}", None
+    dp_reason = f"subset DP over {n} variables: {format_bytes(needed)} of memory, about {seconds:.2g} s"
+    if engine == "dp":
+        if not fits:
+            raise ResourceError(f"the subset DP over {n} variables needs {format_bytes(needed)} of memory but "
+                                f"only {format_bytes(available)} is available; {_dp_hint()}")
+        return "dp", f"{dp_reason} (as asked)", seconds
+    preferred = DP_PREFERRED_SECONDS_CREDIBLE if task == "credible" else DP_PREFERRED_SECONDS
+    if seconds <= preferred or not ilp.available():
+        why = "" if seconds <= preferred else " (the ILP engine is not installed: pip install pyscipopt)"
+        return "dp", f"{dp_reason}{why}", seconds
+    return "ilp", (f"ILP engine (the subset DP over {n} variables would take about {seconds:.2g} s): "
+                   f"{ilp_reason}"), None
 
 
 def _checked_size(n):
     if n > MAX_VARIABLES:
-        raise ResourceError(f"the exact search handles at most {MAX_VARIABLES} variables (it needs 8 * 2^n bytes), "
-                            f"this problem has {n}; use a heuristic search (hill climbing, ordering-based)")
+        raise ResourceError(f"the exact search handles at most {MAX_VARIABLES} variables (parent sets are 64-bit "
+                            f"masks), this problem has {n}; use a heuristic search (hill climbing, ordering-based)")
 
 
 class Candidates:
@@ -307,13 +416,15 @@ def prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control, rul
     return ParentSets(parent_sets.names, kept, parent_sets.score_name, parent_sets.stats)
 
 
-def exact_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_limit=None, stop=None,
-                 control=None):
-    """The highest-scoring DAG, by dynamic programming over subsets.
+def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", progress=None, time_limit=None,
+                 stop=None, control=None):
+    """The highest-scoring DAG: by dynamic programming over subsets, or by branch and cut.
 
     Silander & Myllymaki (2006), Section 3, over the candidate parent sets of
     :func:`bnexplore.parents.pruning.candidate_parent_sets` (pruned for the
-    optimum, ``epsilon = 0``) or the given ones.
+    optimum, ``epsilon = 0``) or the given ones; or, for large problems, the
+    integer programme of :func:`bnexplore.search.ilp.ilp_search` over the
+    same candidates (see :func:`choose_engine`).
 
     Parameters
     ----------
@@ -322,32 +433,49 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, progress=None, tim
         Largest number of parents of a node.
     parent_sets : ParentSets, optional
         Candidate parent sets to search over (computed when not given).
+    engine : {"auto", "dp", "ilp"}
+        ``auto`` picks by :func:`choose_engine`.
     progress, time_limit, stop, control
-        See :class:`bnexplore.control.Control`. Progress is the fraction of
-        subsets done. When stopped early the result is a DAG built greedily
-        above the completed layers (``stats["exact"]`` is False).
+        See :class:`bnexplore.control.Control`. Progress reports carry
+        ``score`` (incumbent), ``bound`` (proven upper bound) and ``gap``
+        for the ILP; the fraction of subsets done for the DP. When stopped
+        early the DP returns a DAG built greedily above the completed layers,
+        the ILP its incumbent; ``stats["exact"]`` is then False and
+        ``stats["gap"]`` says how far from optimal it may be.
 
     Returns
     -------
     Result
-        ``algorithm = "exact"``; ``stats`` hold ``seconds``,
-        ``seconds_candidates``, ``seconds_dp``, ``candidate_sets``,
-        ``memory_bytes`` (needed by the table), ``opt`` (the table's optimum)
-        and ``exact``.
+        ``algorithm = "exact"``; ``stats`` hold ``engine``, ``seconds``,
+        ``seconds_candidates``, ``candidate_sets``, ``memory_bytes``, ``opt``
+        (the proven optimum, None when stopped), ``exact``, ``bound`` (a
+        proven upper bound on any DAG's score) and ``gap`` (``bound - score``,
+        0 when proven optimal); the DP adds ``seconds_dp``, the ILP the keys
+        of :func:`bnexplore.search.ilp.ilp_search`.
 
     Raises
     ------
     ResourceError
         When the table needs more memory than is available (checked before
         allocating; :func:`memory_needed`).
+    SearchError
+        On an unknown engine, or ``engine="ilp"`` without PySCIPOpt.
     """
+    n = scorer.n_vars
+    chosen, reason, _ = choose_engine(n, parent_sets, "optimum", engine=engine)
+    if chosen == "ilp":
+        from .ilp import ilp_search
+
+        result = ilp_search(scorer, max_indegree=max_indegree, parent_sets=parent_sets, progress=progress,
+                            time_limit=time_limit, stop=stop, control=control)
+        result.stats["engine_reason"] = reason
+        return result
     control = Control.of(control, progress, time_limit, stop)
     start = time.perf_counter()
     snapshot = scorer.snapshot()
-    n = scorer.n_vars
     _checked_size(n)
     needed = memory_needed(n)
-    check_memory(needed, f"the exact search over {n} variables")
+    check_memory(needed, f"the exact search over {n} variables", _dp_hint())
     control.report(done=0.0, message=f"exact: needs {format_bytes(needed)} for {n} variables")
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control)
     seconds_candidates = time.perf_counter() - start
@@ -363,13 +491,19 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, progress=None, tim
     parents = [mask_to_parents(m, n) for m in masks]
     graph = DAG.from_parents(parents, scorer.names)
     score = scorer.total(parents)
+    if parent_sets.stats.get("complete", True) is False:
+        bound = None  # stopped while the candidates were computed: no bound holds for the others
+    else:
+        bound = score if size == n else float(candidates.top.sum())  # each node at its best parents
+
     stats = {"seconds": time.perf_counter() - start, "seconds_candidates": seconds_candidates,
              "seconds_dp": time.perf_counter() - start - seconds_candidates, "iterations": size,
              "structures_evaluated": int(sum(math.comb(n, k) for k in range(size + 1))),
              **scorer.stats(snapshot), "candidate_sets": len(parent_sets), "memory_bytes": needed,
-             "opt": float(table[-1]) if size == n else None, "exact": size == n,
+             "opt": float(table[-1]) if size == n else None, "exact": size == n, "engine": "dp",
+             "engine_reason": reason, "bound": bound, "gap": None if bound is None else max(0.0, bound - score),
              "edges": graph.n_edges, "stopped": control.reason}
-    params = {**scorer.params, "max_indegree": max_indegree}
-    control.finish(message="exact: done", score=score)
+    params = {**scorer.params, "max_indegree": max_indegree, "engine": "dp"}
+    control.finish(message="exact: done", score=score, bound=bound, gap=stats["gap"])
     return Result(graph=graph, score=score, score_name=scorer.score_name, algorithm="exact", params=params,
                   stats=stats, extra={"candidates": parent_sets.stats})

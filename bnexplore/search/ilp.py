@@ -1,0 +1,969 @@
+"""The optimal network and the credible set by branch and cut on SCIP.
+
+The integer programme of Jaakkola, Sontag, Globerson & Meila (2010,
+"Learning Bayesian network structure using LP relaxations", AISTATS), Cussens
+(2011, UAI) and Bartlett & Cussens (2017, "Integer linear programming for the
+Bayesian network structure learning problem", AIJ 244), over the candidate
+parent sets of :func:`bnexplore.parents.pruning.candidate_parent_sets`
+instead of the subset lattice of :mod:`bnexplore.search.exact`:
+
+* one binary *family variable* ``x[v, J]`` per node ``v`` and candidate parent
+  set ``J``, with the local score as its objective coefficient, and one parent
+  set per node: ``sum over J of x[v, J] = 1`` (Section 3 of Bartlett & Cussens);
+* binary *arrow variables* ``a[u, v] = sum over J containing u of x[v, J]``,
+  which the branching prefers (GOBNILP's default), with the two-node cluster
+  constraints ``a[u, v] + a[v, u] <= 1`` and the three-node set-packing
+  constraints (at most one node of a triple has the other two as parents;
+  Section 4.3) from the start;
+* acyclicity by the *cluster constraints* (Section 3.1: every set of nodes has
+  a node with no parent inside it) and their *k-cluster* generalisation
+  (Jaakkola et al. 2010, Section 3.1), added as cutting planes by a
+  constraint handler: separated from the LP solution by the kernels of
+  :mod:`bnexplore.search.cuts` and enforced exactly on every integer solution
+  (a cycle found is cut off);
+* a primal heuristic: Cussens's sink-finding heuristic on the LP solution
+  (Section 5) gives an ordering, every node then takes its best candidate
+  among the nodes before it (OBS), and the ordering is improved by the swaps
+  and insertions of :mod:`bnexplore.search.ordering`; the search starts from
+  an ASOBS incumbent (Scanagatta et al. 2015) found on the same candidates.
+
+For the credible set (Liao, Sharma, Cussens & van Beek 2019) the same tree
+search continues past each network: with the objective limit at
+``OPT - epsilon``, every integer LP solution that is a DAG is recorded and
+then excluded by branching (children ``x1 = 0``; ``x1 = 1, x2 = 0``; ... over
+its family variables not yet fixed), so the subtrees partition what is left
+and every DAG is met once; no solution is ever handed to SCIP, and the
+reductions that assume a fixed feasible set (dual reductions, symmetry
+handling, restarts, conflict analysis, presolving) are turned off. For a
+score-equivalent score (BIC, BDeu) the search also forbids covered arcs from
+a higher to a lower index, which leaves one or a few members of every Markov
+equivalence class, and the first member met brings its whole class, listed by
+covered-arc reversals (Chickering 1995).
+
+SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
+pyscipopt``).
+"""
+
+import math
+import time
+
+import numpy as np
+
+from ..control import Control
+from ..errors import SearchError
+from . import cuts
+
+try:  # the optional [exact] extra
+    from pyscipopt import (SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr,
+                           Eventhdlr, Heur, Model, quicksum)
+except ImportError:  # pragma: no cover - exercised only without pyscipopt
+    Model = None
+    Conshdlr = Eventhdlr = Heur = object
+
+INSTALL_HINT = "the integer-programming engine needs PySCIPOpt: pip install pyscipopt"
+
+MIN_VIOLATION = 1e-4
+"""Least violation ``1 - g(C)`` of a cluster cut worth adding."""
+
+TAUS = np.array([1e-6, 0.05, 0.15, 0.3, 0.5])
+"""Thresholds of the peeling separator (:func:`bnexplore.search.cuts.separate`)."""
+
+EXACT_BUDGET = 1_000_000
+"""Search nodes of the exact cluster search per strongly connected component and k."""
+
+KMAX = 2
+"""Largest k of the k-cluster constraints separated."""
+
+MAX_CUTS = 64
+"""Cluster cuts added per separation round."""
+
+TRAJECTORY_INTERVAL = 0.05
+"""Seconds between two trajectory points that only record a lower bound (incumbents are all recorded)."""
+
+_ACTIVE = ("LOOSE", "COLUMN")
+"""Statuses of variables a solution may set (not fixed or aggregated by presolving)."""
+
+ENUMERATION_SETTINGS = {
+    "misc/allowweakdualreds": False,
+    "misc/allowstrongdualreds": False,
+    "presolving/maxrestarts": 0,
+    "misc/usesymmetry": 0,
+    "conflict/enable": False,
+    "separating/rapidlearning/freq": -1,
+}
+"""SCIP settings under which no reduction assumes the feasible set is fixed while DAGs are collected."""
+
+
+def available():
+    """True when PySCIPOpt (and so SCIP) can be imported."""
+    return Model is not None
+
+
+def require_scip():
+    """Raise SearchError with the install hint when PySCIPOpt is missing."""
+    if Model is None:
+        raise SearchError(INSTALL_HINT)
+
+
+# -- the model -------------------------------------------------------------------
+
+
+class Problem:
+    """The integer programme of one set of candidate parent sets, in one SCIP model.
+
+    Parameters
+    ----------
+    candidates : bnexplore.search.exact.Candidates
+        Families (masks, scores, offsets), best first per node.
+    allowed : (n, n) bool array, optional
+        ``allowed[u, v]`` False forbids the arc u -> v: families with a
+        forbidden parent are fixed to 0 (the hook for background knowledge:
+        required arcs and tiers reduce to such a matrix and to families fixed
+        to 0, see :func:`forbidden_families`).
+    required : (n, n) bool array, optional
+        ``required[u, v]`` True requires the arc u -> v.
+    covered : bool
+        Add ``x[v, K] + x[u, K - u] <= 1`` for ``u`` in ``K``, ``u > v``: no
+        covered arc points from a higher to a lower index. For a
+        score-equivalent score (BIC, BDeu) every Markov equivalence class
+        keeps at least one member (:func:`bnexplore.search.cuts.canonical_member`),
+        so the optimum is kept, and an enumeration meets each class at a few
+        members instead of all and adds the rest itself. Not with arc
+        constraints (a reversal may create a forbidden arc).
+
+    Attributes
+    ----------
+    model : pyscipopt.Model
+    x : list of Variable
+        Family variables, in the order of ``candidates``.
+    arrows : dict
+        ``(u, v) -> Variable`` for every arc some candidate allows.
+    """
+
+    def __init__(self, candidates, allowed=None, required=None, covered=False):
+        require_scip()
+        self.cands = candidates
+        self.n = candidates.n
+        self.index = {(v, int(m)): f for v in range(self.n)
+                      for f, m in zip(range(candidates.offsets[v], candidates.offsets[v + 1]),
+                                      candidates.masks[candidates.offsets[v]:candidates.offsets[v + 1]].tolist())}
+        self.model = Model()
+        self.model.hideOutput()
+        self.model.setMinimize()
+        masks, scores, offsets = candidates.masks, candidates.scores, candidates.offsets
+        zero = forbidden_families(candidates, allowed, required)
+        model = self.model
+        self.x = [model.addVar(vtype="B", obj=-float(scores[f]), ub=0.0 if zero[f] else 1.0)
+                  for f in range(len(masks))]
+        for v in range(self.n):
+            model.addCons(quicksum(self.x[f] for f in range(offsets[v], offsets[v + 1])) == 1)
+        self.arrows = {}
+        for v in range(self.n):
+            by_parent = {}
+            for f in range(offsets[v], offsets[v + 1]):
+                for u in bits(masks[f]):
+                    by_parent.setdefault(u, []).append(self.x[f])
+            for u, fams in sorted(by_parent.items()):
+                a = model.addVar(vtype="B")
+                model.chgVarBranchPriority(a, 10)
+                model.addCons(a - quicksum(fams) == 0)
+                self.arrows[u, v] = a
+        for (u, v), a in self.arrows.items():
+            if u < v and (v, u) in self.arrows:
+                model.addCons(a + self.arrows[v, u] <= 1)
+        triples = {}
+        for v in range(self.n):
+            for f in range(offsets[v], offsets[v + 1]):
+                parents = bits(masks[f])
+                for i in range(len(parents)):
+                    for j in range(i + 1, len(parents)):
+                        key = tuple(sorted((v, parents[i], parents[j])))
+                        triples.setdefault(key, {}).setdefault(v, []).append(self.x[f])
+        self.n_triples = 0
+        for by_node in triples.values():
+            if len(by_node) >= 2:
+                model.addCons(quicksum(var for fams in by_node.values() for var in fams) <= 1)
+                self.n_triples += 1
+        self.covered = covered
+        self.n_covered = 0
+        if covered:  # no covered arc u -> v with u > v: one or a few members per equivalence class
+            for v in range(self.n):
+                for f in range(offsets[v], offsets[v + 1]):
+                    for u in bits(masks[f]):
+                        g = self.index.get((u, int(masks[f]) & ~(1 << u))) if u > v else None
+                        if g is not None:
+                            model.addCons(self.x[f] + self.x[g] <= 1)
+                            self.n_covered += 1
+
+    def families(self, parents):
+        """Family index of every node of the DAG with these parent bitmasks (None if one is not a candidate)."""
+        out = [self.index.get((v, int(m))) for v, m in enumerate(parents)]
+        return None if None in out else np.array(out, np.int64)
+
+    def representable(self, chosen):
+        """``chosen`` families, made to satisfy the covered-arc constraints (None when not possible)."""
+        if not self.covered:
+            return chosen
+        return self.families(cuts.canonical_member(self.cands.masks[chosen]))
+
+
+def bits(mask):
+    """Node indices of a bitmask, ascending (plain Python)."""
+    mask = int(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def forbidden_families(candidates, allowed=None, required=None):
+    """Families excluded by arc constraints (bool array over the families).
+
+    ``allowed[u, v]`` False forbids u -> v: a family of ``v`` containing ``u``
+    is excluded. ``required[u, v]`` True requires u -> v: a family of ``v``
+    without ``u`` is excluded. (With required arcs the candidate sets must
+    have been pruned knowing them: a set pruned because a subset without the
+    required parent scored better is needed again.)
+    """
+    masks, offsets, n = candidates.masks, candidates.offsets, candidates.n
+    out = np.zeros(len(masks), bool)
+    for v in range(n):
+        lo, hi = offsets[v], offsets[v + 1]
+        if allowed is not None:
+            banned = sum(1 << u for u in range(n) if u != v and not allowed[u, v])
+            out[lo:hi] |= (masks[lo:hi] & banned) != 0
+        if required is not None:
+            needed = sum(1 << u for u in range(n) if u != v and required[u, v])
+            out[lo:hi] |= (masks[lo:hi] & needed) != needed
+    return out
+
+
+# -- one solve -------------------------------------------------------------------------
+
+
+class Collector:
+    """The DAGs an enumeration records: every one at or above ``threshold``, or the best ``limit``.
+
+    Until ``limit`` DAGs are held every one is kept; then the arrays become a
+    min-heap on the score (:func:`bnexplore.search.credible.heapify`), a better
+    DAG replaces the worst kept one and, from the first DAG met while full
+    (``overflow``), ``threshold`` follows the worst kept score, as in
+    :func:`bnexplore.search.credible.enumerate_dags`.
+    """
+
+    def __init__(self, n, threshold, limit):
+        self.threshold = threshold
+        self.limit = limit
+        self.capacity = min(limit, 1 << 12)
+        self.masks = np.zeros((self.capacity, n), np.int64)
+        self.scores = np.empty(self.capacity)
+        self.count = 0
+        self.heap = None
+        self.overflow = 0
+        self.best = None
+
+    def add(self, parent_masks, score):
+        """Keep one DAG (its parent bitmasks and score) if it is good enough; True if kept."""
+        from .credible import heapify, sift_down
+
+        if score < self.threshold:
+            return False
+        self.best = score if self.best is None else max(self.best, score)
+        if self.count == self.capacity and self.capacity < self.limit:
+            self.capacity = min(2 * self.capacity, self.limit)
+            self.masks = np.concatenate([self.masks, np.zeros((self.capacity - len(self.masks),
+                                                               self.masks.shape[1]), np.int64)])
+            self.scores = np.concatenate([self.scores, np.empty(self.capacity - len(self.scores))])
+        if self.count < self.capacity:
+            self.masks[self.count] = parent_masks
+            self.scores[self.count] = score
+            self.count += 1
+            if self.count == self.limit:
+                self.heap = heapify(self.scores)
+            return True
+        self.overflow += 1  # more than limit DAGs exist: the search may now skip what cannot be kept
+        row = self.heap[0]
+        self.threshold = max(self.threshold, float(self.scores[row]))
+        if score <= self.scores[row]:
+            return False
+        self.masks[row] = parent_masks
+        self.scores[row] = score
+        sift_down(self.heap, self.scores, 0)
+        self.threshold = max(self.threshold, float(self.scores[self.heap[0]]))
+        return True
+
+
+class Run:
+    """What the plugins of one solve share: the problem, the control, counters, the trajectory.
+
+    Parameters
+    ----------
+    problem : Problem
+    control : Control
+    collector : Collector, optional
+        Given for an enumeration (every DAG at or above its threshold is
+        recorded and excluded by branching); None to optimise.
+    margin : float
+        Slack below the enumeration threshold for LP bounds (LP round-off).
+    order_candidates : bnexplore.search.ordering.Candidates
+        The same families for the ordering climb of the primal heuristic.
+    """
+
+    def __init__(self, problem, control, collector=None, margin=0.0, order_candidates=None):
+        self.problem = problem
+        self.model = problem.model
+        self.cands = problem.cands
+        self.control = control
+        self.collector = collector
+        self.margin = margin
+        self.order_candidates = order_candidates
+        self.tx = None
+        self.tarrows = None
+        self.start = time.perf_counter()
+        self.trajectory = []
+        self.counts = {"cluster_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
+                       "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0}
+        self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
+        self.stopped = False
+        self.seen = set()
+
+    # -- values -----------------------------------------------------------
+    def transform(self):
+        """Map the family and arrow variables to the transformed problem (once solving starts)."""
+        model = self.model
+        self.tx = [model.getTransformedVar(v) for v in self.problem.x]
+        self.tarrows = [(u, v, model.getTransformedVar(a)) for (u, v), a in self.problem.arrows.items()]
+
+    def lp_values(self):
+        return np.fromiter((v.getLPSol() for v in self.tx), np.float64, len(self.tx))
+
+    def sol_values(self, sol):
+        model = self.model
+        return np.fromiter((model.getSolVal(sol, v) for v in self.tx), np.float64, len(self.tx))
+
+    # -- bounds and progress ------------------------------------------------
+    def incumbent(self):
+        """Best score found (None when there is none yet)."""
+        if self.collector is not None:
+            return self.best_recorded()
+        value = -self.model.getPrimalbound()
+        return value if self.model.getNSols() > 0 and abs(value) < 1e19 else None
+
+    def best_recorded(self):
+        return self.collector.best
+
+    def bound(self):
+        """Proven upper bound on the score of any DAG still in the search."""
+        value = -self.model.getDualbound()
+        return None if not math.isfinite(value) or abs(value) >= 1e19 else value
+
+    def tick(self):
+        """Check the stop flag (interrupting SCIP), record the trajectory, report progress."""
+        if self.stopped:
+            return True
+        score, bound = self.incumbent(), self.bound()
+        last = self.trajectory[-1] if self.trajectory else None
+        now = time.perf_counter() - self.start
+        new_score = last is None or score != last["score"]
+        new_bound = bound is not None and (last is None or last["bound"] is None or bound < last["bound"] - 1e-9)
+        if new_score or (new_bound and now - last["seconds"] >= TRAJECTORY_INTERVAL):
+            self.trajectory.append({"step": len(self.trajectory) + 1, "op": "incumbent" if new_score else "bound",
+                                    "args": [], "delta": None if last is None or score is None
+                                    or last["score"] is None else score - last["score"],
+                                    "score": score, "bound": bound, "gap": gap(score, bound), "seconds": now,
+                                    "nodes": self.model.getNNodes()})
+        info = {"score": score, "bound": bound, "gap": gap(score, bound), "nodes": self.model.getNNodes()}
+        if self.collector is not None:
+            info["found"] = self.collector.count
+            message = f"credible set (ILP): {self.collector.count:,} DAGs found"
+        else:
+            message = "exact (ILP): " + describe_gap(score, bound)
+        self.control.report(done=None, message=message, **info)
+        if self.control.should_stop():
+            self.stopped = True
+            self.model.interruptSolve()
+        return self.stopped
+
+    # -- cuts ------------------------------------------------------------------
+    def add_cluster_cut(self, cluster, k=1):
+        """Add the ``k``-cluster constraint of ``cluster`` as a global cut; True when it cuts off the node."""
+        model = self.model
+        fams, inside = cuts.cut_families(self.cands.masks, self.cands.offsets, np.int64(cluster), k)
+        size = cuts.popcount(np.int64(cluster))
+        if inside:
+            row = model.createEmptyRowUnspec(name="cluster", lhs=None, rhs=float(size - k), local=False,
+                                             removable=True)
+        else:
+            row = model.createEmptyRowUnspec(name="cluster", lhs=float(k), rhs=None, local=False,
+                                             removable=True)
+        model.cacheRowExtensions(row)
+        for f in fams.tolist():
+            model.addVarToRow(row, self.tx[f], 1.0)
+        model.flushRowExtensions(row)
+        infeasible = model.addCut(row, forcecut=True)
+        model.addPoolCut(row)
+        model.releaseRow(row)
+        self.counts["cluster_cuts"] += 1
+        return infeasible
+
+    def separate(self, x, exact=True):
+        """Add the violated cluster cuts at ``x``; returns a SCIP result."""
+        t0 = time.perf_counter()
+        c = self.cands
+        found, ks, _ = cuts.separate(x, c.masks, c.offsets, KMAX, MIN_VIOLATION, MAX_CUTS, TAUS,
+                                     EXACT_BUDGET if exact else 0)
+        self.counts["separation_rounds"] += 1
+        result = SCIP_RESULT.DIDNOTFIND
+        for cluster, k in zip(found.tolist(), ks.tolist()):
+            result = SCIP_RESULT.SEPARATED
+            if self.add_cluster_cut(cluster, k):
+                result = SCIP_RESULT.CUTOFF
+                break
+        self.seconds["separation"] += time.perf_counter() - t0
+        return result
+
+    def below_threshold(self, cost_bound):
+        """In an enumeration, True when a node whose cost bound is ``cost_bound`` holds no DAG worth keeping."""
+        return self.collector is not None and -cost_bound < self.collector.threshold - self.margin
+
+    # -- integer points -------------------------------------------------------------
+    def enforce(self, x, solinfeasible):
+        """Enforce acyclicity at an integral point: cut cycles; in an enumeration record the DAG and branch."""
+        t0 = time.perf_counter()
+        try:
+            c = self.cands
+            if np.abs(x - np.round(x)).max(initial=0.0) > 1e-6:
+                return self.separate(x) if not solinfeasible else SCIP_RESULT.FEASIBLE
+            parents = cuts.chosen_parents(x, c.masks, c.offsets)
+            if (parents < 0).any():
+                return SCIP_RESULT.INFEASIBLE
+            cycles = cuts.integer_cycles(parents)
+            if len(cycles):
+                self.counts["cycles_cut"] += len(cycles)
+                for cluster in cycles.tolist():
+                    if self.add_cluster_cut(cluster):
+                        return SCIP_RESULT.CUTOFF
+                return SCIP_RESULT.SEPARATED
+            if self.collector is None or solinfeasible:
+                return SCIP_RESULT.FEASIBLE
+            return self.record_and_branch(x, parents)
+        finally:
+            self.seconds["enforcement"] += time.perf_counter() - t0
+
+    def record_and_branch(self, x, parents):
+        """Record the DAG of the integral point and exclude it: children partition the rest of the node.
+
+        Under the covered-arc constraints (:class:`Problem`) the first member of
+        a Markov equivalence class met records the whole class (every member
+        whose parent sets are candidates: the same score); later members only
+        branch."""
+        model = self.model
+        chosen = np.flatnonzero(x > 0.5)
+        if self.problem.covered:
+            from .credible import class_keys
+
+            key = class_keys(parents[None, :], False)[0].tobytes()
+            if key not in self.seen:
+                self.seen.add(key)
+                for member in equivalence_class(parents):
+                    fams = self.problem.families(member)
+                    if fams is not None and self.collector.add(member, float(self.cands.scores[fams].sum())):
+                        self.counts["dags_recorded"] += 1
+        elif self.collector.add(parents, float(self.cands.scores[chosen].sum())):
+            self.counts["dags_recorded"] += 1
+        free = [f for f in chosen.tolist() if self.tx[f].getLbLocal() < 0.5]
+        if not free:
+            return SCIP_RESULT.CUTOFF
+        estimate = model.getLocalEstimate()
+        for i, f in enumerate(free):
+            child = model.createChild(0.0, estimate)
+            for g in free[:i]:
+                model.chgVarLbNode(child, self.tx[g], 1.0)
+            model.chgVarUbNode(child, self.tx[f], 0.0)
+        self.counts["enumeration_branches"] += 1
+        return SCIP_RESULT.BRANCHED
+
+    # -- the primal heuristic ------------------------------------------------------------
+    def heuristic(self, heur):
+        """Sink finding on the LP point, OBS parents, an ordering climb; hands a better DAG to SCIP."""
+        from .ordering import _Climb
+
+        t0 = time.perf_counter()
+        self.counts["heuristic_calls"] += 1
+        try:
+            c = self.cands
+            x = self.lp_values()
+            order = cuts.sink_order(x, c.scores, c.masks, c.offsets)
+            if len(order) < c.n:
+                return SCIP_RESULT.DIDNOTFIND
+            chosen = cuts.order_families(c.masks, c.offsets, order)
+            if self.order_candidates is not None:
+                climb = _Climb(self.order_candidates, order)
+                climb.run(Control(), {"swaps": 0, "insertions": 0})
+                chosen = climb.chosen
+            score = float(c.scores[chosen].sum())
+            best = self.incumbent()
+            if best is not None and score <= best + 1e-9 * max(1.0, abs(best)):
+                return SCIP_RESULT.DIDNOTFIND
+            chosen = self.problem.representable(chosen)
+            if chosen is None:
+                return SCIP_RESULT.DIDNOTFIND
+            sol = self.model.createSol(heur)
+            self.set_dag(sol, chosen)
+            if self.model.trySol(sol, printreason=False):
+                self.counts["heuristic_improved"] += 1
+                return SCIP_RESULT.FOUNDSOL
+            return SCIP_RESULT.DIDNOTFIND
+        finally:
+            self.seconds["heuristic"] += time.perf_counter() - t0
+
+    def set_dag(self, sol, chosen):
+        """Set a solution's family and arrow variables to the DAG with these chosen families.
+
+        Only active variables are set (presolving may have aggregated some; SCIP
+        derives those)."""
+        model = self.model
+        masks = self.cands.masks
+        for f in chosen.tolist():
+            if self.tx[f].getStatus() in _ACTIVE:
+                model.setSolVal(sol, self.tx[f], 1.0)
+        for u, v, a in self.tarrows:
+            if (int(masks[chosen[v]]) >> u) & 1 and a.getStatus() in _ACTIVE:
+                model.setSolVal(sol, a, 1.0)
+
+
+def equivalence_class(parents):
+    """Parent bitmasks of every DAG Markov equivalent to the one with bitmasks ``parents`` (itself included).
+
+    A breadth-first search over covered-arc reversals
+    (:func:`bnexplore.search.cuts.covered_reversals`).
+    """
+    start = np.asarray(parents, np.int64)
+    seen = {start.tobytes()}
+    queue = [start]
+    while queue:
+        dag = queue.pop()
+        yield dag
+        for other in cuts.covered_reversals(dag):
+            key = other.tobytes()
+            if key not in seen:
+                seen.add(key)
+                queue.append(other)
+
+
+def gap(score, bound):
+    """``bound - score`` (0 when proven optimal), or None while either is unknown."""
+    if score is None or bound is None:
+        return None
+    return max(0.0, bound - score)
+
+
+def describe_gap(score, bound):
+    """One line for progress and results: the incumbent and how far from optimal it may be."""
+    if score is None:
+        return "no network found yet" if bound is None else f"no network yet, bound {bound:.4f}"
+    g = gap(score, bound)
+    if g is None:
+        return f"best {score:.4f}, no bound yet"
+    if g <= 1e-9 * max(1.0, abs(score)):
+        return f"optimal {score:.4f}"
+    return f"best {score:.4f}, within {g:.4g} of optimal (bound {bound:.4f})"
+
+
+class _Acyclicity(Conshdlr):
+    """Cluster constraints as cutting planes; exact acyclicity on integer points (see :class:`Run`)."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def consinitsol(self, constraints):
+        self.run.transform()
+
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        # any family may close or open a cycle: lock every variable both ways
+        problem = self.run.problem
+        variables = problem.x if constraint is not None and constraint.isOriginal() else \
+            [self.model.getTransformedVar(v) for v in problem.x]
+        both = nlockspos + nlocksneg
+        for var in variables:
+            self.model.addVarLocksType(var, locktype, both, both)
+
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+        run = self.run
+        if run.collector is not None:  # an enumeration hands no solution to SCIP
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        if run.tx is None:
+            run.transform()
+        x = run.sol_values(solution)
+        parents = cuts.chosen_parents(x, run.cands.masks, run.cands.offsets)
+        if (parents < 0).any() or len(cuts.integer_cycles(parents)):
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        return {"result": SCIP_RESULT.FEASIBLE}
+
+    def consprop(self, constraints, nusefulconss, nmarkedconss, proptiming):
+        run = self.run
+        if run.collector is not None and run.below_threshold(self.model.getCurrentNode().getLowerbound()):
+            return {"result": SCIP_RESULT.CUTOFF}
+        return {"result": SCIP_RESULT.DIDNOTFIND}
+
+    def conssepalp(self, constraints, nusefulconss):
+        run = self.run
+        if run.tick():
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        if run.below_threshold(self.model.getLPObjVal()):
+            return {"result": SCIP_RESULT.CUTOFF}
+        return {"result": run.separate(run.lp_values())}
+
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        run = self.run
+        if run.below_threshold(self.model.getLPObjVal()):
+            return {"result": SCIP_RESULT.CUTOFF}
+        return {"result": run.enforce(run.lp_values(), solinfeasible)}
+
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        run = self.run
+        x = run.sol_values(None)
+        parents = cuts.chosen_parents(x, run.cands.masks, run.cands.offsets)
+        if (parents < 0).any() or len(cuts.integer_cycles(parents)):
+            return {"result": SCIP_RESULT.INFEASIBLE}
+        if run.collector is None or solinfeasible or objinfeasible:
+            return {"result": SCIP_RESULT.FEASIBLE}
+        return {"result": run.record_and_branch(x, parents)}
+
+
+class _Sinks(Heur):
+    """The sink-finding primal heuristic on the LP solution (see :meth:`Run.heuristic`)."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def heurexec(self, heurtiming, nodeinfeasible):
+        if self.run.tx is None or self.model.getLPSolstat() != SCIP_LPSOLSTAT.OPTIMAL:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        return {"result": self.run.heuristic(self)}
+
+
+class _Monitor(Eventhdlr):
+    """Checks the stop flag, reports progress and records the trajectory after every node."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def eventinit(self):
+        self.model.catchEvent(SCIP_EVENTTYPE.NODESOLVED | SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+    def eventexit(self):
+        self.model.dropEvent(SCIP_EVENTTYPE.NODESOLVED | SCIP_EVENTTYPE.BESTSOLFOUND, self)
+
+    def eventexec(self, event):
+        self.run.tick()
+
+
+# -- solving -----------------------------------------------------------------------------
+
+
+class Outcome:
+    """What one solve found.
+
+    Attributes
+    ----------
+    parents : int64 array or None
+        Parent bitmask of every node of the best DAG (optimisation), None when
+        there is none.
+    score, bound, gap : float or None
+        The best DAG's score (sum of its candidates' scores), the proven upper
+        bound, ``bound - score``.
+    optimal : bool
+        Proven optimal (optimisation) or the enumeration ran to the end.
+    status : str
+        SCIP's status.
+    stats : dict
+        Nodes, LP iterations, cut and heuristic counters, seconds by phase.
+    trajectory : list of dict
+        ``(seconds, score, bound, gap, nodes)`` points, one per change.
+    collector : Collector or None
+    """
+
+
+def _configure(model, enumeration, time_limit):
+    if enumeration:
+        for name, value in ENUMERATION_SETTINGS.items():
+            model.setParam(name, value)
+        model.setPresolve(SCIP_PARAMSETTING.OFF)
+        model.setHeuristics(SCIP_PARAMSETTING.OFF)
+        model.setSeparating(SCIP_PARAMSETTING.OFF)  # SCIP's own cuts cost more than they save here
+    if time_limit is not None:
+        model.setParam("limits/time", max(1.0, float(time_limit)))
+
+
+def solve(problem, control, collector=None, seed=None, order_candidates=None, margin=0.0, scip_time_limit=None,
+          statistics=False):
+    """Run branch and cut on ``problem``; returns an :class:`Outcome`.
+
+    Parameters
+    ----------
+    problem : Problem
+    control : Control
+        Checked after every node and separation round; a stop interrupts SCIP.
+    collector : Collector, optional
+        Enumerate: record every DAG at or above ``collector.threshold`` (its
+        objective limit) and exclude it by branching.
+    seed : int array, optional
+        Chosen family of every node of a starting DAG (optimisation).
+    order_candidates : bnexplore.search.ordering.Candidates, optional
+        Enables the ordering climb in the primal heuristic.
+    margin : float
+        LP round-off slack of the enumeration's bound tests.
+    scip_time_limit : float, optional
+        Wall-clock backstop for SCIP (the Control's limit is the one that
+        counts; it is checked in the callbacks).
+    statistics : bool
+        Add SCIP's own time breakdown (LP, separation, branching) to the stats.
+    """
+    model = problem.model
+    run = Run(problem, control, collector=collector, margin=margin, order_candidates=order_candidates)
+    enumeration = collector is not None
+    _configure(model, enumeration, scip_time_limit)
+    handler = _Acyclicity(run)
+    model.includeConshdlr(handler, "acyclic", "cluster constraints of acyclicity", sepapriority=100000,
+                          enfopriority=-2000000, chckpriority=-2000000, sepafreq=1,
+                          propfreq=1 if enumeration else -1, eagerfreq=100, needscons=True)
+    model.addPyCons(model.createCons(handler, "acyclic"))
+    model.includeEventhdlr(_Monitor(run), "monitor", "stop flag, progress and trajectory")
+    if enumeration:
+        model.setObjlimit(-(collector.threshold - margin))
+    else:
+        model.includeHeur(_Sinks(run), "sinks", "sink finding on the LP solution", "K", priority=1000, freq=1,
+                          timingmask=SCIP_HEURTIMING.AFTERLPNODE)
+        seed = None if seed is None else problem.representable(seed)
+        if seed is not None:
+            sol = model.createSol()
+            masks = problem.cands.masks
+            for f in seed.tolist():
+                model.setSolVal(sol, problem.x[f], 1.0)
+            for (u, v), a in problem.arrows.items():
+                if (int(masks[seed[v]]) >> u) & 1:
+                    model.setSolVal(sol, a, 1.0)
+            model.addSol(sol)
+    t0 = time.perf_counter()
+    started = not control.should_stop()
+    if started:
+        model.optimize()
+    else:
+        run.stopped = True
+    out = Outcome()
+    out.status = model.getStatus() if started else "not started"
+    out.collector = collector
+    out.trajectory = run.trajectory
+    out.stopped = run.stopped
+    c = problem.cands
+    out.parents = None
+    out.score = None
+    out.bound = None
+    if enumeration:
+        out.score = run.best_recorded()
+    elif started and model.getNSols() > 0:
+        best = model.getBestSol()
+        x = np.array([model.getSolVal(best, v) for v in problem.x])
+        out.parents = cuts.chosen_parents(x, c.masks, c.offsets)
+        out.score = float(c.scores[np.flatnonzero(x > 0.5)].sum())
+    out.optimal = out.status in ("optimal", "infeasible") and not run.stopped
+    if out.optimal:
+        out.bound = out.score
+    elif started:
+        value = -model.getDualbound()
+        out.bound = value if math.isfinite(value) and abs(value) < 1e19 else None
+    out.gap = gap(out.score, out.bound)
+    nodes = model.getNNodes() if started else 0
+    run.trajectory.append({"step": len(run.trajectory) + 1, "op": "end", "args": [], "delta": None,
+                           "score": out.score, "bound": out.bound, "gap": out.gap,
+                           "seconds": time.perf_counter() - run.start, "nodes": nodes})
+    out.stats = {"status": out.status, "nodes": nodes, "lp_iterations": model.getNLPIterations() if started else 0,
+                 "seconds_scip": time.perf_counter() - t0, "variables": len(problem.x),
+                 "arrow_variables": len(problem.arrows), "set_packing_rows": problem.n_triples,
+                 "covered_arc_rows": problem.n_covered,
+                 **run.counts, **{f"seconds_{k}": v for k, v in run.seconds.items()}}
+    if statistics and started:
+        out.stats["scip"] = scip_statistics(model)
+    return out
+
+
+def scip_statistics(model):
+    """SCIP's own time breakdown: seconds in presolving, LP solving, separation, branching, heuristics."""
+    import json
+    import os
+    import tempfile
+
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        model.writeStatisticsJson(path)
+        with open(path) as f:
+            return json.load(f)
+    finally:
+        os.unlink(path)
+
+
+# -- entry points ------------------------------------------------------------------------
+
+SEED_RESTARTS = 10
+"""ASOBS restarts for the starting incumbent (seeded, so runs repeat)."""
+
+BYTES_PER_FAMILY = 6 << 10
+"""Rough memory of one family in SCIP (variable, column, its share of rows and cuts)."""
+
+_BASE_MEMORY = 128 << 20
+
+
+SCORE_EQUIVALENT = ("bic", "bdeu", "aic", "ll")
+"""Scores that give Markov equivalent DAGs the same score (the covered-arc constraints rely on it)."""
+
+
+def score_equivalent(score_name):
+    """True for the scores of :data:`SCORE_EQUIVALENT`."""
+    return score_name in SCORE_EQUIVALENT
+
+
+def memory_needed(n_families):
+    """Rough bytes the integer programme over ``n_families`` family variables needs."""
+    return _BASE_MEMORY + BYTES_PER_FAMILY * int(n_families)
+
+
+def seed_incumbent(order_candidates, control, restarts=SEED_RESTARTS, seed=0):
+    """Chosen family of every node of the best ASOBS DAG over the candidates (Scanagatta et al. 2015)."""
+    from .ordering import _restart
+
+    rng = np.random.default_rng(seed)
+    counters = {"swaps": 0, "insertions": 0, "orderings": 0}
+    best, best_score = None, -np.inf
+    for r in range(restarts):
+        chosen, score = _restart(order_candidates, rng.permutation(order_candidates.n), "asobs", control, counters)
+        if score > best_score:
+            best, best_score = chosen, score
+        if control.should_stop():
+            break
+    return np.asarray(best, np.int64), float(best_score)
+
+
+def optimum(candidates, order_candidates, control, allowed=None, required=None, covered=False, statistics=False):
+    """The best DAG over the candidates by branch and cut: an :class:`Outcome` with ``seed_score`` and ``seconds``.
+
+    Starts from an ASOBS incumbent; a stopped search returns the incumbent
+    with its proven bound (at worst the sum of every node's best score).
+    """
+    require_scip()
+    t0 = time.perf_counter()
+    zero = forbidden_families(candidates, allowed, required)
+    if zero.any():
+        order_candidates = None  # the climb would not know the excluded families
+    seed, seed_score = (None, None) if order_candidates is None else seed_incumbent(order_candidates, control)
+    t_seed = time.perf_counter()
+    problem = Problem(candidates, allowed, required, covered=covered and not zero.any())
+    out = solve(problem, control, seed=seed, order_candidates=order_candidates, statistics=statistics)
+    if out.parents is None and seed is not None:  # stopped before SCIP took the seed
+        out.parents = candidates.masks[seed]
+        out.score = seed_score
+    trivial = float(candidates.top.sum())
+    out.bound = trivial if out.bound is None else min(out.bound, trivial)
+    if out.score is not None and out.optimal:
+        out.bound = out.score
+    out.gap = gap(out.score, out.bound)
+    out.seed_score = seed_score
+    out.stats.update(seconds_seed=t_seed - t0, seed_score=seed_score)
+    return out
+
+
+def enumerate_dags(candidates, threshold, limit, control, scale, covered=False):
+    """Every DAG over the candidates scoring at least ``threshold`` (the best ``limit``), by branch and cut.
+
+    ``covered`` (score-equivalent scores only) searches with the covered-arc
+    constraints of :class:`Problem` and adds each equivalence class whole.
+    Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the
+    tree search ran to the end.
+    """
+    require_scip()
+    problem = Problem(candidates, covered=covered)
+    collector = Collector(candidates.n, threshold, limit)
+    margin = 1e-6 * (1.0 + abs(scale))
+    out = solve(problem, control, collector=collector, margin=margin)
+    return collector, out
+
+
+def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_limit=None, stop=None,
+               control=None, statistics=False):
+    """The highest-scoring DAG by branch and cut on SCIP (see the module docstring).
+
+    The ILP engine of :func:`bnexplore.search.exact.exact_search` (which
+    chooses it automatically for large problems): the same arguments, the same
+    :class:`~bnexplore.result.Result`.
+
+    Parameters
+    ----------
+    scorer : Scorer
+    max_indegree : int, optional
+    parent_sets : ParentSets, optional
+        Candidate parent sets (computed, pruned for the optimum, when not given).
+    progress, time_limit, stop, control
+        See :class:`bnexplore.control.Control`. Reports carry ``score`` (the
+        incumbent), ``bound`` (proven upper bound), ``gap`` and ``nodes``.
+        When stopped the incumbent is returned with its proven gap.
+    statistics : bool
+        Add SCIP's own statistics (time in LP, separation, branching) as
+        ``stats["scip"]``.
+
+    Returns
+    -------
+    Result
+        ``algorithm = "exact"``; ``stats`` add ``engine`` ("ilp"),
+        ``bound``, ``gap`` (0 when proven optimal), ``exact``, ``opt`` (None
+        unless proven), ``message``, ``seconds_candidates``, ``seconds_seed``,
+        ``seconds_ilp``, ``nodes``, ``lp_iterations``, ``cluster_cuts`` and the
+        separation and heuristic counters; ``trajectory`` holds one entry per
+        change of the incumbent or the bound (``seconds``, ``score``,
+        ``bound``, ``gap``, ``nodes``).
+
+    Raises
+    ------
+    SearchError
+        When PySCIPOpt is not installed (``pip install pyscipopt``).
+    ResourceError
+        When the programme would need more memory than is available.
+    """
+    from ..graphs import DAG
+    from ..result import Result
+    from .exact import Candidates, check_memory, format_bytes, mask_to_parents, prepare_parent_sets
+    from .ordering import Candidates as OrderCandidates
+
+    require_scip()
+    control = Control.of(control, progress, time_limit, stop)
+    start = time.perf_counter()
+    snapshot = scorer.snapshot()
+    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control)
+    needed = memory_needed(len(parent_sets))
+    check_memory(needed, f"the integer programme over {len(parent_sets):,} candidate parent sets",
+                 "set max_indegree (fewer candidate parent sets) or use a heuristic search")
+    control.report(done=None, message=f"exact (ILP): {len(parent_sets):,} candidate parent sets, "
+                                      f"about {format_bytes(needed)}")
+    t_candidates = time.perf_counter()
+    candidates = Candidates(parent_sets)
+    out = optimum(candidates, OrderCandidates(parent_sets), control, statistics=statistics)
+    parents = [mask_to_parents(m, scorer.n_vars) for m in out.parents]
+    graph = DAG.from_parents(parents, scorer.names)
+    score = scorer.total(parents)
+    complete = parent_sets.stats.get("complete", True) is not False
+    proven = out.optimal and not out.stopped and complete
+    bound = score if proven else (out.bound if complete else None)  # no bound over a part of the candidates
+    message = describe_gap(score, bound) if complete else (
+        f"best {score:.4f} over the candidate parent sets found before the stop (no optimality bound)")
+    stats = {"seconds": time.perf_counter() - start, "seconds_candidates": t_candidates - start,
+             "seconds_ilp": time.perf_counter() - t_candidates, "iterations": out.stats["nodes"],
+             "structures_evaluated": out.stats["nodes"], **scorer.stats(snapshot),
+             "candidate_sets": len(parent_sets), "memory_bytes": needed, "engine": "ilp",
+             "opt": score if proven else None, "exact": proven, "message": message, "edges": graph.n_edges,
+             "stopped": control.reason, **out.stats, "bound": bound, "gap": gap(score, bound)}
+    params = {**scorer.params, "max_indegree": max_indegree, "engine": "ilp"}
+    control.finish(message=f"exact (ILP): {message}", score=score, bound=bound, gap=stats["gap"])
+    return Result(graph=graph, score=score, score_name=scorer.score_name, algorithm="exact", params=params,
+                  stats=stats, trajectory=out.trajectory, extra={"candidates": parent_sets.stats})
