@@ -59,7 +59,8 @@ class SearchJob:
         and skip the tasks not yet started.
     reports : list of dict
         Every progress report: ``task``, ``seconds`` (since the task started),
-        ``score``, ``done``, ``message``, ``iteration``.
+        ``score``, ``done``, ``message``, ``iteration``, and from an exact
+        search ``bound`` (proven upper bound) and ``found`` (credible DAGs so far).
     results : list of (Task, Result, dict)
         Finished tasks, in order, with the extra objects their search returned.
     errors : list of (Task, str)
@@ -100,11 +101,13 @@ class SearchJob:
             return list(self.reports)
 
     def trace(self):
-        """Score points to draw (``task``, ``seconds``, ``score``, ``iteration``): the
-        progress reports, replaced for every finished local search by its trajectory,
-        which has every step where the reports are rate-limited."""
-        reports = [r for r in self.snapshot() if r["score"] is not None]
-        steps = [{"task": task.name, "seconds": step["seconds"], "score": step["score"], "iteration": step["step"]}
+        """Score points to draw (``task``, ``seconds``, ``score``, ``bound``, ``iteration``): the
+        progress reports, replaced for every finished search by its trajectory, which has
+        every step (or every change of an exact search's incumbent and bound) where the
+        reports are rate-limited."""
+        reports = [r for r in self.snapshot() if r["score"] is not None or r.get("bound") is not None]
+        steps = [{"task": task.name, "seconds": step["seconds"], "score": step.get("score"),
+                  "bound": step.get("bound"), "iteration": step["step"]}
                  for task, result, _ in list(self.results) for step in result.trajectory or ()
                  if "seconds" in step]
         exact = {point["task"] for point in steps}
@@ -119,7 +122,8 @@ class SearchJob:
         def progress(info):
             entry = {"task": task.name, "seconds": float(info.get("elapsed", 0.0)),
                      "score": info.get("score"), "done": info.get("done"),
-                     "message": info.get("message", ""), "iteration": info.get("iteration")}
+                     "message": info.get("message", ""), "iteration": info.get("iteration"),
+                     "bound": info.get("bound"), "found": info.get("found")}
             with self._lock:
                 self.reports.append(entry)
         return progress

@@ -230,7 +230,7 @@ def test_tune_bayes_factor_reading_and_estimates(at):
     assert metrics["ε = ln(BF)"] == f"{math.log(150):.3f}"
     assert metrics["Reading of BF"] == "strong"
     assert metrics["Local scores"] == f"{8 * (1 + 7 + 21 + 35):,}"
-    assert metrics["Exact search memory"] == "64.0 MB"  # 8 bytes * 2^8 + 64 MB of working space
+    assert metrics["Exact engine"] == "subset DP"
     assert any("The exact search fits" in c.value for c in at.caption)
     assert at.session_state["settings"]["bf"] == 150.0
     at.select_slider(key="tune_bf").set_value(200)
@@ -721,8 +721,10 @@ def test_tune_says_what_an_exact_search_on_31_variables_would_do(at):
     load_sample(at, "breast_cancer_wdbc")
     go(at, "2_Tune")
     caption = " ".join(c.value for c in at.caption)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Exact engine"] == "branch and cut" and metrics["Exact search time"] == "depends on the data"
+    assert "The exact search will run the ILP engine (the subset DP over 31 variables would take about" in caption
     assert "The exact search fits" not in caption
-    assert "longer than the Search page's time limit" in caption or "out of reach" in caption
 
 
 def test_a_refused_upload_shows_its_error_once(at):
@@ -964,3 +966,28 @@ def test_a_parquet_upload_is_read_like_its_csv(at, tmp_path):
     data = at.session_state["dataset"]
     assert data.names == list(frame.columns) and data.n_rows == len(frame)
     assert at.session_state["data_short"] == "sachs 2k"
+
+
+# --- the exact optimum past the subset DP: branch and cut ---------------------------------------------
+
+
+def test_exact_search_on_27_variables_runs_branch_and_cut_and_draws_its_bound(at):
+    load_sample(at, "insurance")
+    go(at, "2_Tune")
+    at.radio(key="tune_score").set_value("bic")
+    at.slider(key="tune_indegree").set_value(2)
+    at.run()
+    assert {m.label: m.value for m in at.metric}["Exact engine"] == "branch and cut"
+    job = run_search(at, algorithms=("hc", "exact"), wait=300)
+    assert not job.errors, job.errors
+    hc, exact = (result for _, result, _ in job.results)
+    assert exact.stats["engine"] == "ilp" and exact.stats["exact"] and exact.stats["gap"] == 0
+    assert hc.score <= exact.score + 1e-6
+    points = [p for p in job.trace() if p["task"] == job.results[1][0].name]
+    assert any(p["bound"] is not None for p in points)
+    assert any("proven upper bound of an exact search" in c.value for c in at.caption)
+    go(at, "5_Compare")
+    at.multiselect(key="cmp_networks").set_value([job.results[1][0].name, job.results[0][0].name])
+    at.run()
+    gaps = at.dataframe[0].value.set_index("network")["gap to exact optimum"]
+    assert gaps[job.results[0][0].name] == pytest.approx(exact.score - hc.score)

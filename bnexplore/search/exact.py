@@ -57,16 +57,6 @@ def memory_needed(n):
     return 8 * (1 << int(n)) + _OVERHEAD
 
 
-DP_SECONDS_PER_STEP = 3e-9
-"""Seconds per (variable, subset) step of the dynamic programme, measured on a 2 GHz core
-(n = 20-24, in-degree 3: 1.7-2.8e-9); rough, for estimates only."""
-
-
-def dp_seconds(n):
-    """Rough seconds the dynamic programme over ``n`` variables takes (``n 2^n`` steps), candidates aside."""
-    return DP_SECONDS_PER_STEP * int(n) * float(1 << int(n))
-
-
 def available_memory():
     """Bytes of memory available now: ``MemAvailable`` of /proc/meminfo, else free physical pages."""
     try:

@@ -7,10 +7,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bnexplore.errors import DataError
+from bnexplore.errors import BNExploreError, DataError
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
-from bnexplore.search.exact import available_memory, dp_seconds, memory_needed
+from bnexplore.search.exact import choose_engine
 
 from bnexplore_app import knowledge_ui, state
 from bnexplore_app.page import run_page
@@ -52,13 +52,6 @@ def local_score_rate(data_key, score, ess, parents, _dataset):
     start = time.perf_counter()
     scorer.local_many([f[0] for f in families], [f[1] for f in families])
     return len(families) / max(time.perf_counter() - start, 1e-6)
-
-
-def size_text(n_bytes):
-    for unit in ("bytes", "KB", "MB", "GB", "TB", "PB"):
-        if n_bytes < 1024 or unit == "PB":
-            return f"{n_bytes:,.0f} {unit}" if unit == "bytes" else f"{n_bytes:,.1f} {unit}"
-        n_bytes /= 1024
 
 
 def duration_text(seconds):
@@ -115,23 +108,31 @@ def indegree_section(settings, n):
 
 
 def exact_verdict(n, candidates_seconds, time_limit):
-    """What an exact search (dynamic programming) would do here: ``(memory, seconds, sentence)``."""
-    needed = memory_needed(n)
-    free = available_memory()
-    seconds = candidates_seconds + dp_seconds(n)
-    if free is not None and needed >= free:
-        return needed, seconds, (f"The exact search (dynamic programming over all 2^{n} subsets) is out of reach "
-                                 f"here: it needs {size_text(needed)} of memory and {size_text(free)} is free. It "
-                                 "is refused before it starts; use fewer variables (leave some out on the Data "
-                                 "page) or hill climbing, tabu or ASOBS.")
+    """What an exact search would do here: ``(engine, seconds or None, sentence)``.
+
+    The engine is the one :func:`bnexplore.search.exact.choose_engine` picks
+    (the subset DP while it is fast and fits in memory, branch and cut on SCIP
+    beyond); the sentence says which, why, and what happens with the Search
+    page's time limit.
+    """
+    try:
+        engine, reason, seconds = choose_engine(n, task="optimum")
+    except BNExploreError as error:
+        return None, None, (f"The exact search cannot run here: {error}. Hill climbing, tabu or ASOBS can.")
+    if seconds is None:
+        return engine, None, (f"The exact search will run the {reason}. While it runs, the Search page draws the best "
+                              "network found and the proven bound closing in on each other; the time limit of "
+                              f"{duration_text(time_limit)} stops it with the best network and how far from the "
+                              "optimum it can at most be.")
+    seconds += candidates_seconds
     if seconds > time_limit:
-        return needed, seconds, (f"The exact search would take about {duration_text(seconds)}, longer than the "
-                                 f"Search page's time limit of {duration_text(time_limit)}: it would stop with the "
-                                 "best network found so far, not the proven optimum. Raise the time limit or use "
-                                 "fewer variables.")
+        return engine, seconds, (f"The exact search ({reason}) would take about {duration_text(seconds)} with the "
+                                 "parent sets scored, longer than the Search page's time limit of "
+                                 f"{duration_text(time_limit)}: it would stop with the best network found so far, "
+                                 "not the proven optimum. Raise the time limit or use fewer variables.")
     took = duration_text(seconds)
-    return needed, seconds, (f"The exact search fits: {took if took.startswith('under') else 'about ' + took} and "
-                             f"{size_text(needed)} of memory.")
+    return engine, seconds, (f"The exact search fits: {reason}; "
+                             f"{took if took.startswith('under') else 'about ' + took} in all.")
 
 
 def estimate_section(settings):
@@ -142,7 +143,7 @@ def estimate_section(settings):
     count = n_local_scores(n, d)
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
     time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
-    needed, seconds, verdict = exact_verdict(n, count / rate, time_limit)
+    engine, seconds, verdict = exact_verdict(n, count / rate, time_limit)
     a, b, c, e = st.columns(4)
     a.metric("Local scores", f"{count:,}",
              help=f"n · Σ_(k ≤ {d}) C(n−1, k): every parent set of at most {d} parents an exact search might "
@@ -150,12 +151,12 @@ def estimate_section(settings):
     b.metric("Time to score them all", duration_text(count / rate),
              help=f"Measured here: about {rate:,.0f} local scores per second on this data "
                   f"({data.n_rows:,} rows).")
-    c.metric("Exact search memory", size_text(needed),
-             help="The dynamic programme over all 2^n subsets of variables stores 8 bytes per subset, plus 64 MB of "
-                  "working space; it doubles with every variable.")
-    e.metric("Exact search time", duration_text(seconds),
-             help="Scoring the parent sets, then about n · 2^n steps of the dynamic programme (a rough figure "
-                  "measured on a 2 GHz core); it doubles with every variable.")
+    c.metric("Exact engine", {"dp": "subset DP", "ilp": "branch and cut", None: "none"}[engine],
+             help="The subset DP stores 8 bytes for each of the 2^n subsets of variables and takes about n · 2^n "
+                  "steps, both doubling with every variable; branch and cut on SCIP works from the candidate "
+                  "parent sets instead, so it reaches 60 variables, in a time no formula predicts.")
+    e.metric("Exact search time", "depends on the data" if seconds is None else duration_text(seconds),
+             help="Scoring the parent sets, then the engine (a rough figure measured on a 2 GHz core).")
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "
                f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict}")
 

@@ -76,22 +76,32 @@ def start(algorithms, options, time_limit):
 
 
 def trace_chart(job):
-    """Best score so far against time, one line per search."""
+    """Best score so far against time, one line per search; for an exact search also its proven bound."""
     reports = job.trace()
     if not reports:
         return
     frame = pd.DataFrame(reports)
     frame["best"] = frame.groupby("task")["score"].cummax()
+    lines = [frame.assign(line="best found", value=frame["best"])]
+    if "bound" in frame and frame["bound"].notna().any():
+        lines.append(frame.assign(line="proven upper bound", value=frame["bound"]))
+    frame = pd.concat(lines).dropna(subset=["value"])
     chart = alt.Chart(frame).mark_line(point=True).encode(
         x=alt.X("seconds:Q", title="time since the search started (s)"),
-        y=alt.Y("best:Q", title="best score so far", scale=alt.Scale(zero=False)),
+        y=alt.Y("value:Q", title="score", scale=alt.Scale(zero=False)),
         color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
-        tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("seconds:Q", format=".2f", title="s"),
-                 alt.Tooltip("best:Q", format=".6f", title="best score"), alt.Tooltip("iteration:Q", title="step")],
+        strokeDash=alt.StrokeDash("line:N", title=None, scale=alt.Scale(domain=["best found", "proven upper bound"],
+                                                                         range=[[1, 0], [6, 4]])),
+        tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("line:N", title="line"),
+                 alt.Tooltip("seconds:Q", format=".2f", title="s"), alt.Tooltip("value:Q", format=".6f", title="score"),
+                 alt.Tooltip("iteration:Q", title="step")],
     )
+    bound = (" Dashed: the proven upper bound of an exact search by branch and cut: no network scores above it, so "
+             "the best network found is within the gap between the two lines of the optimum, and optimal once they "
+             "meet." if len(lines) > 1 else "")
     show_chart(chart, "Best score found so far (natural log, higher is better)",
                "Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
-               "quickly and flattens at a local optimum.", height=320)
+               "quickly and flattens at a local optimum." + bound, height=320)
 
 
 def live_panel():
@@ -107,10 +117,13 @@ def live_panel():
             done = last.get("done")
             if done is None and job.time_limit:
                 done = seconds / job.time_limit
-            score = last.get("score")
+            score, bound, found = last.get("score"), last.get("bound"), last.get("found")
             text = (f"{task} · step {last.get('iteration') or 0} · "
-                    + (f"best score {score:,.2f} · " if score is not None else "") + f"{seconds:.1f} s"
-                    + (f" of at most {job.time_limit:g} s" if job.time_limit else ""))
+                    + (f"best score {score:,.2f} · " if score is not None else "")
+                    + (f"proven bound {bound:,.2f} (gap {bound - score:,.2f}) · "
+                       if bound is not None and score is not None else "")
+                    + (f"{found:,} credible networks found · " if found is not None else "")
+                    + f"{seconds:.1f} s" + (f" of at most {job.time_limit:g} s" if job.time_limit else ""))
             st.progress(min(max(done or 0.0, 0.0), 1.0), text=text)
             st.button("Stop", on_click=job.stop.set, key="search_stop", type="primary",
                       help="Stop now; the best network found so far is kept.")
