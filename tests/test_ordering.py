@@ -10,6 +10,7 @@ import pytest
 
 import naive
 from bnexplore.control import Control
+from fakes import FakeClock
 from bnexplore.errors import BNExploreError, SearchError
 from bnexplore.graphs import is_acyclic
 from bnexplore.parents import ParentSets
@@ -186,8 +187,9 @@ def test_asobs_never_below_obs_with_the_same_seed(problem):
 def test_search_result_and_statistics(problem):
     scorer, _ = problem
     reports = []
+    control = Control(progress=reports.append, clock=FakeClock(1.0))  # every report passes the rate limit
     result = ordering_search(scorer, "asobs", parents="greedy", max_indegree=2, max_evaluations=40, restarts=2,
-                             seed=1, progress=reports.append)
+                             seed=1, control=control)
     assert result.algorithm == "asobs" and result.score_name == "bic"
     stats = result.stats
     assert scorer.n_vars < stats["parent_sets_evaluated"] <= 40 * scorer.n_vars
@@ -197,6 +199,7 @@ def test_search_result_and_statistics(problem):
     assert sorted(result.extra["ordering"]) == sorted(scorer.names)
     assert result.params["parents"] == "greedy" and result.params["max_evaluations"] == 40
     assert any("variables_done" in r for r in reports) and reports[-1]["done"] == 1.0
+    assert reports[0]["message"].startswith("seed graph: ") and reports[0]["done"] is None
     assert all(len(ps) <= 2 for ps in result.graph.parent_sets())
     assert result.to_json()["score"] == result.score
 
