@@ -319,3 +319,5 @@ def test_a_given_start_graph_is_improved_on(problem):
     assert result.params["start"] == "graph"
     assert result.stats["seed_score"] == pytest.approx(scorer.total(start))
     assert result.score > scorer.total(start)
+    assert result.trajectory[1]["op"] == "polish"  # a given graph is polished by hill climbing first
+    assert hill_climb(scorer, start=result.graph).stats["iterations"] == 0

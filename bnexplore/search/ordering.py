@@ -568,10 +568,10 @@ class _Search:
             parents, score, polished = climbed, climbed_score, False
             self._adopt(parents, score, "climb")
 
-    def seed(self, parents, score):
-        """Start from a graph (already a local optimum of hill climbing)."""
+    def seed(self, parents, score, polished):
+        """Start from a graph (``polished``: a local optimum of hill climbing already)."""
         self._adopt(parents, score, "start")
-        self.refine(parents, score, polished=True)
+        self.refine(parents, score, polished)
 
     def restarts(self, count, seed, refine):
         """``count`` climbs from random orderings; each new best is refined when ``refine``."""
@@ -621,17 +621,18 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
 
 
 def _seed_graph(scorer, start, max_indegree, control):
-    """The seed graph's parent lists and score (``start="hc"``: hill climbing from the empty graph)."""
+    """The seed graph's parent lists, its score, and whether it is a local optimum of hill
+    climbing (``start="hc"``: hill climbing from the empty graph, unless stopped early)."""
     if isinstance(start, str):
         if start != "hc":
             raise SearchError(f"start must be 'hc', a DAG, parent lists or None, got {start!r}")
         result = hill_climb(scorer, max_indegree=max_indegree, control=control)
-        return [list(p) for p in result.graph.parent_sets()], result.score
+        return [list(p) for p in result.graph.parent_sets()], result.score, result.stats["stopped"] is None
     parents = [list(p) for p in scorer.parent_lists(start)]
     DAG.from_parents(parents, scorer.names)  # refuses a cycle, naming it
     if max_indegree is not None and max(map(len, parents)) > max_indegree:
         raise SearchError(f"the start graph has a node with more than max_indegree={max_indegree} parents")
-    return parents, scorer.total(parents)
+    return parents, scorer.total(parents), False
 
 
 def ordering_search(scorer, method="asobs", parents="independence", max_indegree=None, time_per_variable=None,
