@@ -10,14 +10,16 @@ import pytest
 
 import naive
 from bnexplore.control import Control
-from bnexplore.errors import SearchError
+from fakes import FakeClock
+from bnexplore.errors import BNExploreError, SearchError
 from bnexplore.graphs import is_acyclic
 from bnexplore.parents import ParentSets
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
-from bnexplore.search.ordering import (Candidates, _Climb, asobs, asobs_step, climb_swaps, insert,
-                                       insertion_gains, obs, ordering_search, swap_delta, swap_deltas,
-                                       topological_order)
+from bnexplore.search.hillclimb import hill_climb
+from bnexplore.search.ordering import (Candidates, _around, _Climb, _Pool, _undominated, asobs, asobs_step,
+                                       climb_swaps, insert, insertion_gains, obs, ordering_search, swap_delta,
+                                       swap_deltas, topological_order)
 from test_scores import random_dag_data
 
 
@@ -169,10 +171,11 @@ def problem():
 
 
 def test_asobs_never_below_obs_with_the_same_seed(problem):
+    """The paper's algorithms (no seed graph): random orderings over the explored sets only."""
     scorer, found = problem
     for seed in range(4):
-        a = ordering_search(scorer, "asobs", parents=found, restarts=3, seed=seed)
-        o = ordering_search(scorer, "obs", parents=found, restarts=3, seed=seed)
+        a = ordering_search(scorer, "asobs", parents=found, restarts=3, seed=seed, start=None)
+        o = ordering_search(scorer, "obs", parents=found, restarts=3, seed=seed, start=None)
         assert a.score >= o.score - 1e-9
         for r in (a, o):
             assert is_acyclic(r.graph.adj)
@@ -184,8 +187,9 @@ def test_asobs_never_below_obs_with_the_same_seed(problem):
 def test_search_result_and_statistics(problem):
     scorer, _ = problem
     reports = []
+    control = Control(progress=reports.append, clock=FakeClock(1.0))  # every report passes the rate limit
     result = ordering_search(scorer, "asobs", parents="greedy", max_indegree=2, max_evaluations=40, restarts=2,
-                             seed=1, progress=reports.append)
+                             seed=1, control=control)
     assert result.algorithm == "asobs" and result.score_name == "bic"
     stats = result.stats
     assert scorer.n_vars < stats["parent_sets_evaluated"] <= 40 * scorer.n_vars
@@ -195,6 +199,7 @@ def test_search_result_and_statistics(problem):
     assert sorted(result.extra["ordering"]) == sorted(scorer.names)
     assert result.params["parents"] == "greedy" and result.params["max_evaluations"] == 40
     assert any("variables_done" in r for r in reports) and reports[-1]["done"] == 1.0
+    assert reports[0]["message"].startswith("seed graph: ") and reports[0]["done"] is None
     assert all(len(ps) <= 2 for ps in result.graph.parent_sets())
     assert result.to_json()["score"] == result.score
 
@@ -214,9 +219,12 @@ def test_stop_still_returns_an_acyclic_graph(problem):
     scorer, found = problem
     stop = threading.Event()
     stop.set()
-    result = ordering_search(scorer, "asobs", parents=found, restarts=50, stop=stop)
+    result = ordering_search(scorer, "asobs", parents=found, restarts=50, stop=stop, start=None)
     assert result.stats["stopped"] == "stopped" and result.stats["restarts"] == 1
     assert is_acyclic(result.graph.adj)
+    seeded = ordering_search(scorer, "asobs", parents=found, restarts=50, stop=stop)  # the seed graph is the result
+    assert seeded.stats["stopped"] == "stopped" and seeded.stats["restarts"] == 0
+    assert seeded.score == seeded.stats["seed_score"] and is_acyclic(seeded.graph.adj)
 
 
 @pytest.mark.parametrize("options, message", [
@@ -224,10 +232,13 @@ def test_stop_still_returns_an_acyclic_graph(problem):
     (dict(parents="bfs"), "parents must be"),
     (dict(restarts=0), "restarts"),
     (dict(workers=0), "workers"),
+    (dict(start="tabu"), "start must be"),
+    (dict(start=[[2], [0], [1]] + [[]] * 9), "directed cycle V0 -> V1 -> V2 -> V0"),
+    (dict(start=[[1, 2, 3]] + [[]] * 11, max_indegree=2), "more than max_indegree=2"),
 ])
 def test_bad_arguments(problem, options, message):
     scorer, _ = problem
-    with pytest.raises(SearchError, match=message):
+    with pytest.raises(BNExploreError, match=message):
         ordering_search(scorer, **options)
 
 
@@ -236,3 +247,77 @@ def test_candidates_for_other_variables_are_refused(problem):
     other = ParentSets(["a"] * scorer.n_vars, [[((), 0.0)]] * scorer.n_vars, "bic")
     with pytest.raises(SearchError, match="other variables"):
         ordering_search(scorer, parents=other)
+
+
+# -- the seed graph: hill climbing's sets in the candidates, refinement ------------
+
+def test_around_lists_the_sets_next_to_a_parent_set():
+    assert _around((1, 3), 0, 5, cap=5) == {(), (1,), (3,), (1, 3), (1, 2, 3), (1, 3, 4)}
+    assert _around((1, 3), 0, 5, cap=2) == {(), (1,), (3,), (1, 3)}
+    big = tuple(range(1, 9))  # more than SUBSETS_UP_TO parents: only the subsets one smaller, and the empty set
+    assert _around(big, 0, 10, cap=10) == ({(), big, big + (9,)} | {big[:i] + big[i + 1:] for i in range(8)})
+
+
+def test_undominated_sets_give_every_ordering_the_same_choice():
+    rng = np.random.default_rng(9)
+    for trial in range(40):
+        n = int(rng.integers(2, 7))
+        ps = random_candidates(rng, n, max_sets=10)
+        lists = candidate_lists(ps)
+        pruned = [sorted(_undominated(dict(items)), key=lambda item: -item[1]) for items in lists]
+        for v, (items, kept) in enumerate(zip(lists, pruned)):
+            scored = dict(items)
+            assert set(kept) <= set(items)
+            for c, score in set(items) - set(kept):  # a dropped set scores no better than a subset it contains
+                assert any(set(d) < set(c) and scored[d] >= score for d in scored)
+        for _ in range(5):
+            order = rng.permutation(n).tolist()
+            assert naive.obs_total(pruned, order) == pytest.approx(naive.obs_total(lists, order))
+
+
+def test_pool_reproduces_a_graph_on_its_topological_order(problem):
+    """With the sets around a graph added, the OBS choice on the graph's topological
+    order scores at least the graph (its own sets are consistent with that order)."""
+    scorer, found = problem
+    rng = np.random.default_rng(10)
+    for trial in range(10):
+        order = rng.permutation(scorer.n_vars)
+        parents = [sorted(rng.choice(order[:i], min(i, int(rng.integers(0, 4))), replace=False).tolist())
+                   for i in range(scorer.n_vars)]
+        graph = [[] for _ in range(scorer.n_vars)]
+        for i, v in enumerate(order):
+            graph[v] = parents[i]
+        pool = _Pool(scorer, found, None)
+        pool.add(graph)
+        cands = pool.candidates()
+        chosen, _ = cands.obs(np.asarray(order, np.int64))
+        assert cands.score(chosen) >= scorer.total(graph) - 1e-9 * abs(scorer.total(graph))
+        for v, ps in enumerate(graph):
+            assert tuple(ps) in pool.scored[v] and () in pool.scored[v]
+
+
+@pytest.mark.parametrize("method", ["asobs", "obs"])
+def test_seeded_search_is_never_below_hill_climbing_and_ends_in_its_local_optimum(problem, method):
+    scorer, found = problem
+    hc = hill_climb(scorer)
+    for parents in ("independence", found):
+        result = ordering_search(scorer, method, parents=parents, max_evaluations=30, restarts=3, seed=2)
+        assert result.stats["seed_score"] == pytest.approx(hc.score, rel=1e-12)
+        assert result.score >= hc.score - 1e-9 * abs(hc.score)
+        assert result.score == pytest.approx(scorer.total(result.graph), rel=1e-12)
+        assert hill_climb(scorer, start=result.graph).stats["iterations"] == 0  # refined: a DAG local optimum
+        assert result.trajectory[0]["op"] == "start" and is_acyclic(result.graph.adj)
+        scores = [step["score"] for step in result.trajectory]
+        assert scores == sorted(scores) and scores[-1] == pytest.approx(result.score, rel=1e-12)
+
+
+def test_a_given_start_graph_is_improved_on(problem):
+    scorer, found = problem
+    start = [[] for _ in range(scorer.n_vars)]
+    start[1] = [0]
+    result = ordering_search(scorer, "asobs", parents=found, restarts=1, seed=0, start=start)
+    assert result.params["start"] == "graph"
+    assert result.stats["seed_score"] == pytest.approx(scorer.total(start))
+    assert result.score > scorer.total(start)
+    assert result.trajectory[1]["op"] == "polish"  # a given graph is polished by hill climbing first
+    assert hill_climb(scorer, start=result.graph).stats["iterations"] == 0

@@ -410,15 +410,21 @@ def test_tabu_returns_its_best_seen_rpdag(problem):
     assert result.score >= rpdag_search(scorer).score - 1e-9
 
 
-def test_tabu_list_forbids_undoing_recent_moves(problem):
+def test_tabu_list_forbids_undoing_recent_moves_unless_they_reach_a_new_best(problem):
     data, _ = problem
     scorer = Scorer(data, "bdeu")
     length = 5
     result = rpdag_search(scorer, tabu=True, iterations=40, tabu_length=length)
     steps = [(step["op"][0], frozenset(step["args"][:2])) for step in result.trajectory]
+    best = np.maximum.accumulate([scorer.total([[]] * 8)] + [step["score"] for step in result.trajectory])
+    let_through = set()
     for i, (kind, pair) in enumerate(steps):
-        for later_kind, later_pair in steps[i + 1: i + 1 + length]:
-            assert later_pair != pair or later_kind == kind, (i, kind, pair)
+        for k in range(i + 1, min(i + 1 + length, len(steps))):
+            if steps[k][1] == pair and steps[k][0] != kind:  # only by aspiration: a new best RPDAG
+                step = result.trajectory[k]
+                assert step["tabu"] and step["score"] > best[k] + 1e-9 * abs(best[k]), (i, k, kind, pair)
+                let_through.add(k)
+    assert len(let_through) == sum(step["tabu"] for step in result.trajectory)
 
 
 def test_wrappers_for_learn(problem):
@@ -493,3 +499,31 @@ def test_bad_parameters(problem, kwargs, message):
     data, _ = problem
     with pytest.raises(SearchError, match=message):
         rpdag_search(Scorer(data), **kwargs)
+
+
+def test_where_rpdag_search_loses_to_dag_hill_climbing_both_end_in_local_optima_of_both_spaces():
+    """The documented explanation of the losses in bench_rpdag_paper.py (11 of 90 runs, all
+    on insurance): insurance, 3,000 rows (seed 3, as in the benchmark). The RPDAG search ends
+    below DAG hill climbing, but not for want of an operator: its result is a local optimum
+    of the RPDAG neighbourhood (every operator applicable exactly when its result is an RPDAG,
+    no neighbour better, by full scores) and its extension is a local optimum of DAG hill
+    climbing too (add / delete / reverse); the DAG optimum is likewise an RPDAG local optimum.
+    Two different local optima of both neighbourhoods."""
+    from pathlib import Path
+
+    from bnexplore.bif import read_bif, sample_codes
+    from bnexplore.data import Dataset
+
+    network = read_bif(Path(__file__).resolve().parents[1] / "sample_data" / "networks" / "insurance.bif.gz")
+    data = Dataset.from_codes(sample_codes(network, 10000, seed=3)[:3000], network.arities, network.names)
+    scorer = Scorer(data, "bdeu")
+    ours = rpdag_search(scorer)
+    dag = hill_climb(scorer)
+    assert ours.score < dag.score - 10
+    rpdag = ours.extra["rpdag"]
+    applicable = set(applicable_operators(rpdag))
+    for op, nodes in candidates(rpdag):
+        assert ((op, nodes) in applicable) == (not blind(rpdag, op, nodes).violations()), (op, nodes)
+    assert_local_optimum(scorer, ours)
+    assert hill_climb(scorer, start=ours.graph).stats["iterations"] == 0
+    assert rpdag_search(scorer, start=dag.graph).stats["iterations"] == 0

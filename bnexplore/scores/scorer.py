@@ -173,7 +173,7 @@ class Scorer:
         if cache is None:
             return self.lookup(keys)
         base = np.array(sorted(parents), np.int64)
-        room = self.dense_cells / (float(np.prod(self.arities[base])) * self.arities[child])
+        room = self.dense_cells / (float(np.prod(self.arities[base], dtype=np.float64)) * self.arities[child])
         added = [u for u, key in zip(others, keys)
                  if u not in parents and key not in cache and self.arities[u] <= room]
         if len(added) > 1:

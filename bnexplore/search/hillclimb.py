@@ -65,7 +65,7 @@ class _Constraints:
                                   f"more than max_indegree={self.max_indegree}")
         return parents
 
-    def legal(self, state, tabu=None):
+    def legal(self, state):
         """Masks of the legal adds, deletes and reversals of ``state``.
 
         An addition u -> v must not close a cycle (no path v -> ... -> u);
@@ -78,23 +78,16 @@ class _Constraints:
         add &= room[None, :]
         delete = adj & ~self.white
         reverse = delete & self.allow_add.T & room[:, None]
-        if tabu is not None:
-            add &= ~tabu["add"]
-            delete &= ~tabu["delete"]
-            reverse &= ~tabu["reverse"]
         return add, delete, reverse
 
 
-def _best_move(state, constraints, tol, tabu=None):
-    """The best legal move as ``(op, (u, v), delta, evaluated)``, or None.
+def _pick(state, add, delete, reverse, tol):
+    """The best move allowed by the masks as ``(op, (u, v), delta)``, or None.
 
     Moves within ``tol`` of the best count as tied and the first wins (see
-    :func:`first_best`); ``evaluated`` counts the neighbours considered (the
-    paper's Ind).
+    :func:`first_best`).
     """
-    add, delete, reverse = constraints.legal(state, tabu)
     delta = state.delta
-    evaluated = int(add.sum() + delete.sum() + reverse.sum())
     best = None
     for op, mask in (("add", add), ("delete", delete)):
         vals = np.where(mask, delta, -np.inf)
@@ -110,6 +103,27 @@ def _best_move(state, constraints, tol, tabu=None):
             best = ("reverse", (u, v), float(rev[t]))
             break
         rev[t] = -np.inf
+    return best
+
+
+def _best_move(state, constraints, tol, tabu=None, aspiration=np.inf):
+    """The best legal move as ``(op, (u, v), delta, evaluated)``, or None.
+
+    Without ``tabu`` this is the greedy choice. With ``tabu`` (masks of the
+    forbidden moves per operator) the greedy choice is kept when its gain
+    exceeds ``aspiration`` (it reaches a new best graph: the aspiration
+    criterion of tabu search, Glover 1989) or when it is not tabu; otherwise
+    the best move that is not tabu. So tabu search makes the greedy climb's
+    moves for as long as they improve on the best graph seen.
+    ``evaluated`` counts the neighbours considered (the paper's Ind).
+    """
+    add, delete, reverse = constraints.legal(state)
+    evaluated = int(add.sum() + delete.sum() + reverse.sum())
+    best = _pick(state, add, delete, reverse, tol)
+    if tabu is not None and best is not None and best[2] <= aspiration:
+        op, (u, v) = best[:2]
+        if tabu[op][u, v]:
+            best = _pick(state, add & ~tabu["add"], delete & ~tabu["delete"], reverse & ~tabu["reverse"], tol)
     if best is None:
         return None
     return (*best, evaluated)
@@ -215,15 +229,28 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
     even when it lowers the score, then makes its inverse tabu (after adding
     u -> v deleting it is tabu, after deleting adding it, after reversing
     reversing it back); the list keeps the last ``tabu_length`` operators.
-    The best graph seen is returned.
+    A tabu move is allowed when it reaches a graph better than every graph
+    seen (aspiration, Glover 1989), and the best graph seen is returned.
+    From the same start the search therefore makes exactly the moves of
+    :func:`hill_climb` up to its local optimum, and ends at or above it.
 
     Parameters
     ----------
     tabu_length : int, optional
         Length of the tabu list (default ``n``, as in the paper).
     iterations : int, optional
-        Number of iterations (default ``n (n - 1)``, as in the paper).
+        Number of iterations (default ``n (n - 1)``, as in the paper). The
+        search never stops while its move reaches a new best graph, so it
+        always completes the greedy climb (``iterations=0`` is hill
+        climbing).
     Other parameters as in :func:`hill_climb`.
+
+    Returns
+    -------
+    Result
+        ``stats["best_iteration"]``: the iteration that reached the returned
+        graph; each trajectory step has ``tabu`` (True when a tabu move was
+        let through by aspiration).
     """
     control = Control.of(control, progress, time_limit, stop)
     n = scorer.n_vars
@@ -235,21 +262,22 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
     run = SearchRun(scorer, control, "tabu", {"max_indegree": max_indegree, "tabu_length": tabu_length,
                                          "iterations": iterations})
     state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    tol = _tolerance(state)
     best_parents, best_score, best_iteration = state.parent_lists(), state.score, 0
-    recent = deque(maxlen=tabu_length) if tabu_length else None
-    for it in range(1, iterations + 1):
-        if control.should_stop():
-            break
+    recent = deque(maxlen=tabu_length)
+    it = 0
+    while not control.should_stop():
         tabu = {op: np.zeros((n, n), np.bool_) for op in OPS}
-        for op, u, v in recent or ():
+        for op, u, v in recent:
             tabu[op][u, v] = True
-        move = _best_move(state, constraints, _tolerance(state), tabu)
-        if move is None:
+        aspiration = best_score + tol - state.score
+        move = _best_move(state, constraints, tol, tabu, aspiration)
+        if move is None or (it >= iterations and move[2] <= aspiration):
             break
+        it += 1
         op, (u, v) = move[:2]
-        run.step(state, *move, done=it / iterations)
-        if recent is not None:
-            recent.append((_INVERSE[op], *((v, u) if op == "reverse" else (u, v))))
-        if state.score > best_score + _tolerance(state):
+        run.step(state, *move, done=min(1.0, it / max(iterations, 1)), tabu=bool(tabu[op][u, v]))
+        recent.append((_INVERSE[op], *((v, u) if op == "reverse" else (u, v))))
+        if state.score > best_score + tol:
             best_parents, best_score, best_iteration = state.parent_lists(), state.score, it
     return run.result(best_parents, best_iteration=best_iteration)

@@ -56,7 +56,11 @@ Readings of the paper that are not literal:
   node pairs: after an edge between x and y is added, deleting it is tabu;
   after it is deleted, adding any edge between x and y is. A pair-level
   inverse is needed because Undo / Complete can change the kind of an edge,
-  so the exact inverse operator is not always the same.
+  so the exact inverse operator is not always the same. A tabu operator is
+  allowed when it reaches a new best RPDAG (aspiration, Glover 1989): without
+  it the tabu list forbade the greedy climb's own later moves (alarm, N =
+  5,000: deleting an arc added 40 steps earlier), and TS-RPDAG ended below
+  the greedy search from the same start.
 
 References
 ----------
@@ -229,6 +233,18 @@ class _Moves:
             return int(x), int(y), int(z)
         return int(index[0]), int(index[1])
 
+    def without(self, add, delete):
+        """The moves left when the pairs set in ``add`` / ``delete`` (symmetric
+        boolean matrices) may not gain / lose an edge (a tabu list)."""
+        keep = {"A_arc": ~add, "A_link": ~add, "D_arc": ~delete, "D_link": ~delete,
+                "A_hh": ~add[self.hh_pairs[:, 0]]}
+        return _Moves(*(self.masks[op] & keep[op] for op in ("A_arc", "A_link", "D_arc", "D_link", "A_hh")),
+                      self.hh_pairs)
+
+    def is_tabu(self, op, nodes, add, delete):
+        """Whether the operator ``op`` on ``nodes`` is removed by :meth:`without`."""
+        return bool((add if op.startswith("A_") else delete)[nodes[0], nodes[1]])
+
     def listed(self):
         """Every applicable operator as ``(op, nodes)``."""
         return [(op, self.nodes(op, index)) for op in OPERATORS for index in np.argwhere(self.masks[op])]
@@ -362,7 +378,7 @@ class _Graph:
         edges = self.complete(y)
         return [y] + [v for _, v in edges], "Complete" if edges else None, edges
 
-    def moves(self, max_indegree, tabu=None):
+    def moves(self, max_indegree):
         """Masks of the applicable operators: Table 2 of [1]_ for all pairs at once.
 
         With R the partially directed reachability (:func:`partial_reach`):
@@ -389,9 +405,6 @@ class _Graph:
         in an extension): ``A_link`` needs a bound of at least 1, ``A_arc(x,
         y)`` room for one more parent of y, ``A_hh`` a bound of at least 2.
         Complete gives its nodes one parent; Undo never adds any.
-
-        ``tabu``, a pair ``(add, delete)`` of symmetric boolean matrices,
-        removes the additions / deletions of an edge between the pairs set.
         """
         adj = self.adj
         n = self.n
@@ -411,13 +424,6 @@ class _Graph:
         a_hh = non_adjacent[hh_pairs[:, 0]] & ~reach[n:]
         d_arc = arc
         d_link = link & self._upper
-        if tabu is not None:
-            add, delete = tabu
-            a_arc &= ~add
-            a_link &= ~add
-            a_hh &= ~add[hh_pairs[:, 0]]
-            d_arc = d_arc & ~delete
-            d_link &= ~delete
         return _Moves(a_arc, a_link, d_arc, d_link, a_hh, hh_pairs)
 
 
@@ -617,15 +623,38 @@ class RpdagState(_Graph):
             return float(self._hh_row(y, nodes[2])[x])
         return float(-self.toggle[x, y] if op == "D_link" else self.toggle[x, y])
 
-    def scored_moves(self, tabu=None):
+    def scored_moves(self):
         """Every applicable operator as ``(op, nodes, delta)``."""
-        moves = self.moves(self.max_indegree, tabu)
+        moves = self.moves(self.max_indegree)
         values = self._values(moves)
         return [(op, moves.nodes(op, index), float(values[op][tuple(index)]))
                 for op in OPERATORS for index in np.argwhere(moves.masks[op])]
 
-    def best_move(self, tabu=None):
+    def _pick(self, moves, values):
+        """The best move among ``moves`` as ``(op, nodes, delta)``, or None;
+        moves within a rounding tolerance of the best tie and the first wins
+        (operators in :data:`OPERATORS` order, then by position)."""
+        tol = 1e-9 * max(1.0, abs(self.score))
+        best = None
+        for op in OPERATORS:
+            mask = moves.masks[op]
+            if not mask.any():
+                continue
+            masked = np.where(mask, values[op], -np.inf)
+            index = np.unravel_index(first_best(masked, tol), masked.shape)
+            if best is None or masked[index] > best[2] + tol:
+                best = (op, moves.nodes(op, index), float(masked[index]))
+        return best
+
+    def best_move(self, tabu=None, aspiration=np.inf):
         """The applicable operator with the largest score change.
+
+        With ``tabu``, a pair ``(add, delete)`` of symmetric boolean matrices
+        marking the node pairs that may not gain / lose an edge, the greedy
+        choice is kept when its gain exceeds ``aspiration`` (it reaches a new
+        best RPDAG) or when it is not tabu; otherwise the best operator that
+        is not tabu. Tabu search thus repeats the greedy climb's moves for as
+        long as they improve on the best RPDAG seen.
 
         Returns
         -------
@@ -634,20 +663,13 @@ class RpdagState(_Graph):
             of neighbours scored (the paper's Ind); None when no operator is
             applicable.
         """
-        moves = self.moves(self.max_indegree, tabu)
+        moves = self.moves(self.max_indegree)
         values = self._values(moves)
-        tol = 1e-9 * max(1.0, abs(self.score))
-        best, evaluated = None, 0
-        for op in OPERATORS:
-            mask = moves.masks[op]
-            count = int(np.count_nonzero(mask))
-            if count == 0:
-                continue
-            evaluated += count
-            masked = np.where(mask, values[op], -np.inf)
-            index = np.unravel_index(first_best(masked, tol), masked.shape)
-            if best is None or masked[index] > best[2] + tol:
-                best = (op, moves.nodes(op, index), float(masked[index]))
+        evaluated = sum(int(np.count_nonzero(mask)) for mask in moves.masks.values())
+        best = self._pick(moves, values)
+        if tabu is not None and best is not None and best[2] <= aspiration \
+                and moves.is_tabu(best[0], best[1], *tabu):
+            best = self._pick(moves.without(*tabu), values)
         return None if best is None else (*best, evaluated)
 
     def apply(self, op, *nodes):
@@ -726,11 +748,11 @@ def start_rpdag(scorer, start=None, max_indegree=None):
     return rpdag
 
 
-def _step(run, state, move, done=None):
+def _step(run, state, move, done=None, **extra):
     """Apply a move through the run, recording Table 1's state and the post-processing."""
     op, nodes, delta, evaluated = move
     letter = state.pair_state(*nodes[:2]) if op.startswith("A_") else None
-    run.step(state, op, nodes, delta, evaluated, done=done)
+    run.step(state, op, nodes, delta, evaluated, done=done, **extra)
     run.trajectory[-1].update(state=letter, **state.last_post)
 
 
@@ -747,23 +769,27 @@ def _climb(state, run):
 
 
 def _tabu(state, run, tabu_length, iterations):
-    """TS-RPDAG: best non-tabu operator each iteration; returns the best RPDAG seen and its iteration."""
+    """TS-RPDAG: the best operator that is not tabu each iteration, a tabu one
+    when it reaches a new best (aspiration); never stops while a move reaches
+    a new best. Returns the best RPDAG seen and its iteration."""
     names = state.scorer.names
     tolerance = 1e-9 * max(1.0, abs(state.score))
     best, best_score, best_iteration = state.rpdag(names), state.score, 0
     recent = deque(maxlen=tabu_length)
-    for it in range(1, iterations + 1):
-        if run.control.should_stop():
-            break
-        blocked = {"add": np.zeros((state.n, state.n), np.bool_), "delete": np.zeros((state.n, state.n), np.bool_)}
+    it = 0
+    while not run.control.should_stop():
+        blocked = np.zeros((2, state.n, state.n), np.bool_)
         for kind, x, y in recent:
-            blocked[kind][x, y] = blocked[kind][y, x] = True
-        move = state.best_move((blocked["add"], blocked["delete"]))
-        if move is None:
+            blocked[kind, x, y] = blocked[kind, y, x] = True
+        aspiration = best_score + tolerance - state.score
+        move = state.best_move(tuple(blocked), aspiration)
+        if move is None or (it >= iterations and move[2] <= aspiration):
             break
+        it += 1
         op, (x, y) = move[0], move[1][:2]
-        _step(run, state, move, done=it / iterations)
-        recent.append(("delete" if op.startswith("A_") else "add", x, y))
+        addition = op.startswith("A_")
+        _step(run, state, move, done=min(1.0, it / max(iterations, 1)), tabu=bool(blocked[1 - addition, x, y]))
+        recent.append((int(addition), x, y))  # after an addition deleting is tabu (1), after a deletion adding (0)
         if state.score > best_score + tolerance:
             best, best_score, best_iteration = state.rpdag(names), state.score, it
     return best, best_iteration
@@ -779,7 +805,10 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
     the best operator that is not tabu, even when it lowers the score; after
     adding an edge between x and y deleting the edge between them is tabu,
     after deleting it adding any edge between them is, for the next
-    ``tabu_length`` iterations; the best RPDAG seen is returned.
+    ``tabu_length`` iterations. A tabu operator is applied when it reaches
+    an RPDAG better than every one seen (aspiration), and the best RPDAG
+    seen is returned, so from the same start tabu search makes the greedy
+    search's moves up to its local optimum and ends at or above it.
 
     Each neighbour is scored from at most two local scores (Proposition 6);
     see the module docstring for the per-iteration algorithm.
@@ -800,7 +829,9 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
     tabu_length : int, optional
         Tabu list length (default n, as in the paper). Tabu search only.
     iterations : int, optional
-        Iterations of tabu search (default n (n - 1), as in the paper).
+        Iterations of tabu search (default n (n - 1), as in the paper); it
+        never stops while its move reaches a new best, so it always completes
+        the greedy climb (``iterations=0`` is the greedy search).
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`.
 
@@ -812,7 +843,8 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
         ``stats``: seconds, iterations, structures_evaluated (Ind: neighbours
         scored), local_scores_computed (EstEv), local_score_lookups (TEst),
         nvar (NVar), cache_hits, edges, stopped, and for tabu search
-        best_iteration. ``trajectory``: per applied operator ``op``, ``args``
+        best_iteration (trajectory steps then also have ``tabu``: True for
+        a tabu operator let through by aspiration). ``trajectory``: per applied operator ``op``, ``args``
         (x, y, and z for A_hh), ``delta``, ``score``, ``state`` (Table 1 state
         of (x, y) for additions, else None), ``post`` ("Complete", "Undo" or
         None) and ``post_edges`` (arcs made by Complete / turned into links by
