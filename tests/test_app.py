@@ -890,18 +890,20 @@ def test_bootstrap_strengths_threshold_and_the_credible_posterior_beside_them(at
 # --- what the user already knows -------------------------------------------------------------------
 
 
+def add_knowledge(at, u, v, kind):
+    """On the Tune page: pick u and v, press Require (kind "require") or Forbid ("forbid")."""
+    at.selectbox(key="tune_k_from").set_value(u)
+    at.selectbox(key="tune_k_to").set_value(v)
+    at.button(key=f"tune_k_add_{kind}").click()
+    at.run()
+
+
 def test_knowledge_set_on_tune_is_honoured_recorded_and_compared(at):
     from bnexplore.knowledge import Knowledge
 
     go(at, "2_Tune")
-    at.selectbox(key="tune_k_from").set_value("dysp")
-    at.selectbox(key="tune_k_to").set_value("bronc")
-    at.button(key="tune_k_add_require").click()
-    at.run()
-    at.selectbox(key="tune_k_from").set_value("smoke")
-    at.selectbox(key="tune_k_to").set_value("lung")
-    at.button(key="tune_k_add_forbid").click()
-    at.run()
+    add_knowledge(at, "dysp", "bronc", "require")
+    add_knowledge(at, "smoke", "lung", "forbid")
     at.text_area(key="tune_k_tiers").set_value("asia, smoke\ntub, lung, bronc, either, xray, dysp")
     at.run()
     no_exception(at)
@@ -927,12 +929,8 @@ def test_knowledge_set_on_tune_is_honoured_recorded_and_compared(at):
 
 def test_contradicting_knowledge_is_refused_before_any_search(at):
     go(at, "2_Tune")
-    at.selectbox(key="tune_k_from").set_value("smoke")
-    at.selectbox(key="tune_k_to").set_value("lung")
-    at.button(key="tune_k_add_require").click()
-    at.run()
-    at.button(key="tune_k_add_forbid").click()
-    at.run()
+    add_knowledge(at, "smoke", "lung", "require")
+    add_knowledge(at, "smoke", "lung", "forbid")
     no_exception(at)
     assert "This knowledge contradicts itself or the data" in errors(at) and "smoke -> lung" in errors(at)
     job = run_search(at, algorithms=("hc",))
