@@ -80,7 +80,7 @@ DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.fea
 
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
 FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
-         "max_levels": "--max-levels", "header": "--no-header"}
+         "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine"}
 
 
 def flag_option(name, value=NO_VALUE, key=None):
@@ -543,8 +543,7 @@ def main(argv=None):
         with door(flag_option):
             args.func(args)
     except BNExploreError as err:
-        message = str(err).replace("engine='ilp'", "--engine ilp").replace("engine='dp'", "--engine dp")
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {err}", file=sys.stderr)
         return 1
     except FileNotFoundError as err:
         print(f"error: no such file: {err.filename}", file=sys.stderr)

@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..control import Control
-from ..errors import ResourceError, SearchError
+from ..errors import ResourceError, SearchError, subject
 from ..graphs import DAG
 from ..parents import ParentSets
 from ..parents.pruning import RULES, candidate_parent_sets
@@ -100,7 +100,7 @@ def _dp_hint():
     from . import ilp
 
     if ilp.available():
-        return "use engine='ilp' (branch and cut, memory grows with the candidate parent sets, not 2^n)"
+        return f"use {subject('engine', 'ilp')} (branch and cut, memory grows with the candidate parent sets, not 2^n)"
     return ("install pyscipopt for the integer-programming engine (pip install pyscipopt), or use fewer variables "
             "or a heuristic search")
 
