@@ -324,6 +324,11 @@ class BoundKnowledge:
         return [(self.names[u], self.names[v]) for u, v in np.argwhere(self.required)]
 
 
+def knowledge_params(knowledge):
+    """``{"knowledge": knowledge.to_json()}`` for a result's ``params`` (``{}`` without knowledge)."""
+    return {"knowledge": knowledge.to_json()} if knowledge else {}
+
+
 def search_options(knowledge, algorithm, names, max_indegree=None):
     """The keyword options that make search ``algorithm`` honour ``knowledge``.
 
