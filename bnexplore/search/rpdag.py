@@ -516,9 +516,16 @@ def _knowledge_start(rpdag, bound, scorer, max_indegree):
     plus the required arcs, made an RPDAG again); SearchError when the start cannot honour it."""
     parents = honouring_extension(rpdag.adj, bound, require=False)
     if parents is None:
-        problem = bound.violations(rpdag.extension())
-        raise SearchError("the start graph cannot honour the knowledge"
-                          + (f": {problem[0]}" if problem else " (its links cannot be oriented to)"))
+        adj = rpdag.adj.astype(np.bool_)
+        names = scorer.names
+        arcs = np.argwhere(adj & ~adj.T & ~bound.allowed)
+        links = np.argwhere(adj & adj.T & ~bound.allowed & ~bound.allowed.T)
+        problem = (f"arc {names[arcs[0][0]]} -> {names[arcs[0][1]]} breaks the "
+                   f"{bound.forbidden_because(*arcs[0])}" if len(arcs) else
+                   f"link {names[links[0][0]]} - {names[links[0][1]]} breaks the "
+                   f"{bound.forbidden_because(*links[0])}" if len(links) else
+                   "its links cannot be oriented to honour the required and forbidden arcs together")
+        raise SearchError(f"the start graph cannot honour the knowledge: {problem}")
     parents = [sorted(set(ps) | set(bound.required_parents(v).tolist())) for v, ps in enumerate(parents)]
     return start_rpdag(scorer, DAG.from_parents(parents, scorer.names), max_indegree)
 
