@@ -13,6 +13,7 @@ import numpy as np
 
 from ..control import Control
 from ..errors import SearchError
+from ..graphs import DAG
 from ..knowledge import knowledge_params
 from .dagstate import DagState
 from .run import SearchRun, first_best
@@ -175,6 +176,12 @@ def _perturb(state, constraints, run, rng, moves):
                 break
 
 
+def _start_extra(state, scorer):
+    """``{"start": DAG}`` when the search starts from a non-empty graph (a given start, or the
+    whitelisted / required arcs), so its trajectory can be replayed from there; else ``{}``."""
+    return {"start": DAG.from_parents(state.parent_lists(), scorer.names)} if state.adj.any() else {}
+
+
 def _tolerance(state):
     return 1e-9 * max(1.0, abs(state.score))
 
@@ -219,7 +226,8 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     -------
     Result
         ``stats`` holds the paper's counters; ``trajectory`` every step,
-        perturbation moves marked ``kind="perturb"``.
+        perturbation moves marked ``kind="perturb"``; ``extra["start"]`` the
+        start graph (whitelisted and required arcs included) unless empty.
     """
     control = Control.of(control, progress, time_limit, stop)
     if int(restarts) != restarts or restarts < 0:
@@ -229,6 +237,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     run = SearchRun(scorer, control, "hc", {"max_indegree": max_indegree, "restarts": restarts,
                                        "perturb": perturb, "seed": seed, **knowledge_params(knowledge)})
     state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    extra = _start_extra(state, scorer)
     _climb(state, constraints, run, _tolerance(state))
     best = state.copy()
     rng = np.random.default_rng(seed)
@@ -240,7 +249,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
         _climb(state, constraints, run, _tolerance(state))
         if state.score > best.score + _tolerance(state):
             best = state.copy()
-    return run.result(best.parent_lists())
+    return run.result(best.parent_lists(), extra=extra)
 
 
 def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, knowledge=None,
@@ -284,6 +293,7 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
     run = SearchRun(scorer, control, "tabu", {"max_indegree": max_indegree, "tabu_length": tabu_length,
                                          "iterations": iterations, **knowledge_params(knowledge)})
     state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    extra = _start_extra(state, scorer)
     tol = _tolerance(state)
     best_parents, best_score, best_iteration = state.parent_lists(), state.score, 0
     recent = deque(maxlen=tabu_length)
@@ -302,4 +312,4 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
         recent.append((_INVERSE[op], *((v, u) if op == "reverse" else (u, v))))
         if state.score > best_score + tol:
             best_parents, best_score, best_iteration = state.parent_lists(), state.score, it
-    return run.result(best_parents, best_iteration=best_iteration)
+    return run.result(best_parents, extra=extra, best_iteration=best_iteration)

@@ -976,7 +976,8 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
     Result
         ``graph``: a consistent extension (DAG) of the learned RPDAG, which is
         in ``extra["rpdag"]`` (under knowledge, an extension honouring it);
-        ``score``: the scorer's total of ``graph``.
+        ``extra["start"]``: the start RPDAG unless empty (the trajectory
+        starts there); ``score``: the scorer's total of ``graph``.
         ``stats``: seconds, iterations, structures_evaluated (Ind: neighbours
         scored), local_scores_computed (EstEv), local_score_lookups (TEst),
         nvar (NVar), cache_hits, edges, stopped, and for tabu search
@@ -1015,7 +1016,8 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
         _climb(state, run)
         best, stats = state.rpdag(scorer.names), {}
     parents = best.extension().parent_sets() if bound is None else honouring_extension(best.adj, bound)
-    return run.result(parents, extra={"rpdag": best}, **stats)
+    extra = {"rpdag": best, **({"start": rpdag} if rpdag.adj.any() else {})}
+    return run.result(parents, extra=extra, **stats)
 
 
 def rpdag_hill_climb(scorer, start=None, max_indegree=None, knowledge=None, progress=None, time_limit=None,
