@@ -242,18 +242,8 @@ def _knowledge(args):
     return knowledge or None
 
 
-def _knowledge_options(knowledge, algorithm, data, max_indegree, command="learn"):
-    """Search options for the knowledge, or a message naming the flags when the search takes none yet."""
-    from .knowledge import search_options, searches_taking_knowledge
-    from .search import ALGORITHMS
-
-    if knowledge and algorithm in ALGORITHMS and algorithm not in searches_taking_knowledge():
-        raise BNExploreError(f"--require, --forbid, --tiers and --knowledge work with {command} --algorithm "
-                             f"{' or '.join(searches_taking_knowledge())} for now; {algorithm} does not take them yet")
-    return search_options(knowledge, algorithm, data, max_indegree)
-
-
 def cmd_learn(args):
+    from .knowledge import search_options
     from .search import ALGORITHMS, learn
 
     data = _read_data(args)
@@ -272,7 +262,7 @@ def cmd_learn(args):
             del options["seed"]  # --seed then seeds the resamples only
     # the resamples run in parallel themselves: no Dask cluster per resample, no time limit each
     resample_options = {k: v for k, v in options.items() if k not in ("time_limit", "seed", "workers", "scheduler")}
-    options.update(_knowledge_options(knowledge, args.algorithm, data, args.max_indegree))
+    options.update(search_options(knowledge, args.algorithm, data, args.max_indegree))
     started = time.perf_counter()
     result = _run_with_progress(args, lambda bar, stop: learn(
         data, algorithm=args.algorithm, score=args.score, ess=args.ess, progress=bar, stop=stop, **options))
@@ -368,9 +358,7 @@ def cmd_enumerate(args):
     knowledge = _knowledge(args)
     extra = {}
     if knowledge:
-        if "knowledge" not in inspect.signature(credible_set).parameters:
-            raise BNExploreError("--require, --forbid, --tiers and --knowledge do not work with enumerate yet")
-        knowledge.bind(data, args.max_indegree)
+        knowledge.bind(data, args.max_indegree)  # a contradiction is refused before the data is scored
         extra["knowledge"] = knowledge
     found = _run_with_progress(args, lambda bar, stop: credible_set(
         data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,

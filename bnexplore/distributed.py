@@ -81,13 +81,14 @@ def explore_chunk(variables, data, settings):
     numba.set_num_threads(1)
     scorer, entropies = _worker_scorer(data)
     control = Control()
-    return [(v, *explore_variable(scorer, v, settings, control, entropies)) for v in variables]
+    return [(v, *explore_variable(scorer, v, settings, control, entropies, data["knowledge"])) for v in variables]
 
 
-def _payload(scorer, settings):
+def _payload(scorer, settings, bound=None):
     return {"token": uuid.uuid4().hex, "codes": scorer.data.codes, "arities": scorer.arities,
             "names": scorer.names, "score": scorer.score_name, "ess": scorer.ess,
-            "entropies": settings.method == "independence" and penalty_weight(scorer) is not None}
+            "entropies": settings.method == "independence" and penalty_weight(scorer) is not None,
+            "knowledge": bound}
 
 
 @contextmanager
@@ -147,8 +148,8 @@ def _gather(distributed, client, chunks, data, settings, control):
 
 
 def explore_distributed(scorer, method="independence", max_indegree=None, time_per_variable=None,
-                        max_evaluations=None, variables=None, workers=2, scheduler=None, chunk_size=None,
-                        progress=None, time_limit=None, stop=None, control=None):
+                        max_evaluations=None, variables=None, knowledge=None, workers=2, scheduler=None,
+                        chunk_size=None, progress=None, time_limit=None, stop=None, control=None):
     """:func:`bnexplore.parents.explore.explore_parent_sets` on a Dask cluster.
 
     Parameters
@@ -156,8 +157,9 @@ def explore_distributed(scorer, method="independence", max_indegree=None, time_p
     scorer : Scorer
         Its data and score settings are shipped to the workers (the
         workers' scorers keep no cache; counters stay on the workers).
-    method, max_indegree, time_per_variable, max_evaluations, variables
-        As in :func:`~bnexplore.parents.explore.explore_parent_sets`.
+    method, max_indegree, time_per_variable, max_evaluations, variables, knowledge
+        As in :func:`~bnexplore.parents.explore.explore_parent_sets` (the
+        bound knowledge is shipped with the data).
     workers : int
         Worker processes of the local cluster (ignored with ``scheduler``).
     scheduler : str, optional
@@ -179,6 +181,7 @@ def explore_distributed(scorer, method="independence", max_indegree=None, time_p
     check_budget(settings, control)
     if int(workers) != workers or workers < 1:
         raise ResourceError(f"workers must be a whole number >= 1, got {workers!r}")
+    bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     todo = variable_list(scorer, variables)
     distributed = _dask()
     start = time.perf_counter()
@@ -186,8 +189,8 @@ def explore_distributed(scorer, method="independence", max_indegree=None, time_p
         n_workers = max(1, len(client.scheduler_info()["workers"]))
         size = int(chunk_size) if chunk_size else max(1, math.ceil(len(todo) / (8 * n_workers)))
         chunks = _chunks(todo, size)
-        [data] = client.scatter([_payload(scorer, settings)], broadcast=True, hash=False)
+        [data] = client.scatter([_payload(scorer, settings, bound)], broadcast=True, hash=False)
         found = _gather(distributed, client, chunks, data, settings, control)
-    result = assemble(scorer, found, settings, control, time.perf_counter() - start)
+    result = assemble(scorer, found, settings, control, time.perf_counter() - start, bound)
     result.stats.update(workers=n_workers, chunks=len(chunks))
     return result

@@ -20,7 +20,6 @@ tiers, Spirtes, Glymour & Scheines 2000, Section 5.8):
   by the tiers (so tiers can order just the few variables one knows about).
 """
 
-import inspect
 import json
 
 import numpy as np
@@ -314,22 +313,20 @@ class BoundKnowledge:
         stats["knowledge_removed"] = int(len(parent_sets) - sum(len(k) for k in kept))
         return ParentSets(parent_sets.names, kept, parent_sets.score_name, stats)
 
-    # -- searches with a blacklist and whitelist -------------------------------
-    def blacklist(self):
-        """Every arc that may not appear, as (parent, child) name pairs (diagonal left out)."""
-        return [(self.names[u], self.names[v]) for u, v in np.argwhere(~self.allowed) if u != v]
 
-    def whitelist(self):
-        """The required arcs as (parent, child) name pairs."""
-        return [(self.names[u], self.names[v]) for u, v in np.argwhere(self.required)]
+def knowledge_params(knowledge):
+    """``{"knowledge": knowledge.to_json()}`` for a result's ``params`` (``{}`` without knowledge)."""
+    return {"knowledge": knowledge.to_json()} if knowledge else {}
 
 
 def search_options(knowledge, algorithm, names, max_indegree=None):
     """The keyword options that make search ``algorithm`` honour ``knowledge``.
 
-    The knowledge is checked first (:meth:`Knowledge.bind`). A search whose
-    function takes ``knowledge=`` gets the object itself; one that takes
-    ``blacklist=`` and ``whitelist=`` (hill climbing, tabu) gets those.
+    The knowledge is checked first (:meth:`Knowledge.bind`), so a door (the
+    CLI, :func:`bnexplore.bootstrap.bootstrap`, the app) refuses a
+    contradiction before any work; every search of
+    :data:`bnexplore.search.ALGORITHMS` takes ``knowledge=`` and gets the
+    object itself.
 
     Parameters
     ----------
@@ -347,34 +344,16 @@ def search_options(knowledge, algorithm, names, max_indegree=None):
     Raises
     ------
     SearchError
-        On contradictory knowledge, or when the search takes no knowledge yet.
+        On contradictory knowledge, or an unknown algorithm.
     """
     from .search import ALGORITHMS
 
     if not knowledge:
         return {}
-    bound = knowledge.bind(names, max_indegree)
-    function = ALGORITHMS.get(algorithm)
-    params = inspect.signature(function).parameters if function is not None else {}
-    if "knowledge" in params:
-        return {"knowledge": knowledge}
-    if "blacklist" in params and "whitelist" in params:
-        return {"blacklist": bound.blacklist(), "whitelist": bound.whitelist()}
-    raise SearchError(f"the {algorithm} search does not take knowledge yet; use "
-                      f"{' or '.join(searches_taking_knowledge())}")
-
-
-def searches_taking_knowledge():
-    """Names of the searches in :data:`bnexplore.search.ALGORITHMS` that honour knowledge
-    (through ``knowledge=``, or ``blacklist=`` and ``whitelist=``)."""
-    from .search import ALGORITHMS
-
-    out = []
-    for name, function in ALGORITHMS.items():
-        params = set(inspect.signature(function).parameters)
-        if "knowledge" in params or {"blacklist", "whitelist"} <= params:
-            out.append(name)
-    return out
+    if algorithm not in ALGORITHMS:
+        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
+    knowledge.bind(names, max_indegree)
+    return {"knowledge": knowledge}
 
 
 def parse_arcs(text, flag="--require"):

@@ -5,7 +5,6 @@ how to run (in the background thread, so ``run`` never touches Streamlit).
 Adding a search to the app is one ``register(Algorithm(...))`` call.
 """
 
-import inspect
 from dataclasses import dataclass
 
 import streamlit as st
@@ -13,7 +12,7 @@ import streamlit as st
 from bnexplore.bootstrap import bootstrap
 from bnexplore.errors import SearchError
 from bnexplore.graphs import DAG, pdag_extension
-from bnexplore.knowledge import search_options, searches_taking_knowledge
+from bnexplore.knowledge import search_options
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.search.bnkl import bnkl
@@ -191,14 +190,8 @@ def _credible_options(prefix):
 
 
 def _credible_knowledge(inputs):
-    """The knowledge option of the credible set, when it takes one (else a clear refusal)."""
-    if not inputs.knowledge:
-        return {}
-    if "knowledge" in inspect.signature(credible_set).parameters:
-        inputs.knowledge.bind(inputs.dataset.names, _max_indegree(inputs))
-        return {"knowledge": inputs.knowledge}
-    raise SearchError("the credible set does not take knowledge yet; clear it on the Tune page, or use "
-                      f"{' or '.join(searches_taking_knowledge())}")
+    """The knowledge option of the credible set (``credible_set`` refuses a contradiction before any work)."""
+    return {"knowledge": inputs.knowledge} if inputs.knowledge else {}
 
 
 def _run_credible(inputs, options, control):

@@ -60,14 +60,16 @@ def arcs_after(trajectory, k, start=()):
 def graphs(result):
     """The graph before the first step and after every step (DAGs, or RPDAGs for an RPDAG run).
 
-    Both searches start from the empty graph (the app never gives them a
-    start graph).
+    A search starts from ``extra["start"]`` when it has one (the required
+    arcs of the knowledge), else from the empty graph.
     """
     names = result.names
     steps = result.trajectory
+    start = result.extra.get("start")
     if kind(result) == "dag":
-        return [DAG.from_arcs(sorted(arcs_after(steps, k)), names) for k in range(len(steps) + 1)]
-    current = RPDAG.from_json({"nodes": names})
+        arcs = [] if start is None else [(names[u], names[v]) for u, v in start.arcs()]
+        return [DAG.from_arcs(sorted(arcs_after(steps, k, arcs)), names) for k in range(len(steps) + 1)]
+    current = RPDAG.from_json({"nodes": names}) if start is None else start
     out = [current]
     for step in steps:
         current = apply_operator(current, step["op"], *step["args"])

@@ -274,7 +274,9 @@ def topological_order_following(parent_lists, order):
 
 
 def obs_total(candidates, order):
-    return sum(s for _, s in obs_choice(candidates, order))
+    """OBS score of ``order``; minus infinity when a node has no candidate inside its predecessors."""
+    choice = obs_choice(candidates, order)
+    return -math.inf if None in choice else sum(s for _, s in choice)
 
 
 def obs_swap_gain(candidates, order, j):

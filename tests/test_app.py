@@ -927,6 +927,32 @@ def test_knowledge_set_on_tune_is_honoured_recorded_and_compared(at):
     assert table.loc["ground truth: asia", "knowledge"] == ""
 
 
+def test_every_search_of_the_app_honours_the_knowledge(at):
+    """Issue 15: the RPDAG searches, the exact optimum, the credible set and ASOBS/OBS take the knowledge too."""
+    from bnexplore.knowledge import Knowledge
+
+    go(at, "2_Tune")
+    at.selectbox(key="tune_k_from").set_value("smoke")
+    at.selectbox(key="tune_k_to").set_value("dysp")
+    at.button(key="tune_k_add_require").click()
+    at.run()
+    job = run_search(at, algorithms=("hc", "rpdag", "exact", "credible", "asobs"), wait=120)
+    assert not job.errors, job.errors
+    bound = Knowledge.from_json(at.session_state["knowledge"]).bind(ASIA)
+    assert len(job.results) == 5
+    for _, result, extras in job.results:
+        assert bound.allows(result.graph), bound.violations(result.graph)
+        if "credible" in extras:
+            assert all(bound.allows(dag) for dag, _ in extras["credible"].dags)
+        if result.algorithm in ("hc", "rpdag"):  # the replay starts from the required arc
+            from bnexplore_app import replay
+
+            frames = replay.graphs(result)
+            names = list(result.names)
+            assert frames[0].adjacent(names.index("smoke"), names.index("dysp"))
+            assert frames[-1] == result.extra.get("rpdag", result.graph)
+
+
 def test_contradicting_knowledge_is_refused_before_any_search(at):
     go(at, "2_Tune")
     add_knowledge(at, "smoke", "lung", "require")

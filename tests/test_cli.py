@@ -261,19 +261,36 @@ def test_learn_honours_required_forbidden_arcs_and_tiers(capsys, tmp_path):
     assert knowledge.allows(bx.Result.from_json(payload).graph)
 
 
-def test_knowledge_with_a_search_that_takes_none_yet_names_the_flags(capsys):
-    import inspect
+@pytest.mark.parametrize("algorithm", ["rpdag", "rpdag-tabu", "exact", "obs", "asobs"])
+def test_every_learn_algorithm_honours_the_knowledge_flags(capsys, tmp_path, algorithm):
+    out_file = tmp_path / "r.json"
+    extra = ["--time-per-variable", 0.02, "--seed", 1] if algorithm in ("obs", "asobs") else []
+    code, _, err = run(capsys, "learn", ASIA, "--algorithm", algorithm, "--score", "bic", "--require",
+                       "asia->smoke,tub->dysp", "--forbid", "smoke->lung", "--tiers", "asia,smoke;tub,lung",
+                       "--json", out_file, *extra)
+    assert code == 0, err
+    payload = json.loads(out_file.read_text())
+    knowledge = bx.Knowledge.from_json(payload["knowledge"])
+    assert knowledge.require == [("asia", "smoke"), ("tub", "dysp")] and payload["params"]["knowledge"] == \
+        payload["knowledge"]
+    graph = bx.Result.from_json(payload).graph
+    assert knowledge.allows(graph) and not graph.adj[graph.index("smoke"), graph.index("lung")]
+    assert graph.adj[graph.index("asia"), graph.index("smoke")] and graph.adj[graph.index("tub"), graph.index("dysp")]
 
-    from bnexplore.knowledge import searches_taking_knowledge
-    from bnexplore.search import ALGORITHMS
 
-    for algorithm in ALGORITHMS:
-        if algorithm not in searches_taking_knowledge():
-            code, _, err = run(capsys, "learn", ASIA, "--algorithm", algorithm, "--require", "smoke->lung")
-            assert code == 1 and "--require, --forbid, --tiers and --knowledge work with learn --algorithm" in err
-    if "knowledge" not in inspect.signature(bx.credible_set).parameters:
-        code, _, err = run(capsys, "enumerate", ASIA, "--require", "smoke->lung")
-        assert code == 1 and "do not work with enumerate yet" in err
+def test_enumerate_honours_the_knowledge_flags(capsys, tmp_path):
+    out_file = tmp_path / "cs.json"
+    code, out, err = run(capsys, "enumerate", ASIA, "--bf", 3, "--require", "smoke->lung,either->xray", "--forbid",
+                         "tub->either", "--json", out_file)
+    assert code == 0, err
+    found = bx.CredibleSet.from_json(json.loads(out_file.read_text()))
+    knowledge = bx.Knowledge(require=[("smoke", "lung"), ("either", "xray")], forbid=[("tub", "either")])
+    assert found.params["knowledge"] == knowledge.to_json() and len(found) >= 1
+    assert all(knowledge.allows(dag) for dag, _ in found.dags)
+    want = bx.credible_set(bx.read_csv(ASIA), bf=3, knowledge=knowledge)
+    assert found.opt == pytest.approx(want.opt) and len(found) == len(want)
+    code, _, err = run(capsys, "enumerate", ASIA, "--require", "smoke->lung", "--forbid", "smoke->lung")
+    assert code != 0 and "both required and forbidden" in err
 
 
 def test_learn_bootstrap_adds_strengths_and_the_averaged_network(capsys, tmp_path):

@@ -47,6 +47,21 @@ def test_two_workers_give_the_single_process_result(scorer, cluster, method):
     assert remote.stats["workers"] == 2 and remote.stats["chunks"] == 4
 
 
+def test_two_workers_give_the_single_process_result_under_knowledge(scorer, cluster):
+    from bnexplore.knowledge import Knowledge
+
+    names = scorer.names
+    knowledge = Knowledge(require=[(names[0], names[1]), (names[2], names[1])], forbid=[(names[3], names[4])],
+                          tiers=[names[:5], names[5:]])
+    options = dict(method="independence", max_indegree=3, max_evaluations=40, knowledge=knowledge)
+    local = explore_parent_sets(scorer, **options)
+    remote = explore_distributed(scorer, **options, scheduler=cluster.scheduler_address, chunk_size=3)
+    assert_same(local, remote)
+    bound = knowledge.bind(scorer)
+    assert all(bound.parents_ok(v, ps) for v in range(scorer.n_vars) for ps in remote.sets(v))
+    assert remote.stats["knowledge"] == knowledge.to_json()
+
+
 @pytest.mark.slow
 def test_local_cluster_started_by_workers(scorer):
     """``workers=2`` starts (and closes) a local cluster for the search."""

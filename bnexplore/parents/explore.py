@@ -18,6 +18,14 @@ log(N)/2 (|X| - 1) |Pi| > 0``, and so are all its supersets) and, at the end,
 every set that scores no better than one of its scored subsets. The bounds
 need a penalised log-likelihood (``"bic"``, ``"aic"``, ``"ll"``); with
 ``"bdeu"`` and ``"k2"`` they are off and BIC* is only a heuristic priority.
+
+With background knowledge (:class:`bnexplore.knowledge.Knowledge`) a
+variable's exploration starts from its required parents instead of the empty
+set and adds only allowed parents: the explorers run over the sets ``X`` of
+allowed, not required parents and score ``R ∪ X`` (``R`` the required ones),
+so every set found honours the knowledge and each is compared only with
+subsets that do. The bounds hold there with the penalty of ``R ∪ X``; the
+Theorem 2 estimate (a split into two disjoint scored sets) is not used.
 """
 
 import heapq
@@ -153,9 +161,10 @@ class _Family:
     of ``S`` must beat.
     """
 
-    def __init__(self, scorer, child, settings, control, entropies):
+    def __init__(self, scorer, child, settings, control, entropies, required=()):
         self.scorer = scorer
         self.child = child
+        self.required = tuple(sorted(int(u) for u in required))
         self.arities = scorer.arities.tolist()
         self.weight = penalty_weight(scorer)
         self.star_weight = _star_weight(scorer)
@@ -189,7 +198,7 @@ class _Family:
             sets = sets[: int(room)]
         if not sets:
             return []
-        parents, sizes = pack_parent_sets(sets)
+        parents, sizes = pack_parent_sets([self.full(c) for c in sets])
         values = self.scorer.score_packed(np.full(len(sets), self.child, np.int64), parents, sizes).tolist()
         for c, s in zip(sets, values):
             self.scores[c] = s
@@ -198,8 +207,16 @@ class _Family:
         self.evaluated += len(sets)
         return list(zip(sets, values))
 
+    def full(self, parents):
+        """The parent set itself: ``parents`` (not required ones) with the required parents."""
+        return tuple(sorted(self.required + parents)) if self.required else parents
+
+    def configs(self, parents):
+        """Joint states of the full parent set (see :meth:`full`)."""
+        return _configs(self.arities, self.full(parents))
+
     def penalty(self, parents):
-        return self.weight * (self.arities[self.child] - 1) * _configs(self.arities, parents)
+        return self.weight * (self.arities[self.child] - 1) * self.configs(parents)
 
     def alive(self, parents, estimates=False):
         """False when ``parents`` provably cannot be an optimal parent set.
@@ -244,6 +261,8 @@ class _Family:
         over the data.
         """
         best = -math.inf
+        if self.required:  # the scored sets hold the required parents: no split into two disjoint ones
+            return best
         for y, rest in zip(parents, _immediate_subsets(parents)):
             if not rest or rest not in self.scores or (y,) not in self.scores:
                 continue
@@ -256,7 +275,8 @@ class _Family:
 
     # -- result -----------------------------------------------------------------
     def kept(self):
-        """Scored sets that beat every scored subset (the empty set always kept)."""
+        """Scored sets that beat every scored subset (the empty set, or the required
+        parents, always kept), as full parent sets."""
         best_within = {}
         out = []
         for c in sorted(self.scores, key=len):
@@ -265,7 +285,7 @@ class _Family:
                         + [self.empty if c else -math.inf])
             best_within[c] = max(s, below)
             if s > below:
-                out.append((c, s))
+                out.append((self.full(c), s))
         return out
 
     def stats(self, kept):
@@ -335,7 +355,7 @@ class _Streams:
 
     def open(self, base, score):
         family = self.family
-        q = _configs(family.arities, base)
+        q = family.configs(base)
         max_arity = math.inf
         denominator = (family.weight or 0.0) * (family.arities[family.child] - 1) * q
         if denominator > 0:
@@ -393,7 +413,7 @@ def _independence(family, others, max_size):
 _EXPLORERS = {"sequential": _sequential, "greedy": _greedy, "independence": _independence}
 
 
-def explore_variable(scorer, child, settings, control, entropies=None):
+def explore_variable(scorer, child, settings, control, entropies=None, knowledge=None):
     """Candidate parent sets of one variable.
 
     Parameters
@@ -406,19 +426,28 @@ def explore_variable(scorer, child, settings, control, entropies=None):
     entropies : sequence of float, optional
         ``H(v)`` of every variable (see :func:`singleton_entropies`); needed
         by independence selection's Theorem 2 bound with a penalised score.
+    knowledge : BoundKnowledge, optional
+        Background knowledge bound to the scorer's variables
+        (:meth:`bnexplore.knowledge.Knowledge.bind`): the exploration starts
+        from ``child``'s required parents and adds only allowed ones.
 
     Returns
     -------
     items : list of (tuple, float)
-        The kept parent sets and their scores, the empty set included.
+        The kept parent sets and their scores, the empty set (or the
+        required parents) included.
     stats : dict
         ``evaluated`` (sets scored), ``kept``, ``pruned``, ``seconds``.
     """
     if entropies is None and settings.method == "independence" and penalty_weight(scorer) is not None:
         entropies = singleton_entropies(scorer)
-    family = _Family(scorer, child, settings, control, entropies)
-    others = [v for v in range(scorer.n_vars) if v != child]
-    max_size = settings.size_limit(scorer.n_vars)
+    required = () if knowledge is None else knowledge.required_parents(child).tolist()
+    family = _Family(scorer, child, settings, control, entropies, required)
+    if knowledge is None:
+        others = [v for v in range(scorer.n_vars) if v != child]
+    else:
+        others = [v for v in knowledge.allowed_parents(child).tolist() if v not in required]
+    max_size = settings.size_limit(scorer.n_vars) - len(required)
     if max_size > 0 and not family.stopped():
         _EXPLORERS[settings.method](family, others, max_size)
     kept = family.kept()
@@ -445,18 +474,21 @@ def variable_list(scorer, variables):
     return sorted({scorer.index(v) for v in variables})
 
 
-def assemble(scorer, found, settings, control, seconds):
+def assemble(scorer, found, settings, control, seconds, knowledge=None):
     """A :class:`ParentSets` from ``{variable: (items, stats)}``.
 
     Variables not in ``found`` (not asked for, or not reached before a stop)
-    get the empty set only.
+    get the empty set only (with ``knowledge``, a BoundKnowledge: their
+    required parents only).
     """
     missing = [v for v in range(scorer.n_vars) if v not in found]
     if missing:
-        parents, sizes = pack_parent_sets([()] * len(missing))
+        smallest = [tuple(knowledge.required_parents(v).tolist()) if knowledge is not None else ()
+                    for v in missing]
+        parents, sizes = pack_parent_sets(smallest)
         empty = scorer.score_packed(np.array(missing, np.int64), parents, sizes).tolist()
-        for v, s in zip(missing, empty):
-            found[v] = ([((), s)], None)
+        for v, ps, s in zip(missing, smallest, empty):
+            found[v] = ([(ps, s)], None)
     per_node = {key: [found[v][1][key] if found[v][1] else 0 for v in range(scorer.n_vars)]
                 for key in ("evaluated", "kept", "pruned", "seconds")}
     stats = {"method": settings.method, "max_indegree": settings.max_indegree,
@@ -464,12 +496,14 @@ def assemble(scorer, found, settings, control, seconds):
              "explored": [found[v][1] is not None for v in range(scorer.n_vars)],
              "evaluated": int(sum(per_node["evaluated"])), "seconds": seconds, "stopped": control.reason,
              "per_node": per_node}
+    if knowledge is not None:
+        stats["knowledge"] = knowledge.knowledge.to_json()
     return ParentSets(scorer.names, [found[v][0] for v in range(scorer.n_vars)], scorer.score_name, stats)
 
 
 def explore_parent_sets(scorer, method="independence", max_indegree=None, time_per_variable=None,
-                        max_evaluations=None, variables=None, progress=None, time_limit=None, stop=None,
-                        control=None):
+                        max_evaluations=None, variables=None, knowledge=None, progress=None, time_limit=None,
+                        stop=None, control=None):
     """Candidate parent sets of every variable, found by an anytime explorer.
 
     Scanagatta et al. (2015), Section 3. Each variable is explored on its own
@@ -490,10 +524,15 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
         then the same on every machine).
     variables : sequence of names or ints, optional
         Explore only these; the others get the empty set only.
+    knowledge : Knowledge, optional
+        Background knowledge (checked first): each variable's exploration
+        starts from its required parents and adds only allowed ones, so every
+        set found honours it (the smallest, the required parents, is always
+        kept); ``stats["knowledge"]`` records it.
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`; reports carry
         ``variables_done``. A stop or the time limit ends the variable being
-        explored and gives the rest the empty set only.
+        explored and gives the rest the empty set (their required parents) only.
 
     Returns
     -------
@@ -505,6 +544,7 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
     control = Control.of(control, progress, time_limit, stop)
     settings = ExploreSettings(method, max_indegree, time_per_variable, max_evaluations)
     check_budget(settings, control)
+    bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     todo = variable_list(scorer, variables)
     entropies = singleton_entropies(scorer) if method == "independence" and penalty_weight(scorer) is not None \
         else None
@@ -513,7 +553,7 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
     for i, v in enumerate(todo):
         if control.should_stop():
             break
-        found[v] = explore_variable(scorer, v, settings, control, entropies)
+        found[v] = explore_variable(scorer, v, settings, control, entropies, bound)
         control.report(done=(i + 1) / len(todo), message=f"parent sets: {i + 1}/{len(todo)} variables",
                        variables_done=i + 1, time_left=control.remaining)
-    return assemble(scorer, found, settings, control, time.perf_counter() - start)
+    return assemble(scorer, found, settings, control, time.perf_counter() - start, bound)

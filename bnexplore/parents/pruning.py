@@ -79,6 +79,16 @@ counted again.
 Parent sets are stored per level as sorted rows of node indices and keyed by
 their colexicographic rank ``sum_i C(c_i, i + 1)`` (``c_0 < c_1 < ...``), an
 integer that works for any number of variables.
+
+Background knowledge (:class:`bnexplore.knowledge.Knowledge`) changes the
+lattice, not the rules: node ``v`` gets the sets ``R ∪ X`` with ``R`` its
+required parents and ``X`` any subset of its other allowed parents, generated
+from ``R`` up (level ``k`` holds the sets with ``|X| = k``), and each set is
+compared only with its subsets in that lattice. Lemma 1 holds there with the
+best score over DAGs honouring the knowledge in place of OPT: swapping a set
+for a lattice subset keeps every required parent and adds no arc, so the DAG
+still honours the knowledge. Filtering sets pruned without the knowledge is
+not enough: the subset that removed a set may lack a required parent.
 """
 
 import math
@@ -185,11 +195,13 @@ class _Level:
 
     ``best`` is ``max(s(P), best proper subset)`` for scored sets, ``ll`` the
     log-likelihood ``LL(P)`` (penalised scores only), ``block`` 0 when the set
-    may be extended, else the code of the rule that removed its supersets.
+    may be extended, else the code of the rule that removed its supersets,
+    ``top`` the largest parent that is not required (-1 for none): sets are
+    extended only beyond it, so each is generated once.
     """
 
-    def __init__(self, elems, ranks, best, ll, block):
-        self.elems, self.ranks, self.best, self.ll, self.block = elems, ranks, best, ll, block
+    def __init__(self, elems, ranks, best, ll, block, top):
+        self.elems, self.ranks, self.best, self.ll, self.block, self.top = elems, ranks, best, ll, block, top
 
     def __len__(self):
         return len(self.ranks)
@@ -206,34 +218,46 @@ class _Family:
         self.unit = None if w is None else w * (self.r - 1)
 
 
-def _generate(prev, child, n, k, binom):
-    """Sets of size ``k`` whose ``k - 1``-subsets were all generated.
+def _generate(prev, free, required, n, binom):
+    """The next level of one node: each set of ``prev`` plus one free parent
+    beyond its ``top``, kept when all its subsets one free parent smaller were
+    generated.
 
-    Returns ``(elems, ranks, pos)``: sorted rows, colex ranks (ascending) and
-    for every row ``pos[t, j]``, the index in ``prev`` of the subset without
-    element ``j``.
+    ``free`` (bool, length n) marks the parents that may be added (neither the
+    node, nor required, nor forbidden); ``required`` is the number of required
+    parents (with some, the rows need sorting). Returns ``(elems, ranks,
+    pos, dropped, top)``: sorted rows, colex ranks (ascending), for every row
+    ``pos[t, j]`` the index in ``prev`` of the subset without the free parent
+    ``dropped[t, j]``, and the new tops.
     """
     m = len(prev)
-    top = prev.elems[:, -1] if k > 1 else np.full(m, -1, np.int64)
-    width = n - 1 - top
+    width = n - 1 - prev.top
     total = int(width.sum())
     rows = np.repeat(np.arange(m), width)
     starts = np.repeat(np.cumsum(width) - width, width)
-    u = top[rows] + 1 + (np.arange(total) - starts)
-    keep = u != child
+    u = prev.top[rows] + 1 + (np.arange(total) - starts)
+    keep = free[u]
     rows, u = rows[keep], u[keep]
     elems = np.concatenate([prev.elems[rows], u[:, None]], axis=1)
-    ranks = prev.ranks[rows] + binom[u, k]
-    order = np.argsort(ranks, kind="stable")
-    elems, ranks = elems[order], ranks[order]
+    if required:
+        elems.sort(axis=1)
+    k = elems.shape[1]
     up = binom[elems, np.arange(1, k + 1)]
+    ranks = up.sum(axis=1)
+    order = np.argsort(ranks, kind="stable")
+    elems, ranks, up, u = elems[order], ranks[order], up[order], u[order]
     down = binom[elems, np.arange(k)]
     before = np.cumsum(up, axis=1) - up
     after = np.cumsum(down[:, ::-1], axis=1)[:, ::-1] - down
     sub = before + after
+    dropped = elems
+    if required:
+        mask = free[elems]
+        sub = sub[mask].reshape(len(elems), k - required)
+        dropped = elems[mask].reshape(len(elems), k - required)
     pos = np.minimum(np.searchsorted(prev.ranks, sub), m - 1)
     present = (prev.ranks[pos] == sub).all(axis=1)
-    return elems[present], ranks[present], pos[present]
+    return elems[present], ranks[present], pos[present], dropped[present], u[present]
 
 
 class _Stopped(Exception):
@@ -262,12 +286,20 @@ class _Counter:
 class _Pruner:
     """State of one run of :func:`candidate_parent_sets`."""
 
-    def __init__(self, scorer, epsilon, max_indegree, rules, control):
+    def __init__(self, scorer, epsilon, max_indegree, rules, control, knowledge=None):
         self.scorer = scorer
         self.epsilon = epsilon
         self.control = control
         self.n = scorer.n_vars
         self.max_size = self.n - 1 if max_indegree is None else min(int(max_indegree), self.n - 1)
+        self.knowledge = knowledge or None
+        if self.knowledge is None:
+            self.base = [np.zeros(0, np.int64)] * self.n
+            self.free = ~np.eye(self.n, dtype=bool)
+        else:
+            bound = self.knowledge.bind(scorer, max_indegree)
+            self.base = [bound.required_parents(v).astype(np.int64) for v in range(self.n)]
+            self.free = bound.allowed & ~bound.required
         self.w = penalty_weight(scorer.score_name, scorer.n_rows)
         penalised = self.w is not None
         self.use = {"subset": "subset" in rules, "penalty": penalised and "penalty" in rules,
@@ -284,10 +316,11 @@ class _Pruner:
         """Number of parent configurations of each row (float)."""
         return np.prod(self.scorer.arities[elems].astype(float), axis=1)
 
-    def _score(self, children, elems, check=True):
-        """Local scores of many families, in batches between stop checks."""
+    def _score(self, children, elems, sizes=None, check=True):
+        """Local scores of many families (rows of ``elems`` padded with -1 beyond
+        ``sizes``, by default full), in batches between stop checks."""
         out = np.empty(len(children))
-        sizes = np.full(len(children), elems.shape[1], np.int64)
+        sizes = np.full(len(children), elems.shape[1], np.int64) if sizes is None else sizes
         padded = elems if elems.shape[1] else np.full((len(children), 1), -1, np.int64)
         for lo in range(0, len(children), _SCORE_BATCH):
             if check and self.control.should_stop():
@@ -297,51 +330,72 @@ class _Pruner:
         return out
 
     def _set_stats(self, elems_list):
-        """``(ranks, entropy, occurring)`` of the distinct sets among the given rows."""
-        k = elems_list[0][0].shape[1]
-        ranks = np.concatenate([r for _, r in elems_list])
-        elems = np.concatenate([e for e, _ in elems_list])
-        ranks, first = np.unique(ranks, return_index=True)
-        elems = elems[first]
+        """``{size: (ranks, entropy, occurring)}`` of the distinct sets among the given rows
+        (one size without knowledge; with it the required parents make sizes differ)."""
+        by_size = {}
+        for elems, ranks in elems_list:
+            if len(ranks):
+                by_size.setdefault(elems.shape[1], []).append((elems, ranks))
+        out = {}
         s = self.scorer
-        h, occ = set_statistics(s.cols, s.arities, elems if k else np.full((1, 1), -1, np.int64),
-                                np.full(len(ranks), k, np.int64), s.dense_cells)
-        return ranks, h, occ
+        for k, items in by_size.items():
+            ranks = np.concatenate([r for _, r in items])
+            elems = np.concatenate([e for e, _ in items])
+            ranks, first = np.unique(ranks, return_index=True)
+            elems = elems[first]
+            h, occ = set_statistics(s.cols, s.arities, elems if k else np.full((len(ranks), 1), -1, np.int64),
+                                    np.full(len(ranks), k, np.int64), s.dense_cells)
+            out[k] = (ranks, h, occ)
+        return out
 
     # -- level 0 ----------------------------------------------------------------
-    def empty_level(self):
-        children = np.arange(self.n, dtype=np.int64)
-        scores = self._score(children, np.zeros((self.n, 0), np.int64), check=False)
+    def base_level(self):
+        """Level 0: every node's smallest set, the empty set or (with knowledge) its required parents.
+
+        Returns the levels and the set statistics of their sets (for the
+        entropy bound of level 1)."""
+        n = self.n
+        sizes = np.array([len(b) for b in self.base], np.int64)
+        padded = np.full((n, max(1, int(sizes.max()))), -1, np.int64)
+        for v, base in enumerate(self.base):
+            padded[v, :len(base)] = base
+        scores = self.scorer.score_packed(np.arange(n, dtype=np.int64), padded, sizes)
         self.slack = 2 * tolerance(scores.sum())
         levels = []
-        for v, fam in enumerate(self.families):
+        for v, (fam, base) in enumerate(zip(self.families, self.base)):
             s = float(scores[v])
-            ll = s + self.w * (fam.r - 1) if self.w is not None else np.nan
-            level = _Level(np.zeros((1, 0), np.int64), np.zeros(1, np.int64), np.array([s]),
-                           np.array([ll]), np.zeros(1, np.int8))
-            self._close(fam, level, np.array([s]), np.array([-np.inf]), np.ones(1))
+            q = float(np.prod(self.scorer.arities[base].astype(float)))
+            ll = s + fam.unit * q if fam.unit is not None else np.nan
+            rank = int(self.binom[base, np.arange(1, len(base) + 1)].sum())
+            level = _Level(base[None, :], np.array([rank], np.int64), np.array([s]), np.array([ll]),
+                           np.zeros(1, np.int8), np.full(1, -1, np.int64))
+            self._close(fam, level, np.array([s]), np.array([-np.inf]), np.array([q]))
             levels.append(level)
-            self.kept[v].append(((), s))
+            self.kept[v].append((tuple(base.tolist()), s))
             self.counter.considered[v] += 1
             self.counter.scored[v] += 1
             self.counter.kept[v] += 1
-        return levels
+        stats = {0: (np.zeros(1, np.int64), np.zeros(1), np.ones(1, np.int64))}
+        if self.use["entropy"] and sizes.any():
+            stats = self._set_stats([(level.elems, level.ranks) for level in levels])
+        return levels, stats
 
-    def size_bound(self, v, empty_score):
-        """Largest parent-set size the penalty bound allows given the empty set."""
+    def size_bound(self, v, base_score):
+        """Largest parent-set size the penalty bound allows given the smallest set (empty or required)."""
         fam = self.families[v]
+        base = self.base[v]
         if fam.unit is None or fam.unit == 0:
-            return self.n - 1
-        smallest = np.sort(np.delete(self.scorer.arities, v)).astype(float)
-        limit = empty_score - self.epsilon - self.slack
+            return len(base) + int(self.free[:, v].sum())
+        smallest = np.sort(self.scorer.arities[self.free[:, v]]).astype(float)
+        limit = base_score - self.epsilon - self.slack
         size = 0
-        q = 1.0
+        q = float(np.prod(self.scorer.arities[base].astype(float)))
         for r in smallest:
             q *= r
             if -fam.unit * q < limit:
                 break
             size += 1
-        return size
+        return len(base) + size
 
     # -- closing rules after scoring ------------------------------------------------
     def _close(self, fam, level, scores, best_sub, q):
@@ -360,18 +414,21 @@ class _Pruner:
 
     # -- one level ---------------------------------------------------------------------
     def next_level(self, levels, k, prev_stats):
-        """Generate, bound, score and prune every node's sets of size ``k``."""
+        """Generate, bound, score and prune every node's sets of size ``k`` (beyond the
+        required parents, with knowledge)."""
         n, counter = self.n, self.counter
-        if self.binom[n, k] >= 1 << 62:
-            raise ResourceError(f"parent sets of size {k} over {n} variables are too many to index; "
-                                f"set max_indegree={k - 1}")
+        largest = min(k + max(len(b) for b in self.base), n)
+        if self.binom[n, largest] >= 1 << 62:
+            raise ResourceError(f"parent sets of size {largest} over {n} variables are too many to index; "
+                                f"set max_indegree={largest - 1}")
         limit = self.epsilon + self.slack
         work = {}
         total = 0
         for v, prev in enumerate(levels):
-            if prev is None or len(prev) == 0:
+            if prev is None or len(prev) == 0 or len(self.base[v]) + k > self.max_size:
                 continue
-            elems, ranks, pos = _generate(prev, v, n, k, self.binom)
+            elems, ranks, pos, dropped, top = _generate(prev, self.free[:, v], len(self.base[v]), n,
+                                                        self.binom)
             total += len(ranks)
             if total > MAX_SETS_PER_LEVEL:
                 self._too_many(k, total)
@@ -382,14 +439,14 @@ class _Pruner:
             for code, rule in _REASONS.items():
                 counter.remove(rule, v, np.count_nonzero(blocked & (reason == code)))
             live = ~blocked
-            elems, ranks, pos = elems[live], ranks[live], pos[live]
+            elems, ranks, pos, dropped, top = elems[live], ranks[live], pos[live], dropped[live], top[live]
             best_sub = prev.best[pos].max(axis=1)
             q = self._q(elems)
             dead = np.zeros(len(ranks), np.int8)
             fam = self.families[v]
             if self.use["penalty"]:
                 dead[-fam.unit * q < best_sub - limit] = _PENALTY
-            work[v] = [elems, ranks, pos, best_sub, q, dead]
+            work[v] = [elems, ranks, pos, best_sub, q, dead, dropped, top]
         if not work:
             return None, prev_stats
         stats = None
@@ -398,32 +455,35 @@ class _Pruner:
             if sum(len(r) for _, r in todo):
                 stats = self._set_stats(todo)
         if stats is not None:
-            for v, (elems, ranks, pos, best_sub, q, dead) in work.items():
-                self._bound(v, levels[v], prev_stats, stats, elems, ranks, pos, best_sub, q, dead)
+            for v, (elems, ranks, pos, best_sub, q, dead, dropped, _) in work.items():
+                self._bound(v, levels[v], prev_stats, stats, elems, ranks, pos, best_sub, q, dead, dropped)
         return self._score_level(work), stats
 
     @staticmethod
     def _lookup(stats, ranks):
-        """Positions of ``ranks`` in the sorted ranks of ``stats`` (all present)."""
+        """Positions of ``ranks`` in the sorted ranks of ``stats`` (one size's; all present)."""
         return np.minimum(np.searchsorted(stats[0], ranks), len(stats[0]) - 1)
 
-    def _bound(self, v, prev, prev_stats, stats, elems, ranks, pos, best_sub, q, dead):
+    def _bound(self, v, prev, prev_stats, stats, elems, ranks, pos, best_sub, q, dead, dropped):
         """The BDeu bound and the entropy bound for one added variable, before scoring."""
         fam = self.families[v]
         limit = self.epsilon + self.slack
         open_ = dead == 0
-        here = self._lookup(stats, ranks)
+        k = elems.shape[1]
+        if not len(ranks) or k not in stats:
+            return
+        here = self._lookup(stats[k], ranks)
         if self.use["bdeu"]:
-            occurring = stats[2][here]
+            occurring = stats[k][2][here]
             dead[open_ & (-occurring * fam.log_r < best_sub - limit)] = _BDEU
         if self.use["entropy"]:
             n_rows = self.scorer.n_rows
-            h_w = stats[1][here]
-            arity = self.scorer.arities[elems].astype(float)
+            h_w = stats[k][1][here]
+            arity = self.scorer.arities[dropped].astype(float)
             fires = np.zeros(len(ranks), bool)
-            for j in range(elems.shape[1]):
+            for j in range(dropped.shape[1]):
                 sub = pos[:, j]
-                h_p = prev_stats[1][self._lookup(prev_stats, prev.ranks[sub])]
+                h_p = prev_stats[k - 1][1][self._lookup(prev_stats[k - 1], prev.ranks[sub])]
                 gain = np.minimum(-prev.ll[sub], n_rows * (h_w - h_p))
                 fires |= fam.unit * (q / arity[:, j]) * (arity[:, j] - 1) - gain > limit
             dead[(dead == 0) & fires] = _ENTROPY
@@ -435,12 +495,16 @@ class _Pruner:
         order = list(work)
         pick = [work[v][5] == 0 for v in order]
         children = np.concatenate([np.full(np.count_nonzero(p), v, np.int64) for v, p in zip(order, pick)])
-        elems = np.concatenate([work[v][0][p] for v, p in zip(order, pick)])
-        scores_all = self._score(children, elems) if len(children) else np.empty(0)
+        width = max(work[v][0].shape[1] for v in order)
+        elems = np.concatenate([np.pad(work[v][0][p], ((0, 0), (0, width - work[v][0].shape[1])), constant_values=-1)
+                                for v, p in zip(order, pick)])
+        sizes = np.concatenate([np.full(np.count_nonzero(p), work[v][0].shape[1], np.int64)
+                                for v, p in zip(order, pick)])
+        scores_all = self._score(children, elems, sizes) if len(children) else np.empty(0)
         new_levels = [None] * self.n
         start = 0
         for v, p in zip(order, pick):
-            elems, ranks, pos, best_sub, q, dead = work[v]
+            elems, ranks, pos, best_sub, q, dead, _, top = work[v]
             fam = self.families[v]
             for code, rule in _REASONS.items():
                 counter.remove(rule, v, np.count_nonzero(dead == code))
@@ -453,7 +517,7 @@ class _Pruner:
             counter.remove("subset", v, np.count_nonzero(p & ~keep))
             counter.kept[v] += np.count_nonzero(keep)
             ll = scores + fam.unit * q if fam.unit is not None else np.full(len(ranks), np.nan)
-            level = _Level(elems, ranks, np.maximum(scores, best_sub), ll, dead.copy())
+            level = _Level(elems, ranks, np.maximum(scores, best_sub), ll, dead.copy(), top)
             self._close(fam, level, scores, best_sub, q)
             new_levels[v] = level
             for row, s in zip(elems[keep].tolist(), scores[keep].tolist()):
@@ -485,7 +549,7 @@ def _checked_arguments(scorer, epsilon, max_indegree, rules):
     return float(epsilon), tuple(rules)
 
 
-def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, progress=None,
+def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, knowledge=None, progress=None,
                           time_limit=None, stop=None, control=None):
     """Candidate parent sets of every node, pruned so no credible network is lost.
 
@@ -505,6 +569,13 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, p
         Rules to use, from :data:`RULES`; those that do not apply to the score
         are skipped ("penalty" and "entropy" need BIC or AIC, "bdeu" BDeu).
         An empty sequence scores every parent set.
+    knowledge : Knowledge, optional
+        Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
+        first): only sets holding every required parent and no forbidden one
+        are generated, each compared with its subsets among those (see the
+        module docstring), so the result keeps every set a DAG honouring the
+        knowledge within ``epsilon`` of the best such DAG needs. Level sizes
+        in ``stats["levels"]`` then count the parents beyond the required ones.
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`. When stopped, the sets found
         so far are returned and ``stats["complete"]`` is False.
@@ -517,12 +588,13 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, p
         ``size_bound``, the size the penalty bound allows from the sample size,
         and ``largest``, the largest kept set), per size in ``levels``, and
         ``seconds``, ``rules`` (those applied), ``epsilon``, ``tolerance``,
-        ``complete``, ``stopped``.
+        ``complete``, ``stopped``, and ``knowledge`` (its JSON) when given.
 
     Raises
     ------
     SearchError
-        On a negative epsilon, a bad max_indegree or an unknown rule.
+        On a negative epsilon, a bad max_indegree, an unknown rule or
+        contradictory knowledge.
     ResourceError
         When one size has more than :data:`MAX_SETS_PER_LEVEL` sets to consider.
     """
@@ -530,11 +602,10 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, p
     control = Control.of(control, progress, time_limit, stop)
     start = time.perf_counter()
     snapshot = scorer.snapshot()
-    pruner = _Pruner(scorer, epsilon, max_indegree, rules, control)
-    levels = pruner.empty_level()
+    pruner = _Pruner(scorer, epsilon, max_indegree, rules, control, knowledge)
+    levels, prev_stats = pruner.base_level()
     counter = pruner.counter
     bounds = [pruner.size_bound(v, pruner.kept[v][0][1]) for v in range(pruner.n)]
-    prev_stats = (np.zeros(1, np.int64), np.zeros(1), np.ones(1, np.int64))
     k = 1
     while k <= pruner.max_size:
         t0 = time.perf_counter()
@@ -571,4 +642,5 @@ def _stats(pruner, bounds, start, snapshot):
             "rules": [rule for rule in RULES if pruner.use[rule]], "tolerance": pruner.slack,
             **counter.totals(), "per_node": per_node, "levels": counter.levels,
             "seconds": time.perf_counter() - start, "complete": pruner.control.reason is None,
-            "stopped": pruner.control.reason, **pruner.scorer.stats(snapshot)}
+            "stopped": pruner.control.reason, **pruner.scorer.stats(snapshot),
+            **({"knowledge": pruner.knowledge.to_json()} if pruner.knowledge else {})}

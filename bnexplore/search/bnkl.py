@@ -1003,7 +1003,7 @@ def bnkl_xy(X, y, class0=None, max_parents=2, select="ratio", discretize="unifor
 
 
 def bnkl(frame, class_column, class0=None, max_parents=2, select="ratio", discretize="uniform3", encoder=None,
-         progress=None, time_limit=None, stop=None, control=None):
+         knowledge=None, progress=None, time_limit=None, stop=None, control=None):
     """Learn a two-class KL network (BNKL, Balov 2013) from a table with a class column.
 
     Parameters
@@ -1025,13 +1025,27 @@ def bnkl(frame, class_column, class0=None, max_parents=2, select="ratio", discre
         Discretization of numeric columns, default the paper's ``"uniform3"``.
     encoder : Encoder, optional
         See :func:`bnkl_xy`.
+    knowledge : Knowledge, optional
+        Refused when not empty: BNKL's node order comes from the class-
+        difference tests and every arc follows it (Balov 2013, Algorithm 1),
+        so a required arc against that order cannot be honoured and a
+        forbidden one changes which network the complexity path selects.
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`.
 
     Returns
     -------
     BNKLResult
+
+    Raises
+    ------
+    SearchError
+        When ``knowledge`` is given.
     """
+    if knowledge:
+        raise SearchError("BNKL does not take knowledge: its variable order comes from the class-difference tests "
+                          "(Balov 2013), and arcs follow that order; leave the knowledge out to run it, or learn "
+                          "under the knowledge with another search (hc, tabu, rpdag, exact, asobs, ...)")
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     columns = [str(c) for c in frame.columns]

@@ -37,6 +37,7 @@ from numba import njit
 from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG
+from ..knowledge import knowledge_params
 from ..parents.pruning import RULES, tolerance
 from ..result import Result, parse_json, to_plain
 from ..scores import Scorer
@@ -651,8 +652,8 @@ def limited_set(masks, scores, opt, epsilon, limit, overflow):
 
 
 def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_indegree=None, limit=DEFAULT_LIMIT,
-                 pruning=True, parent_sets=None, engine="auto", progress=None, time_limit=None, stop=None,
-                 control=None):
+                 pruning=True, parent_sets=None, engine="auto", knowledge=None, progress=None, time_limit=None,
+                 stop=None, control=None):
     """Every DAG whose score is within ``log(bf)`` of the optimum.
 
     Liao, Sharma, Cussens & van Beek (2019), Eq. (3), solved exactly by
@@ -691,6 +692,12 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     engine : {"auto", "dp", "ilp"}
         See :func:`bnexplore.search.exact.choose_engine` (``auto`` keeps the
         DP wherever it fits and should finish within ten minutes).
+    knowledge : Knowledge, optional
+        Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
+        before any work): the set is then every DAG honouring it within
+        ``epsilon`` of the best DAG honouring it (the candidates are built
+        under it; the ILP enumerates without the covered-arc constraints,
+        whose one member per class may break the knowledge).
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`. With the ILP, reports carry
         ``found`` (DAGs so far), ``score`` and ``bound``; a stop returns the
@@ -708,13 +715,15 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     Raises
     ------
     SearchError
-        On a bad Bayes factor, epsilon, limit or engine.
+        On a bad Bayes factor, epsilon, limit or engine, or contradictory knowledge.
     ResourceError
         When the table and the collected DAGs need more memory than is available.
     """
     scorer = data_or_scorer if isinstance(data_or_scorer, Scorer) else Scorer(data_or_scorer, score=score, ess=ess)
     epsilon = _checked_epsilon(bf, epsilon)
     limit = _checked_limit(limit)
+    if knowledge:
+        knowledge.bind(scorer, max_indegree)
     control = Control.of(control, progress, time_limit, stop)
     start = time.perf_counter()
     snapshot = scorer.snapshot()
@@ -722,9 +731,9 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     chosen, reason, _ = choose_engine(n, parent_sets, "credible", limit, engine)
     run = _ilp_set if chosen == "ilp" else _dp_set
     parent_sets, masks, scores, opt, why, complete, stats = run(scorer, parent_sets, max_indegree, epsilon, limit,
-                                                                 pruning, control)
+                                                                 pruning, control, knowledge)
     params = {**scorer.params, "bf": math.exp(epsilon), "epsilon": epsilon, "max_indegree": max_indegree,
-              "limit": limit, "pruning": bool(pruning), "engine": chosen}
+              "limit": limit, "pruning": bool(pruning), "engine": chosen, **knowledge_params(knowledge)}
     stats.update(candidate_sets=len(parent_sets), stopped=control.reason, engine=chosen, engine_reason=reason,
                  **scorer.stats(snapshot), candidates=parent_sets.stats)
     result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params, stats=stats,
@@ -735,7 +744,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     return result
 
 
-def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control):
+def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None):
     """The credible set by the subset DP and :func:`collect`."""
     n = scorer.n_vars
     t0 = time.perf_counter()
@@ -743,7 +752,7 @@ def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control)
     check_memory(needed, f"the credible set over {n} variables with limit={limit:,}", _dp_hint())
     control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
-                                      rules=RULES if pruning else ())
+                                      rules=RULES if pruning else (), knowledge=knowledge)
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
     table, size = subset_table(candidates, control)
@@ -760,7 +769,7 @@ def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control)
     return parent_sets, masks, scores, opt, reason, complete, stats
 
 
-def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control):
+def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None):
     """The credible set by branch and cut: the optimum, then every DAG above ``OPT - epsilon`` in one tree search."""
     from . import ilp
     from .ordering import Candidates as OrderCandidates
@@ -768,7 +777,7 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
     n = scorer.n_vars
     t0 = time.perf_counter()
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
-                                      rules=RULES if pruning else ())
+                                      rules=RULES if pruning else (), knowledge=knowledge)
     needed = ilp.memory_needed(len(parent_sets)) + enumeration_memory(n, limit)
     check_memory(needed, f"the credible set (ILP) over {len(parent_sets):,} candidate parent sets with "
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
@@ -785,7 +794,7 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
         return parent_sets, np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
     opt = best.score
     collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
-                                        covered=ilp.score_equivalent(scorer.score_name))
+                                        covered=ilp.score_equivalent(scorer.score_name) and not knowledge)
     masks, scores = collector.masks[:collector.count], collector.scores[:collector.count]
     if out.stopped:
         reason = f"{control.reason}: the search ended after {collector.count:,} DAGs, more may exist"

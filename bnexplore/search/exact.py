@@ -26,6 +26,7 @@ from numba import njit, prange
 from ..control import Control
 from ..errors import ResourceError, SearchError, subject
 from ..graphs import DAG
+from ..knowledge import knowledge_params
 from ..parents import ParentSets
 from ..parents.pruning import RULES, candidate_parent_sets
 from ..result import Result
@@ -197,7 +198,9 @@ class Candidates:
     """Candidate parent sets of all nodes as flat arrays for the kernels.
 
     ``masks[offsets[v]:offsets[v + 1]]`` and ``scores[...]`` are node ``v``'s
-    candidates best first; ``top[v]`` its best score.
+    candidates best first; ``top[v]`` its best score; ``forced[v]`` the
+    parents every candidate of ``v`` holds (its required parents, under
+    background knowledge).
     """
 
     def __init__(self, parent_sets):
@@ -214,6 +217,7 @@ class Candidates:
         self.masks = np.concatenate(masks).astype(np.int64)
         self.scores = np.concatenate(scores)
         self.top = np.array([s[0] for s in scores])
+        self.forced = np.array([np.bitwise_and.reduce(m) for m in masks], np.int64)
 
 
 @njit(cache=True)
@@ -351,14 +355,17 @@ def _greedy_completion(candidates, table, size):
     """A DAG from a table complete up to ``size``: greedy sinks above it, optimal below.
 
     Above ``size`` each step removes the sink whose best parent set among the
-    remaining nodes scores highest; used when the search was stopped early.
+    remaining nodes scores highest, never a node another remaining node must
+    have as a parent (``Candidates.forced``), so a DAG always remains below;
+    used when the search was stopped early.
     """
     n = candidates.n
     parents = np.full(n, -1, np.int64)
     s = (1 << n) - 1
     while bin(s).count("1") > size:
         best, choice = -np.inf, None
-        for v in mask_to_parents(s, n):
+        needed = int(np.bitwise_or.reduce(candidates.forced[mask_to_parents(s, n)]))
+        for v in mask_to_parents(s & ~needed, n):
             rest = s ^ (1 << v)
             j = best_within(candidates.masks, candidates.scores, candidates.offsets[v], candidates.offsets[v + 1],
                             rest)
@@ -374,18 +381,21 @@ def _greedy_completion(candidates, table, size):
     return np.where(parents >= 0, parents, below)
 
 
-def prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control, rules=RULES):
+def prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control, rules=RULES, knowledge=None):
     """The given candidate sets (checked, cut to ``max_indegree``) or new ones pruned for ``epsilon``.
 
     Given sets must come from the scorer's variables and score and, when
     their ``stats`` say how they were pruned, be complete and pruned for at
     least ``epsilon`` (sets kept for a larger margin are a superset of those
-    a smaller one needs).
+    a smaller one needs). With ``knowledge`` new sets are built under it
+    (:func:`candidate_parent_sets`); given ones must have been built under the
+    same knowledge, or scored without pruning (then filtered): filtering
+    pruned sets could lose the best DAG honouring it (DESIGN.md, "Knowledge").
     """
     if parent_sets is None:
         _checked_size(scorer.n_vars)
         return candidate_parent_sets(scorer, epsilon=epsilon, max_indegree=max_indegree, rules=rules,
-                                     control=control)
+                                     knowledge=knowledge, control=control)
     if not isinstance(parent_sets, ParentSets):
         raise SearchError(f"parent_sets must be a ParentSets, got {type(parent_sets).__name__}")
     if list(parent_sets.names) != list(scorer.names):
@@ -399,6 +409,11 @@ def prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control, rul
                           f"{epsilon:g} needed: rebuild them for this Bayes factor")
     if parent_sets.stats.get("complete") is False:
         raise SearchError("the candidate parent sets are incomplete (their computation was stopped): rebuild them")
+    if knowledge and parent_sets.stats.get("knowledge") != knowledge.to_json():
+        if "knowledge" in parent_sets.stats or parent_sets.stats.get("rules") != []:
+            raise SearchError("the candidate parent sets were not built under this knowledge: rebuild them with "
+                              "candidate_parent_sets(..., knowledge=...), or leave parent_sets out")
+        parent_sets = knowledge.bind(scorer, max_indegree).filter(parent_sets)
     if max_indegree is None:
         return parent_sets
     kept = [[(ps, s) for ps, s in zip(parent_sets.sets(v), parent_sets.scores(v)) if len(ps) <= max_indegree]
@@ -406,8 +421,8 @@ def prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control, rul
     return ParentSets(parent_sets.names, kept, parent_sets.score_name, parent_sets.stats)
 
 
-def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", progress=None, time_limit=None,
-                 stop=None, control=None):
+def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", knowledge=None, progress=None,
+                 time_limit=None, stop=None, control=None):
     """The highest-scoring DAG: by dynamic programming over subsets, or by branch and cut.
 
     Silander & Myllymaki (2006), Section 3, over the candidate parent sets of
@@ -425,6 +440,11 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", pro
         Candidate parent sets to search over (computed when not given).
     engine : {"auto", "dp", "ilp"}
         ``auto`` picks by :func:`choose_engine`.
+    knowledge : Knowledge, optional
+        Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
+        first): the candidates are built under it, so the result is the best
+        DAG that honours it (a DP state where a node has no candidate inside
+        its predecessors holds no DAG and is skipped).
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`. Progress reports carry
         ``score`` (incumbent), ``bound`` (proven upper bound) and ``gap``
@@ -449,15 +469,18 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", pro
         When the table needs more memory than is available (checked before
         allocating; :func:`memory_needed`).
     SearchError
-        On an unknown engine, or ``engine="ilp"`` without PySCIPOpt.
+        On an unknown engine, ``engine="ilp"`` without PySCIPOpt, or
+        contradictory knowledge.
     """
     n = scorer.n_vars
+    if knowledge:
+        knowledge.bind(scorer, max_indegree)
     chosen, reason, _ = choose_engine(n, parent_sets, "optimum", engine=engine)
     if chosen == "ilp":
         from .ilp import ilp_search
 
-        result = ilp_search(scorer, max_indegree=max_indegree, parent_sets=parent_sets, progress=progress,
-                            time_limit=time_limit, stop=stop, control=control)
+        result = ilp_search(scorer, max_indegree=max_indegree, parent_sets=parent_sets, knowledge=knowledge,
+                            progress=progress, time_limit=time_limit, stop=stop, control=control)
         result.stats["engine_reason"] = reason
         return result
     control = Control.of(control, progress, time_limit, stop)
@@ -467,7 +490,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", pro
     needed = memory_needed(n)
     check_memory(needed, f"the exact search over {n} variables", _dp_hint())
     control.report(done=0.0, message=f"exact: needs {format_bytes(needed)} for {n} variables")
-    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control)
+    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control, knowledge=knowledge)
     seconds_candidates = time.perf_counter() - start
     candidates = Candidates(parent_sets)
     table, size = subset_table(candidates, control)
@@ -493,7 +516,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", pro
              "opt": float(table[-1]) if size == n else None, "exact": size == n, "engine": "dp",
              "engine_reason": reason, "bound": bound, "gap": None if bound is None else max(0.0, bound - score),
              "edges": graph.n_edges, "stopped": control.reason}
-    params = {**scorer.params, "max_indegree": max_indegree, "engine": "dp"}
+    params = {**scorer.params, "max_indegree": max_indegree, "engine": "dp", **knowledge_params(knowledge)}
     control.finish(message="exact: done", score=score, bound=bound, gap=stats["gap"])
     return Result(graph=graph, score=score, score_name=scorer.score_name, algorithm="exact", params=params,
                   stats=stats, extra={"candidates": parent_sets.stats})

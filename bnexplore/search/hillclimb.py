@@ -13,6 +13,8 @@ import numpy as np
 
 from ..control import Control
 from ..errors import SearchError
+from ..graphs import DAG
+from ..knowledge import knowledge_params
 from .dagstate import DagState
 from .run import SearchRun, first_best
 
@@ -33,19 +35,34 @@ def _arc_matrix(scorer, arcs, what):
 
 
 class _Constraints:
-    """Blacklist, whitelist and in-degree bound shared by every move."""
+    """Blacklist, whitelist, background knowledge and in-degree bound shared by every move.
 
-    def __init__(self, scorer, blacklist, whitelist, max_indegree):
+    The knowledge (:class:`bnexplore.knowledge.Knowledge`) joins the lists:
+    its forbidden arcs (arcs, edges, tiers) the blacklist, its required arcs
+    the whitelist (DESIGN.md, "Knowledge").
+    """
+
+    def __init__(self, scorer, blacklist, whitelist, max_indegree, knowledge=None):
         if max_indegree is not None and (int(max_indegree) != max_indegree or max_indegree < 0):
             raise SearchError(f"max_indegree must be a whole number >= 0, got {max_indegree!r}")
         black = _arc_matrix(scorer, blacklist, "blacklist")
         self.white = _arc_matrix(scorer, whitelist, "whitelist")
+        self.bound = None if not knowledge else knowledge.bind(scorer, max_indegree)
+        if self.bound is not None:
+            black |= ~self.bound.allowed & ~np.eye(scorer.n_vars, dtype=np.bool_)
+            self.white |= self.bound.required
         clash = np.argwhere(black & self.white)
         if len(clash):
             u, v = clash[0]
-            raise SearchError(f"arc {scorer.names[u]} -> {scorer.names[v]} is both blacklisted and whitelisted")
+            raise SearchError(f"arc {scorer.names[u]} -> {scorer.names[v]} is both blacklisted and whitelisted"
+                              f"{self._why(u, v)}")
         self.allow_add = ~black & ~np.eye(scorer.n_vars, dtype=np.bool_)
         self.max_indegree = max_indegree
+
+    def _why(self, u, v):
+        """`` (the knowledge's reason)`` when the knowledge forbids the arc u -> v."""
+        reason = "" if self.bound is None else self.bound.forbidden_because(u, v)
+        return f" (by the {reason})" if reason else ""
 
     def start(self, scorer, start):
         """Parent sets of the start graph with the whitelist added."""
@@ -58,8 +75,9 @@ class _Constraints:
         for v, ps in enumerate(parents):
             for u in ps:
                 if not self.allow_add[u, v]:
-                    raise SearchError(f"the start graph contains the blacklisted arc "
-                                      f"{scorer.names[u]} -> {scorer.names[v]}")
+                    arc = f"{scorer.names[u]} -> {scorer.names[v]}"
+                    raise SearchError(f"the start graph contains the arc {arc}, forbidden{self._why(u, v)}"
+                                      if self._why(u, v) else f"the start graph contains the blacklisted arc {arc}")
             if self.max_indegree is not None and len(ps) > self.max_indegree:
                 raise SearchError(f"node {scorer.names[v]!r} has {len(ps)} parents in the start graph, "
                                   f"more than max_indegree={self.max_indegree}")
@@ -158,11 +176,17 @@ def _perturb(state, constraints, run, rng, moves):
                 break
 
 
+def _start_extra(state, scorer):
+    """``{"start": DAG}`` when the search starts from a non-empty graph (a given start, or the
+    whitelisted / required arcs), so its trajectory can be replayed from there; else ``{}``."""
+    return {"start": DAG.from_parents(state.parent_lists(), scorer.names)} if state.adj.any() else {}
+
+
 def _tolerance(state):
     return 1e-9 * max(1.0, abs(state.score))
 
 
-def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, restarts=0,
+def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, knowledge=None, restarts=0,
                perturb=None, seed=None, progress=None, time_limit=None, stop=None, control=None):
     """Greedy hill climbing over DAGs with add / delete / reverse.
 
@@ -175,10 +199,15 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     ----------
     scorer : Scorer
     start : DAG or parent lists, optional
-        Start graph (default: the empty graph). Whitelisted arcs are added.
+        Start graph (default: the empty graph). Whitelisted and required
+        arcs are added.
     max_indegree : int, optional
     blacklist, whitelist : iterables of (parent, child) pairs, optional
         Arcs that may never appear / must always appear.
+    knowledge : Knowledge, optional
+        Background knowledge (:class:`bnexplore.knowledge.Knowledge`),
+        checked first: its forbidden arcs join the blacklist, its required
+        arcs the whitelist, so every graph of the search honours it.
     restarts : int
         Number of random restarts: from the best graph so far apply
         ``perturb`` random legal moves, climb again, keep the best.
@@ -197,16 +226,18 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     -------
     Result
         ``stats`` holds the paper's counters; ``trajectory`` every step,
-        perturbation moves marked ``kind="perturb"``.
+        perturbation moves marked ``kind="perturb"``; ``extra["start"]`` the
+        start graph (whitelisted and required arcs included) unless empty.
     """
     control = Control.of(control, progress, time_limit, stop)
     if int(restarts) != restarts or restarts < 0:
         raise SearchError(f"restarts must be a whole number >= 0, got {restarts!r}")
     perturb = max(1, min(scorer.n_vars, _PERTURB_CAP)) if perturb is None else int(perturb)
-    constraints = _Constraints(scorer, blacklist, whitelist, max_indegree)
+    constraints = _Constraints(scorer, blacklist, whitelist, max_indegree, knowledge)
     run = SearchRun(scorer, control, "hc", {"max_indegree": max_indegree, "restarts": restarts,
-                                       "perturb": perturb, "seed": seed})
+                                       "perturb": perturb, "seed": seed, **knowledge_params(knowledge)})
     state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    extra = _start_extra(state, scorer)
     _climb(state, constraints, run, _tolerance(state))
     best = state.copy()
     rng = np.random.default_rng(seed)
@@ -218,11 +249,11 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
         _climb(state, constraints, run, _tolerance(state))
         if state.score > best.score + _tolerance(state):
             best = state.copy()
-    return run.result(best.parent_lists())
+    return run.result(best.parent_lists(), extra=extra)
 
 
-def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, tabu_length=None,
-                iterations=None, progress=None, time_limit=None, stop=None, control=None):
+def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, knowledge=None,
+                tabu_length=None, iterations=None, progress=None, time_limit=None, stop=None, control=None):
     """Tabu search over DAGs (TS-DAG of Acid & de Campos 2003, Section 6).
 
     Every iteration applies the best legal move whose operator is not tabu,
@@ -258,10 +289,11 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
     iterations = n * (n - 1) if iterations is None else int(iterations)
     if tabu_length < 0 or iterations < 0:
         raise SearchError("tabu_length and iterations must be >= 0")
-    constraints = _Constraints(scorer, blacklist, whitelist, max_indegree)
+    constraints = _Constraints(scorer, blacklist, whitelist, max_indegree, knowledge)
     run = SearchRun(scorer, control, "tabu", {"max_indegree": max_indegree, "tabu_length": tabu_length,
-                                         "iterations": iterations})
+                                         "iterations": iterations, **knowledge_params(knowledge)})
     state = DagState(scorer, constraints.start(scorer, start), max_indegree)
+    extra = _start_extra(state, scorer)
     tol = _tolerance(state)
     best_parents, best_score, best_iteration = state.parent_lists(), state.score, 0
     recent = deque(maxlen=tabu_length)
@@ -280,4 +312,4 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
         recent.append((_INVERSE[op], *((v, u) if op == "reverse" else (u, v))))
         if state.score > best_score + tol:
             best_parents, best_score, best_iteration = state.parent_lists(), state.score, it
-    return run.result(best_parents, best_iteration=best_iteration)
+    return run.result(best_parents, extra=extra, best_iteration=best_iteration)

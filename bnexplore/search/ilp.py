@@ -891,8 +891,8 @@ def enumerate_dags(candidates, threshold, limit, control, scale, covered=False):
     return collector, out
 
 
-def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_limit=None, stop=None,
-               control=None, statistics=False):
+def ilp_search(scorer, max_indegree=None, parent_sets=None, knowledge=None, progress=None, time_limit=None,
+               stop=None, control=None, statistics=False):
     """The highest-scoring DAG by branch and cut on SCIP (see the module docstring).
 
     The ILP engine of :func:`bnexplore.search.exact.exact_search` (which
@@ -905,6 +905,10 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
     max_indegree : int, optional
     parent_sets : ParentSets, optional
         Candidate parent sets (computed, pruned for the optimum, when not given).
+    knowledge : Knowledge, optional
+        Background knowledge: the candidates are built under it (see
+        :func:`bnexplore.search.exact.prepare_parent_sets`), so every family
+        honours it.
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`. Reports carry ``score`` (the
         incumbent), ``bound`` (proven upper bound), ``gap`` and ``nodes``.
@@ -932,6 +936,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
         When the programme would need more memory than is available.
     """
     from ..graphs import DAG
+    from ..knowledge import knowledge_params
     from ..result import Result
     from .exact import Candidates, check_memory, format_bytes, mask_to_parents, prepare_parent_sets
     from .ordering import Candidates as OrderCandidates
@@ -940,7 +945,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
     control = Control.of(control, progress, time_limit, stop)
     start = time.perf_counter()
     snapshot = scorer.snapshot()
-    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control)
+    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control, knowledge=knowledge)
     needed = memory_needed(len(parent_sets))
     check_memory(needed, f"the integer programme over {len(parent_sets):,} candidate parent sets",
                  "set max_indegree (fewer candidate parent sets) or use a heuristic search")
@@ -963,7 +968,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, progress=None, time_
              "candidate_sets": len(parent_sets), "memory_bytes": needed, "engine": "ilp",
              "opt": score if proven else None, "exact": proven, "message": message, "edges": graph.n_edges,
              "stopped": control.reason, **out.stats, "bound": bound, "gap": gap(score, bound)}
-    params = {**scorer.params, "max_indegree": max_indegree, "engine": "ilp"}
+    params = {**scorer.params, "max_indegree": max_indegree, "engine": "ilp", **knowledge_params(knowledge)}
     control.finish(message=f"exact (ILP): {message}", score=score, bound=bound, gap=stats["gap"])
     return Result(graph=graph, score=score, score_name=scorer.score_name, algorithm="exact", params=params,
                   stats=stats, trajectory=out.trajectory, extra={"candidates": parent_sets.stats})

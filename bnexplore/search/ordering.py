@@ -27,6 +27,13 @@ climbing, its surroundings added, climbed again from its order. On the bundled
 andes, diabetes, pigs, link and munin samples this beats hill climbing with
 random restarts in the same wall time (benchmarks/BENCHMARKS.md).
 
+Background knowledge (:class:`bnexplore.knowledge.Knowledge`): the explorers
+and the pool build only sets that honour it, hill climbing honours it, and
+only orderings that put every node after its required parents are climbed
+(a move that would break that scores minus infinity). Tiers are left to the
+candidates: with variables in no tier, a DAG honouring the tiers may have no
+topological order that lists the tiers in order.
+
 Candidates come from :mod:`bnexplore.parents.explore` (or any
 :class:`ParentSets`); the inner loops are numba kernels over one flat copy of
 the candidates: ``parents`` (C x k, padded with -1), ``sizes``, ``scores``
@@ -44,6 +51,7 @@ from numba import njit
 from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG
+from ..knowledge import knowledge_params
 from ..parents.candidates import ParentSets
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
@@ -110,7 +118,8 @@ def swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j):
     Section 3.2): ``a = order[j]`` may now use ``b`` (its new best is at or
     before its current one), ``b`` loses ``a`` (it must look further only if
     its current set contains ``a``). Returns ``(delta, new row of a, new row
-    of b)``; ``pos`` is restored.
+    of b)``; ``pos`` is restored. The delta is minus infinity when no
+    candidate of ``b`` fits without ``a`` (``a`` is a required parent of ``b``).
     """
     a = order[j]
     b = order[j + 1]
@@ -122,6 +131,8 @@ def swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j):
         new_b = first_consistent(parents, sizes, new_b + 1, offsets[b + 1], pos, j)
     pos[a] = j
     pos[b] = j + 1
+    if new_b < 0:
+        return -np.inf, new_a, new_b
     delta = (scores[new_a] - scores[chosen[a]]) + (scores[new_b] - scores[chosen[b]])
     return delta, new_a, new_b
 
@@ -177,9 +188,9 @@ def insertion_gains(parents, sizes, scores, offsets, order, pos, chosen):
     use ``v`` (``enter[v, p]``: the gain of the node at ``p``, from one scan
     of its candidates better than its current one: those missing exactly one
     parent); moving it later takes ``v`` away from them (``leave[v, p]``,
-    non-zero only for ``v``'s children). ``v``'s own best for every cut of
-    the ordering comes from a prefix maximum over its candidates' latest
-    parent positions.
+    non-zero only for ``v``'s children; minus infinity when a child has no
+    candidate without ``v``). ``v``'s own best for every cut of the ordering
+    comes from a prefix maximum over its candidates' latest parent positions.
     """
     n = order.shape[0]
     enter = np.zeros((n, n))
@@ -201,6 +212,7 @@ def insertion_gains(parents, sizes, scores, offsets, order, pos, chosen):
         c = chosen[u]
         for s in range(sizes[c]):
             v = parents[c, s]
+            leave[v, p] = -np.inf
             for t in range(c + 1, offsets[u + 1]):
                 if first_consistent(parents, sizes, t, t + 1, pos, p) == t and not _contains(parents, sizes, t, v):
                     leave[v, p] = scores[t] - current
@@ -334,6 +346,35 @@ def topological_order(parents, sizes, chosen, order):
     return out
 
 
+@njit(cache=True)
+def respecting_order(order, before):
+    """An ordering with every ``u`` before ``v`` where ``before[u, v]``, following
+    ``order`` where it can: repeatedly the earliest node (in ``order``) whose
+    ``before`` nodes are all placed. -1 fills the rest when ``before`` has a cycle."""
+    n = order.shape[0]
+    missing = np.zeros(n, np.int64)
+    for u in range(n):
+        for v in range(n):
+            if before[u, v]:
+                missing[v] += 1
+    placed = np.zeros(n, np.bool_)
+    out = np.full(n, -1, np.int64)
+    for i in range(n):
+        v = -1
+        for j in range(n):
+            if not placed[order[j]] and missing[order[j]] == 0:
+                v = order[j]
+                break
+        if v < 0:
+            break
+        placed[v] = True
+        out[i] = v
+        for c in range(n):
+            if before[v, c]:
+                missing[c] -= 1
+    return out
+
+
 # -- candidates ----------------------------------------------------------------
 
 class Candidates:
@@ -344,6 +385,9 @@ class Candidates:
     parents : (C, k) int64 array, padded with -1
     sizes, offsets : int64 arrays
     scores : float64 array
+    forced : (n, n) bool array
+        ``forced[u, v]``: every candidate of ``v`` holds ``u`` (a required
+        parent, under background knowledge), so ``u`` must come before ``v``.
     """
 
     def __init__(self, parent_sets):
@@ -357,12 +401,26 @@ class Candidates:
         self.sizes = np.concatenate([s for _, s, _ in packed]).astype(np.int64)
         self.scores = np.concatenate([s for _, _, s in packed]).astype(np.float64)
         self.n = parent_sets.n_vars
+        self.forced = np.zeros((self.n, self.n), np.bool_)
+        for v, (p, _, _) in enumerate(packed):
+            self.forced[:, v] = np.bincount(p[p >= 0], minlength=self.n) == len(p)
 
     def parent_lists(self, chosen):
         return [self.parents[t, :self.sizes[t]].tolist() for t in chosen]
 
     def score(self, chosen):
         return float(self.scores[chosen].sum())
+
+    def respecting(self, order):
+        """``order`` moved as little as needed to put every node after its forced parents."""
+        order = np.asarray(order, np.int64)
+        if not self.forced.any():
+            return order
+        out = respecting_order(order, self.forced)
+        if out[-1] < 0:
+            raise SearchError("the candidate parent sets force a cycle (each node of it is in every candidate of "
+                              "the next); give them sets without those parents")
+        return out
 
     def obs(self, order):
         """OBS choice (rows) and position array for ``order``."""
@@ -417,8 +475,9 @@ def _restart(cands, order, method, control, counters):
     """One restart from ``order``: climb; for ASOBS, read the climbed ordering
     with acyclic selection, then climb again from a topological order of the
     ASOBS graph (its OBS score is at least the graph's score) while that
-    improves. Returns ``(chosen rows, score)``."""
-    climb = _Climb(cands, order)
+    improves. The ordering first puts every node after its forced (required)
+    parents. Returns ``(chosen rows, score)``."""
+    climb = _Climb(cands, cands.respecting(order))
     climb.run(control, counters)
     best, best_score = climb.chosen.copy(), cands.score(climb.chosen)
     counters["orderings"] += 1
@@ -476,22 +535,28 @@ class _Pool:
     the scorer, mostly from the cache hill climbing filled), so the OBS choice
     on a topological order of that graph reproduces it and an ordering climb
     can only improve on it. :meth:`candidates` is rebuilt when sets were added.
+    With ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the
+    smallest, the required parents, is always there.
     """
 
-    def __init__(self, scorer, parent_sets, max_indegree):
+    def __init__(self, scorer, parent_sets, max_indegree, bound=None):
         self.scorer = scorer
+        self.bound = bound
         self.cap = scorer.n_vars if max_indegree is None else int(max_indegree)
-        self.scored = [dict(zip(parent_sets.sets(v), parent_sets.scores(v).tolist()))
+        self.scored = [{c: s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()) if self._ok(v, c)}
                        for v in range(parent_sets.n_vars)]
         self.added = 0
         self._cands = None
-        self.add([[] for _ in range(scorer.n_vars)])
+        self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
+
+    def _ok(self, v, parents):
+        return self.bound is None or self.bound.parents_ok(v, parents)
 
     def add(self, parent_lists):
         """Add the sets around a graph (parent lists)."""
         n = self.scorer.n_vars
         keys = [(v, c) for v, ps in enumerate(parent_lists)
-                for c in _around(tuple(sorted(ps)), v, n, self.cap) if c not in self.scored[v]]
+                for c in _around(tuple(sorted(ps)), v, n, self.cap) if c not in self.scored[v] and self._ok(v, c)]
         if keys:
             for (v, c), value in zip(keys, self.scorer.lookup(keys).tolist()):
                 self.scored[v][c] = value
@@ -525,9 +590,10 @@ class _Search:
     and climbed again from its topological order, while that gains.
     """
 
-    def __init__(self, scorer, pool, method, max_indegree, control, run):
+    def __init__(self, scorer, pool, method, max_indegree, control, run, knowledge=None):
         self.scorer, self.pool, self.method = scorer, pool, method
         self.max_indegree, self.control, self.run = max_indegree, control, run
+        self.knowledge = knowledge
         self.best, self.best_score = None, -np.inf
         self.counters = {"swaps": 0, "insertions": 0, "restarts": 0, "orderings": 0, "polish_steps": 0,
                          "refinements": 0}
@@ -553,7 +619,7 @@ class _Search:
         while True:
             if not polished and not self.control.should_stop():
                 result = hill_climb(self.scorer, start=parents, max_indegree=self.max_indegree,
-                                    control=_child(self.control))
+                                    knowledge=self.knowledge, control=_child(self.control))
                 self.counters["polish_steps"] += result.stats["iterations"]
                 parents, score = [list(p) for p in result.graph.parent_sets()], result.score
                 self._adopt(parents, score, "polish")
@@ -594,7 +660,7 @@ class _Search:
 
 
 def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations, time_limit, workers,
-                 scheduler, control):
+                 scheduler, control, knowledge=None):
     """The candidate parent sets: given, or found by an explorer (locally or on Dask).
 
     With neither budget given the explorer gets ``time_limit`` (the time
@@ -612,7 +678,7 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
         else:
             time_per_variable = DEFAULT_TIME_PER_VARIABLE
     options = dict(method=parents, max_indegree=max_indegree, time_per_variable=time_per_variable,
-                   max_evaluations=max_evaluations)
+                   max_evaluations=max_evaluations, knowledge=knowledge)
     if int(workers) > 1 or scheduler is not None:
         from ..distributed import explore_distributed
 
@@ -620,16 +686,22 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
     return explore_parent_sets(scorer, **options, control=control)
 
 
-def _seed_graph(scorer, start, max_indegree, control):
+def _seed_graph(scorer, start, max_indegree, control, knowledge=None):
     """The seed graph's parent lists, its score, and whether it is a local optimum of hill
-    climbing (``start="hc"``: hill climbing from the empty graph, unless stopped early)."""
+    climbing (``start="hc"``: hill climbing from the empty graph, or the required arcs, unless
+    stopped early). A given graph gains the required arcs and must honour the rest of the knowledge."""
     if isinstance(start, str):
         if start != "hc":
             raise SearchError(f"start must be 'hc', a DAG, parent lists or None, got {start!r}")
-        result = hill_climb(scorer, max_indegree=max_indegree, control=control)
+        result = hill_climb(scorer, max_indegree=max_indegree, knowledge=knowledge, control=control)
         return [list(p) for p in result.graph.parent_sets()], result.score, result.stats["stopped"] is None
     parents = [list(p) for p in scorer.parent_lists(start)]
-    DAG.from_parents(parents, scorer.names)  # refuses a cycle, naming it
+    if knowledge:
+        bound = knowledge.bind(scorer, max_indegree)
+        parents = [sorted(set(ps) | set(bound.required_parents(v).tolist())) for v, ps in enumerate(parents)]
+    dag = DAG.from_parents(parents, scorer.names)  # refuses a cycle, naming it
+    if knowledge and not bound.allows(dag):
+        raise SearchError(f"the start graph does not honour the knowledge: {bound.violations(dag)[0]}")
     if max_indegree is not None and max(map(len, parents)) > max_indegree:
         raise SearchError(f"the start graph has a node with more than max_indegree={max_indegree} parents")
     return parents, scorer.total(parents), False
@@ -637,7 +709,7 @@ def _seed_graph(scorer, start, max_indegree, control):
 
 def ordering_search(scorer, method="asobs", parents="independence", max_indegree=None, time_per_variable=None,
                     max_evaluations=None, time_limit=None, restarts=10, seed=None, workers=1, scheduler=None,
-                    start="hc", progress=None, stop=None, control=None):
+                    start="hc", knowledge=None, progress=None, stop=None, control=None):
     """Learn a DAG by OBS or ASOBS over explored candidate parent sets.
 
     Two phases (Scanagatta et al. 2015): parent-set identification (Section
@@ -689,6 +761,11 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         Seed graph: ``"hc"`` (default) runs :func:`hill_climb` first, for at
         most :data:`HC_SHARE` of ``time_limit``; a graph is used as given;
         None starts from random orderings only, without refinement.
+    knowledge : Knowledge, optional
+        Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
+        first): the explorer builds only sets that honour it (given candidates
+        are filtered), the seed graph and the polishing honour it, and only
+        orderings with every node after its required parents are climbed.
     progress, stop, control
         See :class:`bnexplore.control.Control`. Reports carry
         ``variables_done`` during identification, then ``score`` (best so
@@ -716,6 +793,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         raise SearchError(f"workers must be a whole number >= 1, got {workers!r}")
     if not isinstance(parents, ParentSets) and parents not in EXPLORERS:
         raise SearchError(f"parents must be a ParentSets or one of {', '.join(EXPLORERS)}, got {parents!r}")
+    bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     control = Control.of(control, progress, time_limit, stop)
     explorer = parents if isinstance(parents, str) else "given"
     run = SearchRun(scorer, control, method, {"parents": explorer, "max_indegree": max_indegree,
@@ -723,20 +801,21 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                               "max_evaluations": max_evaluations, "restarts": restarts,
                                               "seed": seed, "workers": workers,
                                               "start": start if start is None or isinstance(start, str)
-                                              else "graph"})
+                                              else "graph", **knowledge_params(knowledge)})
     begin = time.perf_counter()
     seed_graph = None
     if start is not None:
         limit = None if control.time_limit is None else HC_SHARE * control.time_limit
-        seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, limit, "seed graph"))
+        seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, limit, "seed graph"), knowledge)
     seed_seconds = time.perf_counter() - begin
     begin = time.perf_counter()
     remaining = control.remaining
     candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations,
                                   None if remaining is None else EXPLORE_SHARE * remaining, workers, scheduler,
-                                  control)
+                                  control, knowledge)
     parent_seconds = time.perf_counter() - begin
-    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree), method, max_indegree, control, run)
+    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound), method, max_indegree, control, run,
+                     knowledge)
     if seed_graph is not None:
         search.seed(*seed_graph)
     search.restarts(int(restarts), seed, refine=seed_graph is not None)

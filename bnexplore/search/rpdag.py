@@ -61,6 +61,17 @@ Readings of the paper that are not literal:
   it the tabu list forbade the greedy climb's own later moves (alarm, N =
   5,000: deleting an arc added 40 steps earlier), and TS-RPDAG ended below
   the greedy search from the same start.
+- Background knowledge (:class:`bnexplore.knowledge.Knowledge`; the paper
+  only says, Section 4, that prior knowledge may give the start): the search
+  starts from the RPDAG of the required arcs (added to the start graph) and
+  offers an operator only when its result still has an extension that
+  honours the knowledge (:func:`honouring_extension`): cheap masks first
+  (no forbidden arc added, no link both of whose directions are forbidden,
+  no required edge deleted), then, for the operator chosen, the full test
+  on the result of its post-processing (Complete may orient a link the wrong
+  way); a failing operator is dropped and the next best taken. Edges are
+  never deleted when required, so every required arc stays, as an arc or a
+  link, and the result is an extension that honours the knowledge.
 
 References
 ----------
@@ -77,6 +88,7 @@ from numba import njit
 from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG, PDAG, RPDAG
+from ..knowledge import knowledge_params
 from .run import SearchRun, first_best
 
 OPERATORS = ("A_arc", "A_link", "D_arc", "D_link", "A_hh")
@@ -238,6 +250,24 @@ class _Moves:
         boolean matrices) may not gain / lose an edge (a tabu list)."""
         keep = {"A_arc": ~add, "A_link": ~add, "D_arc": ~delete, "D_link": ~delete,
                 "A_hh": ~add[self.hh_pairs[:, 0]]}
+        return _Moves(*(self.masks[op] & keep[op] for op in ("A_arc", "A_link", "D_arc", "D_link", "A_hh")),
+                      self.hh_pairs)
+
+    def index(self, op, nodes):
+        """The cell of ``op``'s mask for the operator on ``nodes`` (inverse of :meth:`nodes`)."""
+        if op == "A_hh":
+            x, y, z = nodes
+            i = int(np.flatnonzero((self.hh_pairs[:, 0] == y) & (self.hh_pairs[:, 1] == z))[0])
+            return i, x
+        return nodes[0], nodes[1]
+
+    def honouring(self, bound):
+        """The moves left when no operator may add a forbidden arc, a link forbidden both
+        ways, or delete a required edge (the cheap part of the knowledge test)."""
+        allowed, required = bound.allowed, bound.required | bound.required.T
+        y, z = self.hh_pairs[:, 0], self.hh_pairs[:, 1]
+        keep = {"A_arc": allowed, "A_link": allowed | allowed.T, "D_arc": ~required, "D_link": ~required,
+                "A_hh": allowed[:, y].T & allowed[z, y][:, None]}
         return _Moves(*(self.masks[op] & keep[op] for op in ("A_arc", "A_link", "D_arc", "D_link", "A_hh")),
                       self.hh_pairs)
 
@@ -427,6 +457,79 @@ class _Graph:
         return _Moves(a_arc, a_link, d_arc, d_link, a_hh, hh_pairs)
 
 
+def honouring_extension(adj, bound, require=True):
+    """Parent lists of a consistent extension of an RPDAG that honours background knowledge, or None.
+
+    An extension orients every link tree of the RPDAG away from one root
+    ([1]_, Propositions 1-5), so it is a choice of root per tree: in-degree at
+    most one along the links. The links the knowledge fixes (a required arc,
+    or a link with one direction forbidden) are oriented first, every node
+    given a parent along a link then sends its other links away (the cascade
+    of Complete), and what is left of each tree is oriented away from its
+    first node. None when an arc is forbidden, a link is fixed both ways or a
+    node would get two parents along links (a new v-structure: another class),
+    or, with ``require``, a required arc is missing (neither arc nor link).
+
+    Parameters
+    ----------
+    adj : array_like of bool, shape (n, n)
+        An RPDAG (``adj[u, v]`` for an arc u -> v or a link u -- v).
+    bound : BoundKnowledge
+    require : bool
+        Check that every required arc is there (as an arc or a link).
+
+    Returns
+    -------
+    list of lists of int, or None
+    """
+    adj = np.asarray(adj, dtype=np.bool_)
+    arc, link = adj & ~adj.T, adj & adj.T
+    if (arc & ~bound.allowed).any() or (require and (bound.required & ~adj).any()):
+        return None
+    fixed = link & (bound.required | ~bound.allowed.T)  # the link u -- v must become u -> v
+    if (fixed & fixed.T).any() or (fixed.sum(axis=0) > 1).any():
+        return None
+    dag = arc | fixed
+    open_ = link & ~fixed & ~fixed.T
+    has_parent = fixed.any(axis=0)
+    queue = np.flatnonzero(has_parent).tolist()
+    roots = iter(range(adj.shape[0]))
+    while True:
+        if not queue:  # the rest of a tree: orient it away from its first node
+            root = next((r for r in roots if open_[r].any()), None)
+            if root is None:
+                break
+            queue = [root]
+        v = queue.pop()
+        for t in np.flatnonzero(open_[v]).tolist():
+            if has_parent[t]:
+                return None
+            dag[v, t] = True
+            open_[v, t] = open_[t, v] = False
+            has_parent[t] = True
+            queue.append(t)
+    return [np.flatnonzero(dag[:, v]).tolist() for v in range(adj.shape[0])]
+
+
+def _knowledge_start(rpdag, bound, scorer, max_indegree):
+    """The start RPDAG with the required arcs added (an extension honouring the rest of the knowledge,
+    plus the required arcs, made an RPDAG again); SearchError when the start cannot honour it."""
+    parents = honouring_extension(rpdag.adj, bound, require=False)
+    if parents is None:
+        adj = rpdag.adj.astype(np.bool_)
+        names = scorer.names
+        arcs = np.argwhere(adj & ~adj.T & ~bound.allowed)
+        links = np.argwhere(adj & adj.T & ~bound.allowed & ~bound.allowed.T)
+        problem = (f"arc {names[arcs[0][0]]} -> {names[arcs[0][1]]} breaks the "
+                   f"{bound.forbidden_because(*arcs[0])}" if len(arcs) else
+                   f"link {names[links[0][0]]} - {names[links[0][1]]} breaks the "
+                   f"{bound.forbidden_because(*links[0])}" if len(links) else
+                   "its links cannot be oriented to honour the required and forbidden arcs together")
+        raise SearchError(f"the start graph cannot honour the knowledge: {problem}")
+    parents = [sorted(set(ps) | set(bound.required_parents(v).tolist())) for v, ps in enumerate(parents)]
+    return start_rpdag(scorer, DAG.from_parents(parents, scorer.names), max_indegree)
+
+
 def _checked_rpdag(rpdag):
     """``rpdag`` itself, once it is known to satisfy Definition 1."""
     if not isinstance(rpdag, RPDAG):
@@ -538,6 +641,9 @@ class RpdagState(_Graph):
         The start (valid, node order of the scorer).
     max_indegree : int or None
         Bound on the parents in every consistent extension.
+    bound : BoundKnowledge, optional
+        Background knowledge: only operators whose result still has an
+        extension honouring it are offered (see the module docstring).
 
     Attributes
     ----------
@@ -549,9 +655,10 @@ class RpdagState(_Graph):
         (additions beyond ``max_indegree`` are -inf).
     """
 
-    def __init__(self, scorer, rpdag, max_indegree=None):
+    def __init__(self, scorer, rpdag, max_indegree=None, bound=None):
         super().__init__(rpdag.adj)
         self.scorer = scorer
+        self.bound = bound
         self.max_indegree = _cap(max_indegree, self.n)
         self.toggle = np.full((self.n, self.n), -np.inf)
         self._hh = {}
@@ -623,17 +730,41 @@ class RpdagState(_Graph):
             return float(self._hh_row(y, nodes[2])[x])
         return float(-self.toggle[x, y] if op == "D_link" else self.toggle[x, y])
 
-    def scored_moves(self):
-        """Every applicable operator as ``(op, nodes, delta)``."""
+    def _moves(self):
+        """The applicable operators (:meth:`moves`), less those the knowledge's masks rule out."""
         moves = self.moves(self.max_indegree)
+        return moves if self.bound is None else moves.honouring(self.bound)
+
+    def honours_after(self, op, nodes):
+        """True when the operator's result (post-processing included) has an extension honouring the knowledge."""
+        if self.bound is None:
+            return True
+        graph = _Graph(self.adj)
+        graph.apply(op, nodes)
+        return honouring_extension(graph.adj, self.bound) is not None
+
+    def scored_moves(self):
+        """Every applicable operator (under the knowledge, if any) as ``(op, nodes, delta)``."""
+        moves = self._moves()
         values = self._values(moves)
-        return [(op, moves.nodes(op, index), float(values[op][tuple(index)]))
-                for op in OPERATORS for index in np.argwhere(moves.masks[op])]
+        listed = [(op, moves.nodes(op, index), float(values[op][tuple(index)]))
+                  for op in OPERATORS for index in np.argwhere(moves.masks[op])]
+        return [move for move in listed if self.honours_after(*move[:2])]
 
     def _pick(self, moves, values):
         """The best move among ``moves`` as ``(op, nodes, delta)``, or None;
         moves within a rounding tolerance of the best tie and the first wins
-        (operators in :data:`OPERATORS` order, then by position)."""
+        (operators in :data:`OPERATORS` order, then by position). Under
+        knowledge a move whose result cannot honour it is dropped from
+        ``moves`` and the next best taken."""
+        while True:
+            best = self._pick_any(moves, values)
+            if best is None or self.honours_after(*best[:2]):
+                return best
+            moves.masks[best[0]][moves.index(*best[:2])] = False
+
+    def _pick_any(self, moves, values):
+        """:meth:`_pick` without the knowledge test."""
         tol = 1e-9 * max(1.0, abs(self.score))
         best = None
         for op in OPERATORS:
@@ -663,7 +794,7 @@ class RpdagState(_Graph):
             of neighbours scored (the paper's Ind); None when no operator is
             applicable.
         """
-        moves = self.moves(self.max_indegree)
+        moves = self._moves()
         values = self._values(moves)
         evaluated = sum(int(np.count_nonzero(mask)) for mask in moves.masks.values())
         best = self._pick(moves, values)
@@ -796,7 +927,7 @@ def _tabu(state, run, tabu_length, iterations):
 
 
 def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=None, iterations=None,
-                 progress=None, time_limit=None, stop=None, control=None):
+                 knowledge=None, progress=None, time_limit=None, stop=None, control=None):
     """Greedy or tabu search in the space of RPDAGs (Acid & de Campos 2003).
 
     Greedy (``tabu=False``, the paper's "RPDAG"): apply the applicable
@@ -832,6 +963,11 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
         Iterations of tabu search (default n (n - 1), as in the paper); it
         never stops while its move reaches a new best, so it always completes
         the greedy climb (``iterations=0`` is the greedy search).
+    knowledge : Knowledge, optional
+        Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
+        first): the search starts from the start graph plus the required
+        arcs, offers only operators whose result can still honour it, and
+        returns an extension that does (see the module docstring).
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`.
 
@@ -839,7 +975,9 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
     -------
     Result
         ``graph``: a consistent extension (DAG) of the learned RPDAG, which is
-        in ``extra["rpdag"]``; ``score``: the scorer's total of ``graph``.
+        in ``extra["rpdag"]`` (under knowledge, an extension honouring it);
+        ``extra["start"]``: the start RPDAG unless empty (the trajectory
+        starts there); ``score``: the scorer's total of ``graph``.
         ``stats``: seconds, iterations, structures_evaluated (Ind: neighbours
         scored), local_scores_computed (EstEv), local_score_lookups (TEst),
         nvar (NVar), cache_hits, edges, stopped, and for tabu search
@@ -857,34 +995,41 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
     max_indegree = None if max_indegree is None else _whole(max_indegree, "max_indegree", None)
     if not tabu and (tabu_length is not None or iterations is not None):
         raise SearchError("tabu_length and iterations apply to tabu search only; pass tabu=True")
+    bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     control = Control.of(control, progress, time_limit, stop)
     if tabu:
         tabu_length = _whole(tabu_length, "tabu_length", n)
         iterations = _whole(iterations, "iterations", n * (n - 1))
-        params = {"max_indegree": max_indegree, "tabu_length": tabu_length, "iterations": iterations}
+        params = {"max_indegree": max_indegree, "tabu_length": tabu_length, "iterations": iterations,
+                  **knowledge_params(knowledge)}
         run = SearchRun(scorer, control, "rpdag-tabu", params)
     else:
-        run = SearchRun(scorer, control, "rpdag", {"max_indegree": max_indegree})
-    state = RpdagState(scorer, start_rpdag(scorer, start, max_indegree), max_indegree)
+        run = SearchRun(scorer, control, "rpdag", {"max_indegree": max_indegree, **knowledge_params(knowledge)})
+    rpdag = start_rpdag(scorer, start, max_indegree)
+    if bound is not None:
+        rpdag = _knowledge_start(rpdag, bound, scorer, max_indegree)
+    state = RpdagState(scorer, rpdag, max_indegree, bound)
     if tabu:
         best, best_iteration = _tabu(state, run, tabu_length, iterations)
         stats = {"best_iteration": best_iteration}
     else:
         _climb(state, run)
         best, stats = state.rpdag(scorer.names), {}
-    return run.result(best.extension().parent_sets(), extra={"rpdag": best}, **stats)
+    parents = best.extension().parent_sets() if bound is None else honouring_extension(best.adj, bound)
+    extra = {"rpdag": best, **({"start": rpdag} if rpdag.adj.any() else {})}
+    return run.result(parents, extra=extra, **stats)
 
 
-def rpdag_hill_climb(scorer, start=None, max_indegree=None, progress=None, time_limit=None, stop=None,
-                     control=None):
+def rpdag_hill_climb(scorer, start=None, max_indegree=None, knowledge=None, progress=None, time_limit=None,
+                     stop=None, control=None):
     """Greedy RPDAG search: :func:`rpdag_search` with ``tabu=False`` (``learn(..., algorithm="rpdag")``)."""
-    return rpdag_search(scorer, start=start, max_indegree=max_indegree, progress=progress,
+    return rpdag_search(scorer, start=start, max_indegree=max_indegree, knowledge=knowledge, progress=progress,
                         time_limit=time_limit, stop=stop, control=control)
 
 
-def rpdag_tabu_search(scorer, start=None, max_indegree=None, tabu_length=None, iterations=None, progress=None,
-                      time_limit=None, stop=None, control=None):
+def rpdag_tabu_search(scorer, start=None, max_indegree=None, tabu_length=None, iterations=None, knowledge=None,
+                      progress=None, time_limit=None, stop=None, control=None):
     """TS-RPDAG: :func:`rpdag_search` with ``tabu=True`` (``learn(..., algorithm="rpdag-tabu")``)."""
     return rpdag_search(scorer, start=start, max_indegree=max_indegree, tabu=True, tabu_length=tabu_length,
-                        iterations=iterations, progress=progress, time_limit=time_limit, stop=stop,
-                        control=control)
+                        iterations=iterations, knowledge=knowledge, progress=progress, time_limit=time_limit,
+                        stop=stop, control=control)
