@@ -203,6 +203,15 @@ def test_optimum_equals_brute_force(score, seed):
     assert "optimal" in result.stats["message"]
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_tiny_problems(n):
+    scorer = Scorer(dependent_data(0, n, 50), "bic")
+    assert exact_search(scorer, engine="ilp").score == pytest.approx(exact_search(scorer, engine="dp").score,
+                                                                    abs=1e-9)
+    assert as_set(credible_set(scorer, epsilon=5.0, engine="ilp")) == as_set(
+        credible_set(scorer, epsilon=5.0, engine="dp"))
+
+
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 @pytest.mark.parametrize("seed", range(4))
 def test_ilp_and_dp_agree_on_random_problems(score, seed):

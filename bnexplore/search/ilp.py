@@ -430,12 +430,13 @@ class Run:
 
     # -- integer points -------------------------------------------------------------
     def enforce(self, x, solinfeasible):
-        """Enforce acyclicity at an integral point: cut cycles; in an enumeration record the DAG and branch."""
+        """Enforce acyclicity at an integral point: cut cycles; in an enumeration record the DAG and branch.
+
+        The handler enforces after SCIP's integrality handler (which branches
+        on fractional points), so ``x`` is integral up to SCIP's tolerance."""
         t0 = time.perf_counter()
         try:
             c = self.cands
-            if np.abs(x - np.round(x)).max(initial=0.0) > 1e-6:
-                return self.separate(x) if not solinfeasible else SCIP_RESULT.FEASIBLE
             parents = cuts.chosen_parents(x, c.masks, c.offsets)
             if (parents < 0).any():
                 return SCIP_RESULT.INFEASIBLE
