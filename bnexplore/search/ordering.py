@@ -546,6 +546,7 @@ class _Pool:
         self.scored = [{c: s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()) if self._ok(v, c)}
                        for v in range(parent_sets.n_vars)]
         self.added = 0
+        self._kept = [None] * scorer.n_vars  # per node, its undominated sets (None: to recompute)
         self._cands = None
         self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
 
@@ -560,13 +561,16 @@ class _Pool:
         if keys:
             for (v, c), value in zip(keys, self.scorer.lookup(keys).tolist()):
                 self.scored[v][c] = value
+                self._kept[v] = None
             self.added += len(keys)
             self._cands = None
 
     def candidates(self):
         if self._cands is None:
-            self._cands = Candidates(ParentSets(self.scorer.names, [_undominated(d) for d in self.scored],
-                                                self.scorer.score_name))
+            for v, kept in enumerate(self._kept):
+                if kept is None:
+                    self._kept[v] = _undominated(self.scored[v])
+            self._cands = Candidates(ParentSets(self.scorer.names, self._kept, self.scorer.score_name))
         return self._cands
 
 
