@@ -211,11 +211,18 @@ register(Algorithm(
 
 
 def _ordering_options(prefix):
-    seconds = st.number_input("Seconds per variable to find candidate parent sets", 0.05, 60.0, 0.2, step=0.1,
-                              key=f"{prefix}seconds")
-    restarts = st.number_input("Random orderings", 1, 1000, 10, key=f"{prefix}restarts")
+    split = st.checkbox("Split the time limit itself", True, key=f"{prefix}split",
+                        help="Hill climbing first (at most half of the time), then half of what is left to "
+                             "find candidate parent sets, the rest to climb over orderings. Untick to fix the "
+                             "time spent finding candidate sets per variable.")
+    options = {} if split else {
+        "time_per_variable": float(st.number_input("Seconds per variable to find candidate parent sets", 0.05,
+                                                   60.0, 0.2, step=0.1, key=f"{prefix}seconds"))}
+    restarts = st.number_input("Random orderings", 1, 10000, 100, key=f"{prefix}restarts",
+                               help="Climbs from random orderings after the one from hill climbing's order; the "
+                                    "time limit usually ends them first.")
     seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed")
-    return {"time_per_variable": float(seconds), "restarts": int(restarts), "seed": int(seed)}
+    return {**options, "restarts": int(restarts), "seed": int(seed)}
 
 
 for _method, _label, _about in (

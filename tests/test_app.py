@@ -495,7 +495,21 @@ def test_exact_and_credible_set_views_and_gap_to_optimum(at):
 
 def test_ordering_search_runs(at):
     job = run_search(at, algorithms=("asobs",))
-    assert not job.errors and job.results[0][1].algorithm == "asobs"
+    result = job.results[0][1]
+    assert not job.errors and result.algorithm == "asobs"
+    # by default the learner splits the time limit itself, seeded by hill climbing
+    assert result.params["time_per_variable"] is None and result.params["start"] == "hc"
+
+
+def test_many_variables_make_asobs_the_default_search(at):
+    rng = np.random.default_rng(0)
+    names = [f"v{i}" for i in range(120)]
+    rows = [",".join(names)] + [",".join(map(str, r)) for r in rng.integers(0, 2, (60, 120))]
+    paste(at, "\n".join(rows) + "\n")
+    assert at.session_state["dataset"].n_vars == 120
+    go(at, "3_Search")
+    assert at.multiselect(key="keep.search_algorithms").value == ["asobs"]
+    assert any("120 variables: ASOBS is the default" in c.value for c in at.caption)
 
 
 def test_tune_sets_the_two_class_kl_score_the_bnkl_search_uses(at):
