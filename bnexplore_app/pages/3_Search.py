@@ -89,12 +89,12 @@ def trace_chart(job):
     if "bound" in frame and frame["bound"].notna().any():
         lines.append(frame.assign(line="proven upper bound", value=frame["bound"]))
     frame = pd.concat(lines).dropna(subset=["value"])
-    chart = alt.Chart(frame).mark_line(point=True).encode(
+    chart = alt.Chart(frame).mark_line(point=True, interpolate="step-after").encode(  # held until improved
         x=alt.X("seconds:Q", title="time since the search started (s)"),
         y=alt.Y("value:Q", title="score", scale=alt.Scale(zero=False)),
         color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
-        strokeDash=alt.StrokeDash("line:N", title=None, scale=alt.Scale(domain=["best found", "proven upper bound"],
-                                                                         range=[[1, 0], [6, 4]])),
+        strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(symbolType="stroke"),
+                                  scale=alt.Scale(domain=["best found", "proven upper bound"], range=[[1, 0], [6, 4]])),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("line:N", title="line"),
                  alt.Tooltip("seconds:Q", format=".2f", title="s"), alt.Tooltip("value:Q", format=".6f", title="score"),
                  alt.Tooltip("iteration:Q", title="step")],
