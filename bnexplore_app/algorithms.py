@@ -86,6 +86,9 @@ class Algorithm:
     describe : callable, optional
         ``describe(settings, options) -> str``: the settings that go into the
         result's name (default: the score, "BDeu(1)").
+    own_score : bool
+        Scores networks by a measure of its own (BNKL's KL), not the Tune
+        page's score: left out of the Search page's score chart.
     """
 
     key: str
@@ -96,6 +99,7 @@ class Algorithm:
     replay: bool = False
     needs_class: bool = False
     describe: object = None
+    own_score: bool = False
 
     def settings_text(self, settings, options):
         """What the result's name says about the settings ("BDeu(1)", "BIC · BF 20", "KL · bic rule")."""
@@ -266,7 +270,7 @@ register(Algorithm(
     "bnkl", "BNKL: which dependencies differ between the two classes (Balov 2013)",
     "One network for both classes, chosen so that its conditional tables differ most between the classes "
     "(Kullback-Leibler divergence per degree of freedom); arcs carry the class difference.",
-    _run_bnkl, _bnkl_options, needs_class=True,
+    _run_bnkl, _bnkl_options, needs_class=True, own_score=True,
     describe=lambda settings, options: f"KL · {_bnkl_settings(settings)['select']} rule"))
 
 

@@ -35,12 +35,16 @@ class Task:
     context : dict
         What the page needs to keep the result (e.g. the data it was learned
         from); the job only carries it.
+    traced : bool
+        Its scores are on the common scale of the job's score chart (False
+        for a search with a score of its own, such as BNKL's KL).
     """
 
     name: str
     label: str
     run: object
     context: dict = field(default_factory=dict)
+    traced: bool = True
 
 
 class SearchJob:
@@ -104,14 +108,15 @@ class SearchJob:
         """Score points to draw (``task``, ``seconds``, ``score``, ``bound``, ``iteration``): the
         progress reports, replaced for every finished search by its trajectory, which has
         every step (or every change of an exact search's incumbent and bound) where the
-        reports are rate-limited."""
+        reports are rate-limited; none of the tasks that are not ``traced``."""
         reports = [r for r in self.snapshot() if r["score"] is not None or r.get("bound") is not None]
         steps = [{"task": task.name, "seconds": step["seconds"], "score": step.get("score"),
                   "bound": step.get("bound"), "iteration": step["step"]}
                  for task, result, _ in list(self.results) for step in result.trajectory or ()
                  if "seconds" in step]
         exact = {point["task"] for point in steps}
-        return [r for r in reports if r["task"] not in exact] + steps
+        hidden = {task.name for task in self.tasks if not task.traced}
+        return [r for r in [r for r in reports if r["task"] not in exact] + steps if r["task"] not in hidden]
 
     def latest(self):
         """The last progress report, or None."""

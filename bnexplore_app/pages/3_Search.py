@@ -73,7 +73,7 @@ def start(algorithms, options, time_limit):
         opts = options[alg.key]
         name = state.result_name(alg.key, alg.settings_text(settings, opts), st.session_state["data_short"])
         tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: recorded(
-            alg.run(inputs, opts, control), knowledge), where))
+            alg.run(inputs, opts, control), knowledge), where, traced=not alg.own_score))
     st.session_state["search_notes"] = []
     st.session_state["job"] = SearchJob(tasks, time_limit).start()
 
@@ -93,18 +93,21 @@ def trace_chart(job):
         x=alt.X("seconds:Q", title="time since the search started (s)"),
         y=alt.Y("value:Q", title="score", scale=alt.Scale(zero=False)),
         color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
-        strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(symbolType="stroke"),
+        strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black"),
                                   scale=alt.Scale(domain=["best found", "proven upper bound"], range=[[1, 0], [6, 4]])),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("line:N", title="line"),
                  alt.Tooltip("seconds:Q", format=".2f", title="s"), alt.Tooltip("value:Q", format=".6f", title="score"),
                  alt.Tooltip("iteration:Q", title="step")],
     )
+    own = [task.name for task in job.tasks if not task.traced]
+    apart = (f" Not drawn: {', '.join(own)}, whose score is on another scale (its path is on the Networks page)."
+             if own else "")
     bound = (" Dashed: the proven upper bound of an exact search by branch and cut: no network scores above it, so "
              "the best network found is within the gap between the two lines of the optimum, and optimal once they "
              "meet." if len(lines) > 1 else "")
     show_chart(chart, "Best score found so far (natural log, higher is better)",
                "Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
-               "quickly and flattens at a local optimum." + bound, height=320)
+               "quickly and flattens at a local optimum." + bound + apart, height=320)
 
 
 def live_panel():
