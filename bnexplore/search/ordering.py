@@ -318,35 +318,6 @@ def asobs_parents(parents, sizes, offsets, order):
 
 
 @njit(cache=True)
-def topological_order(parents, sizes, chosen, order):
-    """A topological order of the chosen DAG that follows ``order`` where it
-    can: repeatedly the earliest node (in ``order``) whose parents are all
-    placed. O(n^2 + nk)."""
-    n = order.shape[0]
-    missing = np.empty(n, np.int64)
-    children = np.zeros((n, n), np.bool_)
-    for v in range(n):
-        t = chosen[v]
-        missing[v] = sizes[t]
-        for s in range(sizes[t]):
-            children[parents[t, s], v] = True
-    placed = np.zeros(n, np.bool_)
-    out = np.empty(n, np.int64)
-    for i in range(n):
-        v = -1
-        for j in range(n):
-            if not placed[order[j]] and missing[order[j]] == 0:
-                v = order[j]
-                break
-        placed[v] = True
-        out[i] = v
-        for c in range(n):
-            if children[v, c]:
-                missing[c] -= 1
-    return out
-
-
-@njit(cache=True)
 def respecting_order(order, before):
     """An ordering with every ``u`` before ``v`` where ``before[u, v]``, following
     ``order`` where it can: repeatedly the earliest node (in ``order``) whose
@@ -373,6 +344,20 @@ def respecting_order(order, before):
             if before[v, c]:
                 missing[c] -= 1
     return out
+
+
+@njit(cache=True)
+def topological_order(parents, sizes, chosen, order):
+    """A topological order of the chosen DAG that follows ``order`` where it
+    can: repeatedly the earliest node (in ``order``) whose parents are all
+    placed (:func:`respecting_order` of its arcs). O(n^2 + nk)."""
+    n = order.shape[0]
+    children = np.zeros((n, n), np.bool_)
+    for v in range(n):
+        t = chosen[v]
+        for s in range(sizes[t]):
+            children[parents[t, s], v] = True
+    return respecting_order(order, children)
 
 
 # -- candidates ----------------------------------------------------------------
