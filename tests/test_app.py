@@ -1032,3 +1032,15 @@ def test_exact_search_on_27_variables_runs_branch_and_cut_and_draws_its_bound(at
     at.run()
     gaps = at.dataframe[0].value.set_index("network")["gap to exact optimum"]
     assert gaps[job.results[0][0].name] == pytest.approx(exact.score - hc.score)
+
+
+def test_page_scripts_hold_no_bare_strings_streamlit_would_show():
+    """Streamlit's magic writes a bare string statement of a page script on the page (only the module
+    docstring is exempt): a constant's docstring there showed up above the Search page's title."""
+    import ast
+
+    for path in [ROOT / "app.py", *sorted((ROOT / "bnexplore_app" / "pages").glob("*.py"))]:
+        body = ast.parse(path.read_text()).body
+        bare = [node.lineno for node in body[1:]
+                if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
+        assert not bare, f"{path.name}: bare strings at lines {bare}"

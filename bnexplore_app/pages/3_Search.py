@@ -15,9 +15,7 @@ from bnexplore_app.widgets import data_status, pick_one, results_table, show_cha
 POLL_SECONDS = 0.5
 SPEEDS = (0.5, 1.0, 2.0, 3.0, 5.0)
 HIGHLIGHT = "#d81b60"
-MANY_VARIABLES = 100
-"""From this many variables the page picks ASOBS by default (issue 16's benchmark: it beats hill climbing with
-restarts on networks of 223-1,041 variables)."""
+MANY_VARIABLES = 100  # from this many variables ASOBS is the default (issue 16's benchmark, 223-1,041 variables)
 DELETED = "#f8bbd0"
 
 
@@ -93,7 +91,7 @@ def trace_chart(job):
         x=alt.X("seconds:Q", title="time since the search started (s)"),
         y=alt.Y("value:Q", title="score", scale=alt.Scale(zero=False)),
         color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
-        strokeDash=alt.StrokeDash("line:N", title=None, legend=alt.Legend(symbolType="stroke", symbolStrokeColor="black"),
+        strokeDash=alt.StrokeDash("line:N", legend=None,  # the caption says what the dashes are
                                   scale=alt.Scale(domain=["best found", "proven upper bound"], range=[[1, 0], [6, 4]])),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("line:N", title="line"),
                  alt.Tooltip("seconds:Q", format=".2f", title="s"), alt.Tooltip("value:Q", format=".6f", title="score"),
