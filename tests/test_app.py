@@ -569,6 +569,16 @@ def test_bnkl_on_the_two_class_sample(at):
     assert at.session_state["net_pick_box"] == f"{name} (2)"  # the picker moved to the imported network
     labels = [b.label for b in at.main.get("download_button")]
     assert labels[-2:] == ["BIF: class benign", "BIF: class malignant"]
+    # BNKL's network leaves the class out: Compare sets it beside hill climbing's on the 30 shared variables
+    hc_name = job.results[0][0].name
+    go(at, "5_Compare")
+    at.multiselect(key="cmp_networks").set_value([hc_name, name])
+    at.run()
+    no_exception(at)
+    warning = " ".join(w.value for w in at.warning)
+    assert "(only in A: diagnosis). They are compared on the 30 variables they share" in warning
+    overlay = at.get("iframe")[0].proto.srcdoc
+    assert '"diagnosis"' not in overlay and '"radius_mean"' in overlay
 
 
 # --- the app a lecture can trust ----------------------------------------------------------------
@@ -627,7 +637,7 @@ def test_search_settings_are_kept_across_pages(at):
     assert job.results[1][1].params["iterations"] == 50
 
 
-def test_compare_refuses_other_variables_and_warns_on_other_data(at):
+def test_compare_refuses_networks_without_shared_variables_and_warns_on_other_data(at):
     run_search(at)
     load_sample(at, "sachs")
     run_search(at)
@@ -635,7 +645,8 @@ def test_compare_refuses_other_variables_and_warns_on_other_data(at):
     at.multiselect(key="cmp_networks").set_value([HC, "hc · BDeu(1) · sachs 2k"])
     at.run()
     no_exception(at)
-    assert "have different variables, so their edges cannot be compared" in errors(at)
+    assert "share fewer than two variables (only in A: asia, tub, smoke, lung, bronc, either …; only in B: " \
+           "Akt, Erk, Jnk, Mek, P38, PIP2 …), so there are no edges to compare" in errors(at)
     assert not at.get("iframe")
     # same variables, other rows: edges compared, scores flagged
     go(at, "1_Data")

@@ -165,7 +165,7 @@ def test_two_data_sets_journey(page):
     choose.get_by_role("button", name="Remove ground truth: sachs").click()  # the default reference
     choose_option(page, choose, "hc · BDeu(1) · asia 5k")
     page.keyboard.press("Escape")
-    page.get_by_text("have different variables, so their edges cannot be compared").first.wait_for()
+    page.get_by_text("share fewer than two variables").first.wait_for()
     page.wait_for_timeout(800)
     shot(page, "04_compare_refuses.png")
     assert not page.offline_requests, f"the app asked the internet for {page.offline_requests[:3]}"

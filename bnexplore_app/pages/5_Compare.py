@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
-from bnexplore.graphs import shd, structural_errors
+from bnexplore.graphs import DAG, shd, structural_errors
 from bnexplore.knowledge import Knowledge
 from bnexplore_app import knowledge_ui, state, views
 from bnexplore_app.page import run_page
@@ -81,6 +81,38 @@ def metrics_table(reference, chosen, entries):
                "function and data.")
 
 
+def listed(names, most=6):
+    return ", ".join(names[:most]) + (" …" if len(names) > most else "")
+
+
+def shared_variables(a, b, a_name, b_name):
+    """The variables A and B are compared on: all of A's when B has the same ones; else those they share
+    (in A's order), with a warning saying what is left out; None (with an error) when fewer than two."""
+    if sorted(a.result.names) == sorted(b.result.names):
+        return list(a.result.names)
+    in_b = set(b.result.names)
+    names = [n for n in a.result.names if n in in_b]
+    only_a = [n for n in a.result.names if n not in in_b]
+    only_b = [n for n in b.result.names if n not in set(a.result.names)]
+    differ = "; ".join(([f"only in A: {listed(only_a)}"] if only_a else [])
+                       + ([f"only in B: {listed(only_b)}"] if only_b else []))
+    if len(names) < 2:
+        st.error(f"{a_name} and {b_name} share fewer than two variables ({differ}), so there are no edges to "
+                 "compare. Pick two networks learned from the same columns.")
+        return None
+    st.warning(f"{a_name} and {b_name} have different variables ({differ}). They are compared on the "
+               f"{len(names)} variables they share, by the arcs between those: edges at the others are left out, "
+               "and the table below lists only the networks on A's variables.")
+    return names
+
+
+def induced(graph, names):
+    """The DAG of ``graph``'s arcs between ``names`` (all of ``graph`` when ``names`` are its nodes)."""
+    keep = set(names)
+    return DAG.from_arcs([(graph.names[u], graph.names[v]) for u, v in graph.arcs()
+                          if graph.names[u] in keep and graph.names[v] in keep], list(names))
+
+
 def default_pair(entries):
     """The pair to compare after a new result: a reference (the ground truth, else the previous result on
     the same variables) and the newest result."""
@@ -136,26 +168,22 @@ def page():
     level = mode.radio("Compare", ["DAGs", "equivalence classes (CPDAGs)"], key=state.KEEP + "cmp_level",
                        help="CPDAGs ignore the directions the data cannot tell apart.")
     a, b = entries[a_name], entries[b_name]
-    if sorted(a.result.names) != sorted(b.result.names):
-        only_a = sorted(set(a.result.names) - set(b.result.names))
-        only_b = sorted(set(b.result.names) - set(a.result.names))
-        st.error(f"{a_name} and {b_name} have different variables, so their edges cannot be compared"
-                 + (f" (only in A: {', '.join(only_a[:6])}{' …' if len(only_a) > 6 else ''}" if only_a else " (")
-                 + (f"; only in B: {', '.join(only_b[:6])}{' …' if len(only_b) > 6 else ''})" if only_b else ")")
-                 + ". Pick two networks learned from the same columns.")
+    names = shared_variables(a, b, a_name, b_name)
+    if names is None:
         return
     if a.data_key != b.data_key:
         st.warning(f"{a_name} and {b_name} were learned on different data ({a.data_label or 'unrecorded'} and "
                    f"{b.data_label or 'unrecorded'}): their edges can be compared, their scores cannot.")
     comparable = [entries[n] for n in chosen if sorted(entries[n].result.names) == sorted(a.result.names)]
-    skipped = [n for n in chosen if entries[n] not in comparable]
+    skipped = [n for n in chosen if entries[n] not in comparable and n != b_name]  # B's warning is above
     metrics_table(a, comparable, entries)
     if skipped:
         st.warning(f"Left out of the table (different variables): {', '.join(skipped)}.")
-    ga, gb = a.result.graph, b.result.graph
+    ga, gb = induced(a.result.graph, names), induced(b.result.graph, names)
     if level != "DAGs":
         ga, gb = ga.cpdag(), gb.cpdag()
-    positions = state.positions(a.result.names, a.result.graph)
+    placed = state.positions(a.result.names, a.result.graph)  # where the Networks page draws A's nodes
+    positions = {name: placed[name] for name in names}
     view = st.radio("Show", ["Overlay", "Side by side"], horizontal=True, key=state.KEEP + "cmp_view")
     if view == "Overlay":
         drawing = viz.comparison_drawing(ga, gb, a_name, b_name, title=f"A: {a_name}  vs  B: {b_name}")
