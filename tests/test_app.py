@@ -577,6 +577,13 @@ def test_bnkl_on_the_two_class_sample(at):
     no_exception(at)
     warning = " ".join(w.value for w in at.warning)
     assert "(only in A: diagnosis). They are compared on the 30 variables they share" in warning
+    table = at.dataframe[0].value.set_index("network")
+    hc_graph, kept = job.results[0][1].graph, set(result.graph.names)
+    between = sum(hc_graph.names[u] in kept and hc_graph.names[v] in kept for u, v in hc_graph.arcs())
+    assert between < hc_graph.n_edges  # hill climbing has edges at the class, left out here
+    assert table.loc[hc_name, "edges"] == between and table.loc[name, "edges"] == result.graph.n_edges
+    assert table.loc[hc_name, "score"] == job.results[0][1].score  # the whole network's score
+    assert any("only the edges between the 30 shared variables" in c.value for c in at.caption)
     overlay = at.get("iframe")[0].proto.srcdoc
     assert '"diagnosis"' not in overlay and '"radius_mean"' in overlay
 

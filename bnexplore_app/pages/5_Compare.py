@@ -41,11 +41,13 @@ def exact_optimum(entry, entries):
     return None
 
 
-def metrics_table(reference, chosen, entries):
-    """One row per network: score, edges, SHD and A / D / I / H against the reference."""
+def metrics_table(reference, chosen, entries, names):
+    """One row per network: score, edges, SHD and A / D / I / H against the reference, the edges
+    counted between ``names`` (every variable, or those two networks share)."""
     rows = []
+    ref = induced(reference.result.graph, names)
     for entry in chosen:
-        graph, ref = entry.result.graph, reference.result.graph
+        graph = induced(entry.result.graph, names)
         errors = structural_errors(graph, ref)
         optimum = exact_optimum(entry, entries)
         rows.append({"network": entry.name, "algorithm": entry.result.algorithm,
@@ -78,7 +80,10 @@ def metrics_table(reference, chosen, entries):
     st.caption(f"Against **{reference.name}**. SHD counts node pairs whose edge differs between the DAGs as "
                "drawn; A (added), D (deleted), I (wrongly oriented) and H = A + D + I compare their equivalence "
                "classes, so two equivalent DAGs have H = 0. Scores are comparable only for the same score "
-               "function and data.")
+               "function and data."
+               + ("" if len(names) == len(reference.result.names) else
+                  f" Edges, SHD and errors count only the edges between the {len(names)} shared variables; each "
+                  "score is that of the whole network."))
 
 
 def listed(names, most=6):
@@ -101,8 +106,7 @@ def shared_variables(a, b, a_name, b_name):
                  "compare. Pick two networks learned from the same columns.")
         return None
     st.warning(f"{a_name} and {b_name} have different variables ({differ}). They are compared on the "
-               f"{len(names)} variables they share, by the arcs between those: edges at the others are left out, "
-               "and the table below lists only the networks on A's variables.")
+               f"{len(names)} variables they share, by the edges between those: edges at the others are left out.")
     return names
 
 
@@ -174,9 +178,9 @@ def page():
     if a.data_key != b.data_key:
         st.warning(f"{a_name} and {b_name} were learned on different data ({a.data_label or 'unrecorded'} and "
                    f"{b.data_label or 'unrecorded'}): their edges can be compared, their scores cannot.")
-    comparable = [entries[n] for n in chosen if sorted(entries[n].result.names) == sorted(a.result.names)]
-    skipped = [n for n in chosen if entries[n] not in comparable and n != b_name]  # B's warning is above
-    metrics_table(a, comparable, entries)
+    comparable = [entries[n] for n in chosen if set(names) <= set(entries[n].result.names)]
+    skipped = [n for n in chosen if entries[n] not in comparable]
+    metrics_table(a, comparable, entries, names)
     if skipped:
         st.warning(f"Left out of the table (different variables): {', '.join(skipped)}.")
     ga, gb = induced(a.result.graph, names), induced(b.result.graph, names)
