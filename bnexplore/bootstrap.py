@@ -44,7 +44,7 @@ import numpy as np
 from .control import Control
 from .data import Dataset
 from .errors import SearchError
-from .graphs import PDAG
+from .graphs import DAG, PDAG, pdag_extension
 from .knowledge import search_options
 
 POOL_START_SECONDS = 6.0
@@ -82,6 +82,20 @@ class AveragedNetwork:
     threshold: float
     method: str
     dropped: list = field(default_factory=list)
+
+    def dag(self):
+        """A DAG of the averaged network: a consistent extension (Dor & Tarsi) when its links have one,
+        else its arcs (acyclic: :func:`averaged_network` drops the arcs that close a cycle) with every
+        link oriented along a topological order of the arcs."""
+        try:
+            return pdag_extension(self.graph)
+        except SearchError:
+            names = self.graph.names
+            arcs = [(names[u], names[v]) for u, v in self.graph.arcs()]
+            order = {v: i for i, v in enumerate(DAG.from_arcs(arcs, names).topological_order())}
+            links = [(names[u], names[v]) if order[u] < order[v] else (names[v], names[u])
+                     for u, v in self.graph.links()]
+            return DAG.from_arcs(arcs + links, names)
 
     def to_json(self):
         return {"graph": self.graph.to_json(), "threshold": float(self.threshold), "threshold_method": self.method,

@@ -11,7 +11,6 @@ import streamlit as st
 
 from bnexplore.bootstrap import bootstrap
 from bnexplore.errors import SearchError
-from bnexplore.graphs import DAG, pdag_extension
 from bnexplore.knowledge import search_options
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
@@ -290,22 +289,12 @@ def _run_bootstrap(inputs, options, control):
                       max_indegree=_max_indegree(inputs), knowledge=inputs.knowledge, control=control, **options)
     averaged = found.averaged()
     scorer = inputs.scorer()
-    dag = consistent_dag(averaged.graph)
+    dag = averaged.dag()
     result = Result(graph=dag, score=scorer.total(dag), score_name=scorer.score_name, algorithm="bootstrap",
                     params={**dict(scorer.params), **found.params, "threshold": averaged.threshold},
                     stats={**found.stats, "edges": dag.n_edges},
                     extra={"bootstrap": found.to_json(full=True)})
     return result, {"bootstrap": found}
-
-
-def consistent_dag(pdag):
-    """A DAG of the averaged network: a consistent extension of its links, else any acyclic orientation."""
-    try:
-        return pdag_extension(pdag)
-    except SearchError:
-        order = {v: i for i, v in enumerate(pdag.topological_order())}  # the arcs' order; links follow it
-        pairs = list(pdag.arcs()) + [(u, v) if order[u] < order[v] else (v, u) for u, v in pdag.links()]
-        return DAG.from_arcs([(pdag.names[u], pdag.names[v]) for u, v in pairs], pdag.names)
 
 
 register(Algorithm(

@@ -24,7 +24,6 @@ from bnexplore.search.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
 from bnexplore.result import Result
 from bnexplore_app import state, views
-from bnexplore_app.algorithms import consistent_dag
 from bnexplore_app.widgets import file_stem, show_chart, show_graph
 
 
@@ -404,7 +403,7 @@ def _render_bootstrap(entry, positions):
             f"{d['from']} → {d['to']} (strength {d['strength']:.2f})" for d in averaged.dropped) + ".")
     if st.button("Keep the averaged network at this threshold", key=f"boot-keep-{entry.name}",
                  help="Adds it to your networks, to ask, compare and export."):
-        dag = consistent_dag(averaged.graph)
+        dag = averaged.dag()
         scorer = views.entry_scorer(entry)
         result = Result(graph=dag, score=scorer.total(dag) if scorer is not None else float("nan"),
                         score_name=entry.result.score_name, algorithm="averaged",

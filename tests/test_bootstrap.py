@@ -142,6 +142,29 @@ def test_the_weakest_arc_closing_a_cycle_is_dropped_and_stated():
                                  "cycle": ["C", "A", "B", "C"]}]
 
 
+def test_the_averaged_network_has_a_dag_even_when_its_links_have_no_consistent_extension():
+    names = ["A", "B", "C", "D", "E"]
+    strength = np.zeros((5, 5))
+    direction = np.zeros((5, 5))
+    for u, v in [(0, 1), (1, 2), (2, 3), (3, 0)]:  # a chordless cycle of links: no consistent extension
+        strength[u, v] = strength[v, u] = 0.9
+        direction[u, v] = direction[v, u] = 0.5
+    strength[4, 0] = strength[0, 4] = 0.9
+    direction[4, 0], direction[0, 4] = 0.9, 0.1  # E -> A
+    averaged = averaged_network(names, strength, direction, 0.5)
+    assert len(averaged.graph.links()) == 4
+    with pytest.raises(SearchError):
+        averaged.graph.extension()
+    dag = averaged.dag()
+    assert dag.names == names and ["E", "A"] in dag.to_json()["arcs"]  # the arc kept; acyclic (a DAG)
+    assert {frozenset(e) for e in dag.to_json()["arcs"]} == \
+        {frozenset(p) for p in [("A", "B"), ("B", "C"), ("C", "D"), ("D", "A"), ("E", "A")]}
+    # with a consistent extension, that is the DAG
+    strength[3, 0] = strength[0, 3] = 0.0
+    chain = averaged_network(names, strength, direction, 0.5)
+    assert chain.dag() == chain.graph.extension()
+
+
 def test_a_stop_keeps_the_resamples_done(asia):
     full = bootstrap(asia, "hc", R=8, seed=3, workers=1)
     calls = []
