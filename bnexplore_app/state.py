@@ -397,6 +397,7 @@ def open_session(session):
     state = st.session_state
     table = table_from_source(session.source)
     use_table(table, session.app.get("encoding") or DEFAULT_ENCODING)
+    state.pop("draft", None)  # else the Data page would put the table it was preparing back in use
     state["settings"] = {**DEFAULT_SETTINGS, **session.settings}
     state["knowledge"] = session.knowledge
     if session.class_column in state["dataset"].names:

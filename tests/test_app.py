@@ -681,6 +681,20 @@ def test_import_of_a_binary_file_says_what_it_is(at):
     assert "UnicodeDecodeError" not in errors(at)
 
 
+def test_other_encoding_settings_keep_the_class_column_the_user_picked(at):
+    rows = ["size,outcome"] + [f"{i * 0.37:.2f},{'won' if i % 3 else 'lost'}" for i in range(120)]
+    paste(at, "\n".join(rows) + "\n")
+    assert at.session_state["class_column"] is None  # "outcome" is not named like a class: the user picks
+    at.selectbox(key="data_class").set_value("outcome")
+    at.run()
+    key = at.session_state["draft"]["table"].key
+    at.selectbox(key=f"col-{key}-method").set_value("quantile")
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].encoder.cut_points()  # the table was encoded again ...
+    assert at.session_state["class_column"] == "outcome"  # ... and the pick is kept
+
+
 def test_class_column_is_picked_only_when_unambiguous(at):
     paste(at, "class,label,x\nyes,a,1\nno,b,2\nyes,b,3\nno,a,4\n")
     assert at.session_state["class_column"] is None
@@ -785,12 +799,15 @@ def test_save_the_session_and_open_it_in_a_new_one(at):
     data_key, names = at.session_state["data_key"], list(at.session_state["results"])
     credible_size = len(at.session_state["results"][names[1]].cache["credible"])
     saved = state.snapshot(at.session_state).dumps()  # what the Save session button writes
-    other = new_session()  # a new user opens the file
+    other = new_session()  # a new user opens the file, on the Data page (which prepares its own table)
+    go(other, "1_Data")
     other.sidebar.file_uploader(key="session_open").set_value(("work.bnx", saved, "application/gzip"))
     other.run()
     no_exception(other)
     assert any("Opened work.bnx: now using upload people.csv, with 2 saved result(s)" in s.value
                for s in other.sidebar.success)
+    other.run()  # the Data page's next run keeps the session's data
+    no_exception(other)
     assert other.session_state["data_key"] == data_key
     assert other.session_state["settings"]["score"] == "bic"
     results = other.session_state["results"]

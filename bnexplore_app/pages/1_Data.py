@@ -49,6 +49,7 @@ def load(make_table):
 def try_use(table, encoding):
     """Use the table with these settings and rerun the page, or show why not
     (the data in use stay as they were)."""
+    new = table is not st.session_state["table"]
     try:
         state.use_table(table, encoding)
     except DataError as error:
@@ -56,7 +57,8 @@ def try_use(table, encoding):
         st.warning(f"The data in use are still **{st.session_state['data_label']}**. Change the settings under "
                    "*Columns* below to fix the new table, or load another one.")
         return
-    choose_class_column()
+    if new:  # the same table with other settings keeps the class column the user picked
+        choose_class_column()
     st.session_state["data_flash"] = (f"Now using **{table.label}**: {state.dataset().n_rows:,} rows × "
                                       f"{state.dataset().n_vars} variables.")
     st.rerun()  # so every line of the page, the status line at the top included, shows the new data
