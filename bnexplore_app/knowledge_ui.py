@@ -1,8 +1,9 @@
 """The Tune page's "What you already know" section: required and forbidden arcs, tiers.
 
 The knowledge lives in the session as ``Knowledge.to_json()`` (``st.session_state["knowledge"]``,
-saved with the session); the widgets show it and write every change back. Searches get it
-through :func:`bnexplore.knowledge.search_options`, which refuses contradictions before any work.
+saved with the session); the widgets show it and write every change back. Searches get
+:func:`knowledge`, the part on the variables of the data in use, and refuse a contradiction before
+any work.
 """
 
 import streamlit as st
@@ -23,9 +24,23 @@ def current():
 
 
 def knowledge():
-    """The knowledge in use as a Knowledge object, or None when there is none."""
-    found = Knowledge.from_json(current())
+    """The knowledge in use as a Knowledge object, or None when there is none: what is kept, on the
+    variables of the data in use (the rest waits, kept, for data that have those variables)."""
+    names = set(state.dataset().names)
+    kept = current()
+    usable = {kind: [pair for pair in kept[kind] if set(pair) <= names]
+              for kind in ("require", "forbid", "forbid_edges")}
+    usable["tiers"] = [tier for tier in ([n for n in tier if n in names] for tier in kept["tiers"]) if tier]
+    found = Knowledge.from_json(usable)
     return found if found else None
+
+
+def _unknown(names):
+    """The kept knowledge's names that are not variables of the data in use."""
+    kept = current()
+    used = {n for kind in ("require", "forbid", "forbid_edges") for pair in kept[kind] for n in pair}
+    used |= {n for tier in kept["tiers"] for n in tier}
+    return sorted(used - set(names))
 
 
 def summary(found):
@@ -49,7 +64,9 @@ def _add(kind):
 
 
 def _from_widget(kind, key, separator):
-    _store(**{kind: [item.split(separator) for item in st.session_state[key]]})
+    names = set(state.dataset().names)
+    elsewhere = [pair for pair in current()[kind] if not set(pair) <= names]  # kept for other data
+    _store(**{kind: elsewhere + [item.split(separator) for item in st.session_state[key]]})
 
 
 def _tiers_from_text(key):
@@ -64,10 +81,6 @@ def _pair_picker(kind, label, names, separator, help_text):
     chosen = [separator.join(pair) for pair in current()[kind]]
     st.session_state[key] = [item for item in chosen if item in options]
     st.multiselect(label, options, key=key, on_change=_from_widget, args=(kind, key, separator), help=help_text)
-    unknown = [item for item in chosen if item not in options]
-    if unknown:
-        st.warning(f"{', '.join(unknown)}: not variables of the data in use; they are ignored until you remove "
-                   "them (or load data that have them).")
 
 
 def section(settings):
@@ -75,8 +88,8 @@ def section(settings):
     st.subheader("What you already know")
     st.caption("Arcs every search must include or may never include, and tiers: groups in time order, so that "
                "no arc points from a later group into an earlier one (a symptom cannot cause the exposure). "
-               "Hill climbing, tabu search, the bootstrap and every search that can honour them use them; a "
-               "search that cannot says so instead of ignoring them.")
+               "Every search honours them (the bootstrap too) except BNKL, whose variable order comes from its "
+               "class tests: it refuses to run while knowledge is set.")
     names = list(state.dataset().names)
     a, b, c, d, e = st.columns([3, 3, 2, 2, 2], vertical_alignment="bottom")
     a.selectbox("From", names, key="tune_k_from")
@@ -97,9 +110,13 @@ def section(settings):
         st.text_area("Tiers: one line per tier, earliest first, names separated by commas", key=key, height=150,
                      on_change=_tiers_from_text, args=(key,),
                      placeholder="asia, smoke\ntub, lung, bronc\neither\nxray, dysp")
-        if st.button("Clear all knowledge", key="tune_k_clear", disabled=knowledge() is None):
+        if st.button("Clear all knowledge", key="tune_k_clear", disabled=current() == EMPTY):
             st.session_state["knowledge"] = None
             st.rerun()
+    unknown = _unknown(names)
+    if unknown:
+        st.warning(f"Knowledge about {', '.join(unknown)} is kept but not used: not variables of the data in use. "
+                   "It applies again to data that have them; *Clear all knowledge* drops it.")
     found = knowledge()
     if found is None:
         return

@@ -1005,6 +1005,29 @@ def test_every_search_of_the_app_honours_the_knowledge(at):
             assert frames[-1] == result.extra.get("rpdag", result.graph)
 
 
+def test_knowledge_about_other_variables_is_kept_but_not_used(at):
+    go(at, "2_Tune")
+    at.selectbox(key="tune_k_from").set_value("smoke")
+    at.selectbox(key="tune_k_to").set_value("dysp")
+    at.button(key="tune_k_add_require").click()
+    at.run()
+    load_sample(at, "sachs")
+    go(at, "2_Tune")
+    assert "Knowledge about dysp, smoke is kept but not used" in " ".join(w.value for w in at.warning)
+    at.selectbox(key="tune_k_from").set_value("Raf")
+    at.selectbox(key="tune_k_to").set_value("Mek")
+    at.button(key="tune_k_add_forbid").click()  # an edit on these data keeps the other data's knowledge
+    at.run()
+    job = run_search(at)
+    assert not job.errors, job.errors
+    assert job.results[0][1].params["knowledge"] == {"require": [], "forbid": [["Raf", "Mek"]],
+                                                     "forbid_edges": [], "tiers": []}
+    load_sample(at, "asia")
+    job = run_search(at)
+    assert job.results[0][1].params["knowledge"]["require"] == [["smoke", "dysp"]]
+    assert ["smoke", "dysp"] in job.results[0][1].graph.to_json()["arcs"]
+
+
 def test_contradicting_knowledge_is_refused_before_any_search(at):
     go(at, "2_Tune")
     add_knowledge(at, "smoke", "lung", "require")
