@@ -9,6 +9,7 @@ checks through its :class:`bnexplore.control.Control`. Nothing here touches
 Streamlit, so the thread never calls into the page.
 """
 
+import contextvars
 import logging
 import threading
 import time
@@ -82,7 +83,9 @@ class SearchJob:
         self.started = time.perf_counter()
         self.collected = False
         self._lock = threading.Lock()
-        self.thread = threading.Thread(target=self._run, name="bnexplore-search", daemon=True)
+        # the thread runs in a copy of this context, so the library's messages keep the app's words (its door)
+        self.thread = threading.Thread(target=contextvars.copy_context().run, args=(self._run,),
+                                       name="bnexplore-search", daemon=True)
 
     def start(self):
         """Start the thread; returns self."""

@@ -1102,3 +1102,20 @@ def test_page_scripts_hold_no_bare_strings_streamlit_would_show():
         bare = [node.lineno for node in body[1:]
                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
         assert not bare, f"{path.name}: bare strings at lines {bare}"
+
+
+def test_a_search_thread_names_options_in_the_app_words():
+    """The background thread runs in a copy of the page's context, so a library message raised there names
+    the widget, as on the page, not the Python keyword."""
+    from bnexplore.errors import SearchError, door, option
+    from bnexplore_app.jobs import SearchJob, Task
+    from bnexplore_app.page import app_option
+
+    def fails(control):
+        raise SearchError(f"too many levels for {option('max_levels', 5)}")
+
+    with door(app_option):
+        job = SearchJob([Task("t", "t", fails)], None).start()
+    assert job.wait(30)
+    assert job.errors[0][1] == f"too many levels for {app_option('max_levels', 5)}"
+    assert "max_levels" not in job.errors[0][1]
