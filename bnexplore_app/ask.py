@@ -29,16 +29,17 @@ def network_for(entry, method, ess):
     truth = st.session_state.get("truth")
     if entry.result.algorithm == "ground truth" and truth is not None:
         return truth, "the true network, with its own probability tables"
-    data, _ = views.data_for(entry)
+    data, data_key = views.data_for(entry)
     if data is None:
         return None, ("this network was learned on other data than the data in use, so there are no data to fit "
                       "its probability tables; load those data, or ask the ground truth")
-    key = ("fit", method, ess)
+    key = ("fit", method, ess, data_key)
     if key not in entry.cache:
         entry.cache[key] = fit_network(entry.result.graph, data, ess=ess, method=method)
     network = entry.cache[key]
     empty = sum(network.fit["empty_configurations"].values())
-    how = (f"tables fitted to {entry.data_label} by {FITS[method]}"
+    fitted_on = entry.data_label if data_key == entry.data_key else st.session_state["data_label"]
+    how = (f"tables fitted to {fitted_on} by {FITS[method]}"
            + (f" (ESS {ess:g})" if method == "bdeu" else ""))
     if empty:
         how += (f"; {empty:,} parent configurations never occur in the data and get the uniform distribution "
@@ -48,7 +49,8 @@ def network_for(entry, method, ess):
 
 def engine_for(entry, network, method, ess):
     """The compiled inference engine of a network (kept with the entry)."""
-    key = ("engine", method, ess) if entry.result.algorithm != "ground truth" else ("engine", "truth")
+    key = (("engine", "truth") if entry.result.algorithm == "ground truth"
+           else ("engine", method, ess, views.data_for(entry)[1]))  # as the fit: per data
     if key not in entry.cache:
         with st.spinner("Compiling the network for questions (junction tree)…"):
             entry.cache[key] = InferenceEngine(network)

@@ -1119,3 +1119,32 @@ def test_a_search_thread_names_options_in_the_app_words():
     assert job.wait(30)
     assert job.errors[0][1] == f"too many levels for {app_option('max_levels', 5)}"
     assert "max_levels" not in job.errors[0][1]
+
+
+def test_ask_an_imported_network_fits_the_data_in_use_and_says_so(at):
+    from bnexplore.search import learn
+
+    saved = learn(at.session_state["dataset"], "hc").dumps().encode()  # from the library: no data recorded
+    go(at, "4_Networks")
+    at.file_uploader(key="net_import").set_value(("asia_hc.json", saved, "application/json"))
+    at.run()
+    name = at.session_state["net_pick_box"]
+    assert name == "asia_hc"
+    at.radio(key="keep.net_view").set_value("ask")
+    at.run()
+    no_exception(at)
+    assert any("tables fitted to sample asia by" in c.value for c in at.caption)
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Sample from a known network")
+    at.run()
+    at.selectbox(key="data_network").set_value("asia")
+    at.number_input(key="data_rows").set_value(1000)
+    at.button(key="data_draw").click()
+    at.run()
+    label = at.session_state["data_label"]
+    assert label != "sample asia"
+    go(at, "4_Networks")
+    at.selectbox(key="net_pick_box").set_value(name)
+    at.run()
+    no_exception(at)
+    assert any(f"tables fitted to {label} by" in c.value for c in at.caption)  # refitted, and named so
