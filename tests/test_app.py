@@ -446,6 +446,17 @@ def test_tune_pruning_chart_counts_candidate_sets(at):
     assert 0 < kept < considered
     stats = next(iter(at.session_state["pruning"].values())).stats
     assert stats["kept"] == kept and stats["epsilon"] == pytest.approx(math.log(20))
+    # under knowledge the count is that of the sets the searches will use
+    at.selectbox(key="tune_k_from").set_value("smoke")
+    at.selectbox(key="tune_k_to").set_value("dysp")
+    at.button(key="tune_k_add_require").click()
+    at.run()
+    at.button(key="tune_prune").click()
+    at.run()
+    no_exception(at)
+    constrained = list(at.session_state["pruning"].values())[-1]
+    assert all(2 in ps for ps in constrained.sets(7))  # every candidate of dysp holds smoke
+    assert int({m.label: m.value for m in at.metric}["Kept as candidates"].replace(",", "")) == len(constrained)
 
 
 def test_a_credible_set_cut_by_the_limit_says_which_bayes_factor_it_covers(at):

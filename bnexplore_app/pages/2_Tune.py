@@ -235,18 +235,25 @@ def pruning_section(settings):
                "the ones no network within ε = ln(BF) of the best can use (Liao et al. 2019). A larger Bayes "
                "factor keeps more sets, which is why it makes those searches slower.")
     score = settings["score"]
-    key = (st.session_state["data_key"], score, settings["ess"], settings["bf"], settings["max_indegree"])
+    known = knowledge_ui.knowledge()  # the searches build their candidates under it, so the counts do too
+    key = (st.session_state["data_key"], score, settings["ess"], settings["bf"], settings["max_indegree"],
+           known.dumps(sort_keys=True) if known else None)
     found = st.session_state.setdefault("pruning", {}).get(key)
     if found is None:
         if not st.button("Count candidate parent sets with these settings", key="tune_prune"):
             return
         bar = st.progress(0.0, text="Scoring candidate parent sets…")
         scorer = state.current_scorer()
-        found = candidate_parent_sets(scorer, epsilon=math.log(settings["bf"]),
-                                      max_indegree=settings["max_indegree"], time_limit=120,
-                                      progress=lambda info: bar.progress(min(1.0, info.get("done") or 0.0),
-                                                                         text=info.get("message") or ""))
-        bar.empty()
+        try:
+            found = candidate_parent_sets(scorer, epsilon=math.log(settings["bf"]),
+                                          max_indegree=settings["max_indegree"], knowledge=known, time_limit=120,
+                                          progress=lambda info: bar.progress(min(1.0, info.get("done") or 0.0),
+                                                                             text=info.get("message") or ""))
+        except BNExploreError as error:
+            st.error(f"No candidate parent sets: {error}.")
+            return
+        finally:
+            bar.empty()
         st.session_state["pruning"][key] = found
     stats = found.stats
     a, b, c = st.columns(3)

@@ -116,7 +116,8 @@ def live_panel():
             return
         if job.running:
             last = job.latest() or {}
-            task = job.current.name if job.current else "starting"
+            current = job.current  # read once: the thread sets it to None when it ends
+            task = current.name if current else "starting"
             seconds = last.get("seconds", 0.0)
             done = last.get("done")
             if done is None and job.time_limit:

@@ -33,7 +33,8 @@ def exact_optimum(entry, entries):
         bound = result.params.get("max_indegree")
         known = result.params.get("knowledge")
         if (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
-                and other.data_key == entry.data_key and result.score_name == entry.result.score_name
+                and entry.data_key is not None and other.data_key == entry.data_key
+                and result.score_name == entry.result.score_name
                 and result.params.get("ess") == entry.result.params.get("ess")
                 and (bound is None or indegree <= bound)
                 and (not known or Knowledge.from_json(known).bind(graph.names).allows(graph))):
@@ -81,7 +82,7 @@ def metrics_table(reference, chosen, entries, names):
                "drawn; A (added), D (deleted), I (wrongly oriented) and H = A + D + I compare their equivalence "
                "classes, so two equivalent DAGs have H = 0. Scores are comparable only for the same score "
                "function and data."
-               + ("" if len(names) == len(reference.result.names) else
+               + ("" if all(len(entry.result.names) == len(names) for entry in chosen) else
                   f" Edges, SHD and errors count only the edges between the {len(names)} shared variables; each "
                   "score is that of the whole network."))
 
