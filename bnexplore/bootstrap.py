@@ -450,21 +450,21 @@ def _run_processes(data, settings, todo, workers, chunk_size, control, found):
     """Resamples on a pool of spawned processes (numba kernels hold the GIL, so threads would not help)."""
     context = multiprocessing.get_context("spawn")
     initargs = (np.asarray(data.codes), np.asarray(data.arities), list(data.names), settings)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                             initargs=initargs) as pool:
-        R = settings["R"]
-        pending = {pool.submit(_worker_task, chunk) for chunk in _chunks(todo, workers, chunk_size)}
-        try:
-            while pending:
-                if control.should_stop():
-                    break
-                done, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for future in done:
-                    found.update(future.result())
-                    _report(control, found, R)
-        finally:
-            for future in pending:
-                future.cancel()
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                               initargs=initargs)
+    R = settings["R"]
+    pending = {pool.submit(_worker_task, chunk) for chunk in _chunks(todo, workers, chunk_size)}
+    try:
+        while pending:
+            if control.should_stop():
+                break
+            done, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                found.update(future.result())
+                _report(control, found, R)
+    finally:
+        # a stop returns at once: the chunks not started are cancelled, those running end on their own
+        pool.shutdown(wait=not pending, cancel_futures=True)
 
 
 def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
