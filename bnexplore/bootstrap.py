@@ -45,7 +45,7 @@ from .control import Control
 from .data import Dataset
 from .errors import SearchError
 from .graphs import DAG, PDAG, pdag_extension
-from .knowledge import search_options
+from .knowledge import knowledge_params, search_options
 
 POOL_START_SECONDS = 6.0
 """About what starting a worker process costs (spawn, import, loading the
@@ -418,7 +418,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
         directed += np.where(adj.T, 0.5, 1.0) * adj
     params = {"R": R, "seed": seed if seed is not None else entropy, "algorithm": algorithm, "score": score,
               "ess": ess, "options": {k: v for k, v in options.items() if k not in ("blacklist", "whitelist")},
-              "cpdag": bool(cpdag), "knowledge": knowledge.to_json() if knowledge else None}
+              "cpdag": bool(cpdag), **knowledge_params(knowledge)}
     stats = {"seconds": time.perf_counter() - started, "workers": workers,
              "backend": backend, "stopped": control.reason if len(found) < R else None}
     control.finish(message=f"bootstrap: {len(found)}/{R} resamples")

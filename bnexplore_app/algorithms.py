@@ -11,7 +11,6 @@ import streamlit as st
 
 from bnexplore.bootstrap import bootstrap
 from bnexplore.errors import SearchError
-from bnexplore.knowledge import search_options
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.search.bnkl import bnkl
@@ -48,11 +47,6 @@ class SearchInput:
     frame: object = None
     discretize: dict | None = None
     knowledge: object = None
-
-    def knowledge_options(self, algorithm):
-        """The options that make ``algorithm`` (a name of ``bnexplore.search.ALGORITHMS``) honour the
-        knowledge; SearchError, naming the problem, on a contradiction or a search that cannot."""
-        return search_options(self.knowledge, algorithm, self.dataset.names, _max_indegree(self))
 
     def scorer(self):
         """A fresh Scorer for this run (the thread owns it: no sharing across threads)."""
@@ -126,12 +120,11 @@ def _max_indegree(inputs):
     return None if value in (None, 0) else int(value)
 
 
-def _search(function, algorithm, **fixed):
-    """The ``run`` of a search with the library's shape ``function(scorer, max_indegree=, control=, ...)``;
-    ``algorithm`` is its name in ``bnexplore.search.ALGORITHMS`` (for the knowledge it can take)."""
+def _search(function, **fixed):
+    """The ``run`` of a search with the library's shape ``function(scorer, max_indegree=, knowledge=,
+    control=, ...)`` (each search checks the knowledge before any work)."""
     return lambda inputs, options, control: function(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                     control=control, **inputs.knowledge_options(algorithm),
-                                                     **fixed, **options)
+                                                     knowledge=inputs.knowledge, control=control, **fixed, **options)
 
 
 def _hc_options(prefix):
@@ -153,27 +146,27 @@ register(Algorithm(
     "hc", "Hill climbing (DAG)",
     "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
     "the score most; stop when none does.",
-    _search(hill_climb, "hc"), _hc_options, replay=True))
+    _search(hill_climb), _hc_options, replay=True))
 
 register(Algorithm(
     "tabu", "Tabu search (DAG)",
     "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
     "being undone; returns the best graph seen.",
-    _search(tabu_search, "tabu"), _tabu_options, replay=True))
+    _search(tabu_search), _tabu_options, replay=True))
 
 
 register(Algorithm(
     "rpdag", "RPDAG search (Acid & de Campos 2003)",
     "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
     "not waste steps moving between DAGs that score the same. Needs a score-equivalent score (BDeu or BIC).",
-    _search(rpdag_search, "rpdag"), replay=True))
+    _search(rpdag_search), replay=True))
 
 
 register(Algorithm(
     "rpdag-tabu", "Tabu search over RPDAGs (TS-RPDAG)",
     "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
     "undone.",
-    _search(rpdag_search, "rpdag-tabu", tabu=True), _tabu_options, replay=True))
+    _search(rpdag_search, tabu=True), _tabu_options, replay=True))
 
 
 register(Algorithm(
@@ -182,7 +175,7 @@ register(Algorithm(
     "of variables (Silander & Myllymäki 2006), whose memory and time double with every variable; beyond, by "
     "branch and cut on SCIP over the candidate parent sets (Bartlett & Cussens 2017), which reports its "
     "proven gap when stopped. The Tune page says which engine runs on the data in use, and why.",
-    _search(exact_search, "exact")))
+    _search(exact_search)))
 
 
 def _credible_options(prefix):
@@ -193,14 +186,9 @@ def _credible_options(prefix):
     return {"limit": int(limit)}
 
 
-def _credible_knowledge(inputs):
-    """The knowledge option of the credible set (``credible_set`` refuses a contradiction before any work)."""
-    return {"knowledge": inputs.knowledge} if inputs.knowledge else {}
-
-
 def _run_credible(inputs, options, control):
     found = credible_set(inputs.scorer(), bf=inputs.settings["bf"], max_indegree=_max_indegree(inputs),
-                         control=control, **_credible_knowledge(inputs), **options)
+                         knowledge=inputs.knowledge, control=control, **options)
     result = found.best_result()
     result.algorithm = "credible"
     return result, {"credible": found}
@@ -236,7 +224,7 @@ for _method, _label, _about in (
         ("obs", "OBS (ordering-based search)",
          "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
          "(Teyssier & Koller 2005).")):
-    register(Algorithm(_method, _label, _about, _search(ordering_search, _method, method=_method),
+    register(Algorithm(_method, _label, _about, _search(ordering_search, method=_method),
                                 _ordering_options))
 
 

@@ -99,6 +99,7 @@ from numba import njit, prange
 
 from ..control import Control
 from ..errors import ResourceError, SearchError
+from ..knowledge import knowledge_params
 from ..scores import kernels
 from .candidates import ParentSets
 
@@ -643,4 +644,4 @@ def _stats(pruner, bounds, start, snapshot):
             **counter.totals(), "per_node": per_node, "levels": counter.levels,
             "seconds": time.perf_counter() - start, "complete": pruner.control.reason is None,
             "stopped": pruner.control.reason, **pruner.scorer.stats(snapshot),
-            **({"knowledge": pruner.knowledge.to_json()} if pruner.knowledge else {})}
+            **knowledge_params(pruner.knowledge)}

@@ -48,14 +48,6 @@ def collect():
         (st.error if kind == "error" else st.success)(text)
 
 
-def recorded(output, knowledge):
-    """A search's output with the knowledge it was learned under written into its result's settings."""
-    result = output[0] if isinstance(output, tuple) else output
-    if knowledge:
-        result.params["knowledge"] = knowledge.to_json()
-    return output
-
-
 def start(algorithms, options, time_limit):
     """Start the chosen searches in a background thread."""
     settings = dict(st.session_state["settings"])
@@ -70,8 +62,8 @@ def start(algorithms, options, time_limit):
     for alg in algorithms:
         opts = options[alg.key]
         name = state.result_name(alg.key, alg.settings_text(settings, opts), st.session_state["data_short"])
-        tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: recorded(
-            alg.run(inputs, opts, control), knowledge), where, traced=not alg.own_score))
+        tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control),
+                          where, traced=not alg.own_score))
     st.session_state["search_notes"] = []
     st.session_state["job"] = SearchJob(tasks, time_limit).start()
 
