@@ -1,6 +1,8 @@
 """Everything the app keeps for a user lives here, in ``st.session_state``.
 
-- ``table``: the raw table being prepared on the Data page (:class:`Table`);
+- ``table``: the raw table in use (:class:`Table`), ``encoding`` the Data page's settings for it and
+  ``encoder_options`` the ``(options, columns)`` they gave the encoder; ``draft``: the table and
+  settings being prepared on the Data page;
 - ``dataset`` / ``data_key`` / ``data_label`` / ``data_short``: the encoded data
   in use, a key identifying it (source + encoding settings) for caches and
   results, what the user reads, and the short form result names carry;
@@ -14,7 +16,9 @@
 - ``_kept``: widget values kept across page switches (:func:`keep_widget_values`);
 - ``layouts``: node positions per node set, computed once and reused by every
   view and every comparison;
-- ``job``: the background search, if any.
+- ``job``: the background search, if any, and ``search_notes`` its messages;
+- ``knowledge``: what the user knows (``Knowledge.to_json()``), ``evidence``: the evidence set per
+  network in the Ask view.
 
 Nothing is dropped on an error or a page switch. Loading functions are cached
 with ``st.cache_data`` / ``st.cache_resource`` so pages answer quickly.
@@ -247,13 +251,14 @@ def _types(encoding, columns):
 
 
 def encode(table, encoding):
-    """Encode a table with the Data page's settings: ``(dataset, key)`` (DataError on failure)."""
+    """Encode a table with the Data page's settings: ``(dataset, key, (options, columns))``, the last
+    as :func:`encoder_options` gives them (DataError on failure)."""
     options, columns = encoder_options(encoding, table.frame)
     if not columns:
         raise DataError("every column is left out; keep at least two columns to learn a network")
     dataset = Encoder(**options).fit_transform(table.frame[columns])
     key = table.key + ":" + hashlib.sha1(json.dumps(encoding, sort_keys=True).encode()).hexdigest()[:12]
-    return dataset, key
+    return dataset, key, (options, columns)
 
 
 def use_table(table, encoding=None):
@@ -263,9 +268,10 @@ def use_table(table, encoding=None):
     """
     state = st.session_state
     encoding = json.loads(json.dumps(encoding if encoding is not None else DEFAULT_ENCODING))
-    dataset, key = encode(table, encoding)
+    dataset, key, used = encode(table, encoding)
     state["table"] = table
     state["encoding"] = encoding
+    state["encoder_options"] = used
     state["dataset"] = dataset
     state["data_key"] = key
     state["data_label"] = table.label
@@ -383,7 +389,7 @@ def snapshot(state=None):
     """
     state = st.session_state if state is None else state
     table, encoding = state["table"], state["encoding"]
-    options, columns = encoder_options(encoding, table.frame)
+    options, columns = state["encoder_options"]
     results = [SavedResult(entry.name, entry.result, entry.data_label, entry.data_key, entry.cache.get("credible"))
                for entry in state["results"].values()]
     knowledge = state["knowledge"] if "knowledge" in state else None

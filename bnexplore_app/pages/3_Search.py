@@ -51,8 +51,8 @@ def collect():
 def start(algorithms, options, time_limit):
     """Start the chosen searches in a background thread."""
     settings = dict(st.session_state["settings"])
-    table, encoding = st.session_state["table"], st.session_state["encoding"]
-    options_of_data, columns = state.encoder_options(encoding, table.frame)
+    table = st.session_state["table"]
+    options_of_data, columns = st.session_state["encoder_options"]
     knowledge = knowledge_ui.knowledge()
     inputs = SearchInput(state.dataset(), settings, st.session_state.get("class_column"), table.frame[columns],
                          options_of_data["discretize"], knowledge)
