@@ -316,7 +316,8 @@ def report(table1, optima, args):
             gaps.append(f"{h['score']:.1f} (gap {r['opt'] - h['score']:.3g})")
         b = r["breakdown"]
         where = (f"LP {seconds(b['lp'])}, strong branching {seconds(b['strong_branching'])}, cuts "
-                 f"{seconds(b['cut_separation'])}, heuristics {seconds(b['heuristics'])}; {b['nodes']:,} nodes")
+                 f"{seconds(b['cut_separation'])}, SCIP's cuts {seconds(b.get('scip_separators'))}, heuristics "
+                 f"{seconds(b['heuristics'])}; {b['nodes']:,} nodes")
         lines.append(f"{head} {r['candidates']:,} | {proof} | {r['opt']:.1f} | " + " | ".join(gaps) +
                      f" | {where} |")
     lines += ["", "Gap = OPT - the heuristic's score (0: it found an optimum); where the ILP stopped at the time "
