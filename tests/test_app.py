@@ -447,10 +447,7 @@ def test_tune_pruning_chart_counts_candidate_sets(at):
     stats = next(iter(at.session_state["pruning"].values())).stats
     assert stats["kept"] == kept and stats["epsilon"] == pytest.approx(math.log(20))
     # under knowledge the count is that of the sets the searches will use
-    at.selectbox(key="tune_k_from").set_value("smoke")
-    at.selectbox(key="tune_k_to").set_value("dysp")
-    at.button(key="tune_k_add_require").click()
-    at.run()
+    add_knowledge(at, "smoke", "dysp", "require")
     at.button(key="tune_prune").click()
     at.run()
     no_exception(at)
@@ -995,10 +992,7 @@ def test_every_search_of_the_app_honours_the_knowledge(at):
     from bnexplore.knowledge import Knowledge
 
     go(at, "2_Tune")
-    at.selectbox(key="tune_k_from").set_value("smoke")
-    at.selectbox(key="tune_k_to").set_value("dysp")
-    at.button(key="tune_k_add_require").click()
-    at.run()
+    add_knowledge(at, "smoke", "dysp", "require")
     job = run_search(at, algorithms=("hc", "rpdag", "exact", "credible", "asobs"), wait=120)
     assert not job.errors, job.errors
     bound = Knowledge.from_json(at.session_state["knowledge"]).bind(ASIA)
@@ -1018,17 +1012,11 @@ def test_every_search_of_the_app_honours_the_knowledge(at):
 
 def test_knowledge_about_other_variables_is_kept_but_not_used(at):
     go(at, "2_Tune")
-    at.selectbox(key="tune_k_from").set_value("smoke")
-    at.selectbox(key="tune_k_to").set_value("dysp")
-    at.button(key="tune_k_add_require").click()
-    at.run()
+    add_knowledge(at, "smoke", "dysp", "require")
     load_sample(at, "sachs")
     go(at, "2_Tune")
     assert "Knowledge about dysp, smoke is kept but not used" in " ".join(w.value for w in at.warning)
-    at.selectbox(key="tune_k_from").set_value("Raf")
-    at.selectbox(key="tune_k_to").set_value("Mek")
-    at.button(key="tune_k_add_forbid").click()  # an edit on these data keeps the other data's knowledge
-    at.run()
+    add_knowledge(at, "Raf", "Mek", "forbid")  # an edit on these data keeps the other data's knowledge
     job = run_search(at)
     assert not job.errors, job.errors
     assert job.results[0][1].params["knowledge"] == {"require": [], "forbid": [["Raf", "Mek"]],
