@@ -9,9 +9,9 @@ bad input exits non-zero with a one-line message on stderr.
 import argparse
 import inspect
 import json
+import os
 import re
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -422,8 +422,14 @@ def app_command(extra, python=sys.executable):
 
 
 def cmd_app(args):
-    """Start the app (``streamlit run`` on the packaged app, with its settings)."""
-    raise SystemExit(subprocess.call(app_command(args.streamlit_args)))
+    """Start the app (``streamlit run`` on the packaged app, with its settings).
+
+    Streamlit replaces this process (``os.execv``), so stopping the command
+    stops the server: a child process would outlive a terminated parent.
+    """
+    command = app_command(args.streamlit_args)
+    sys.stdout.flush()
+    os.execv(command[0], command)
 
 
 def build_parser():

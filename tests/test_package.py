@@ -150,6 +150,12 @@ def test_installed_app_starts_from_another_folder(wheel, tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+    try:  # stopping the command stopped the server (no Streamlit process left behind)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+            answered = True
+    except OSError:
+        answered = False
+    assert not answered, "the Streamlit server outlived the bnexplore app command"
     # the installed page script runs on the installed package and its bundled data, not on this checkout
     script = ("from streamlit.testing.v1 import AppTest; import bnexplore, bnexplore_app; "
               f"at = AppTest.from_file({str(target / 'bnexplore_app' / 'main.py')!r}, default_timeout=300); at.run(); "
