@@ -82,6 +82,19 @@ def load_sample(at, name):
     at.run()
 
 
+def draw_sample(at, network, rows, seed=None):
+    """On the Data page: draw ``rows`` rows from a bundled network (with ``seed`` when given)."""
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Sample from a known network")
+    at.run()
+    at.selectbox(key="data_network").set_value(network)
+    at.number_input(key="data_rows").set_value(rows)
+    if seed is not None:
+        at.number_input(key="data_seed").set_value(seed)
+    at.button(key="data_draw").click()
+    at.run()
+
+
 def paste(at, text):
     go(at, "1_Data")
     at.radio(key="data_source").set_value("Paste CSV text")
@@ -129,14 +142,7 @@ def test_load_another_bundled_sample(at):
 
 
 def test_sample_rows_from_a_network_keeps_it_as_ground_truth(at):
-    go(at, "1_Data")
-    at.radio(key="data_source").set_value("Sample from a known network")
-    at.run()
-    at.selectbox(key="data_network").set_value("cancer")
-    at.number_input(key="data_rows").set_value(500)
-    at.number_input(key="data_seed").set_value(7)
-    at.button(key="data_draw").click()
-    at.run()
+    draw_sample(at, "cancer", 500, seed=7)
     no_exception(at)
     data = at.session_state["dataset"]
     assert data.n_rows == 500 and data.n_vars == 5
@@ -664,13 +670,7 @@ def test_compare_refuses_networks_without_shared_variables_and_warns_on_other_da
            "Akt, Erk, Jnk, Mek, P38, PIP2 …), so there are no edges to compare" in errors(at)
     assert not at.get("iframe")
     # same variables, other rows: edges compared, scores flagged
-    go(at, "1_Data")
-    at.radio(key="data_source").set_value("Sample from a known network")
-    at.run()
-    at.selectbox(key="data_network").set_value("asia")
-    at.number_input(key="data_rows").set_value(1000)
-    at.button(key="data_draw").click()
-    at.run()
+    draw_sample(at, "asia", 1000)
     job = run_search(at)
     go(at, "5_Compare")
     at.multiselect(key="cmp_networks").set_value([HC, job.results[0][0].name])
@@ -1133,13 +1133,7 @@ def test_ask_an_imported_network_fits_the_data_in_use_and_says_so(at):
     at.run()
     no_exception(at)
     assert any("tables fitted to sample asia by" in c.value for c in at.caption)
-    go(at, "1_Data")
-    at.radio(key="data_source").set_value("Sample from a known network")
-    at.run()
-    at.selectbox(key="data_network").set_value("asia")
-    at.number_input(key="data_rows").set_value(1000)
-    at.button(key="data_draw").click()
-    at.run()
+    draw_sample(at, "asia", 1000)
     label = at.session_state["data_label"]
     assert label != "sample asia"
     go(at, "4_Networks")
