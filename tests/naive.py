@@ -589,3 +589,20 @@ def covered_arcs(dag):
     """Covered arcs ``(u, v)`` of a DAG (tuple of parent masks): pa(v) = pa(u) + {u}."""
     n = len(dag)
     return [(u, v) for v in range(n) for u in range(n) if (dag[v] >> u) & 1 and dag[v] == dag[u] | (1 << u)]
+
+
+def four_b_value(families, x, a, b, c, d):
+    """Left side of the 4B inequality of pairs {a, b} and {c, d}, read off its definition."""
+    total = 0.0
+    for (v, mask), value in zip(families, x):
+        parents = set(members(mask))
+        if v in (a, b):
+            other = b if v == a else a
+            counts = other in parents or {c, d} <= parents
+        elif v in (c, d):
+            other = d if v == c else c
+            counts = other in parents and bool(parents & {a, b})
+        else:
+            counts = False
+        total += value if counts else 0.0
+    return total

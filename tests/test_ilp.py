@@ -165,6 +165,52 @@ def test_cut_families_take_the_shorter_equivalent_form(k):
         assert sorted(fams.tolist()) == (many if inside else few) and len(fams) == min(len(many), len(few))
 
 
+def test_four_b_inequalities_hold_for_every_dag_and_cut_points_cluster_cuts_allow():
+    """Validity: at every DAG on 5 nodes every 4B sum is at most 2 (the node outside the
+    four does not matter). Strength: a point satisfying every cluster constraint exceeds 2."""
+    n = 5
+    families = [(v, m) for v in range(n) for m in range(1 << n) if not (m >> v) & 1]
+    masks = np.array([m for _, m in families], np.int64)
+    offsets = np.array([0, *itertools.accumulate(1 << (n - 1) for _ in range(n))], np.int64)
+    index = {fam: f for f, fam in enumerate(families)}
+    quads = [(a, b, c, d) for a, b in itertools.combinations(range(n), 2)
+             for c, d in itertools.combinations([u for u in range(n) if u not in (a, b)], 2)]
+    for dag in naive.all_dags(n):
+        x = np.zeros(len(families))
+        x[[index[v, m] for v, m in enumerate(dag)]] = 1.0
+        assert max(cuts.four_b_value(x, masks, offsets, *q) for q in quads) <= 2.0
+    # the LP's most violating point on four nodes (a = 0, b = 1, c = 2, d = 3; node 4 apart): halves of
+    # a <- {} | {c, d},  b <- {a} | {a, c, d},  c <- {} | {a, b, d},  d <- {} | {a, b, c}
+    point = {(0, 0b0000): 0.5, (0, 0b1100): 0.5, (1, 0b0001): 0.5, (1, 0b1101): 0.5,
+             (2, 0b0000): 0.5, (2, 0b1011): 0.5, (3, 0b0000): 0.5, (3, 0b0111): 0.5, (4, 0): 1.0}
+    x = np.zeros(len(families))
+    for fam, value in point.items():
+        x[index[fam]] = value
+    assert cuts.four_b_value(x, masks, offsets, 0, 1, 2, 3) == pytest.approx(2.5)
+    assert min(naive.k_cluster_value(families, x, cluster, 1) for cluster in range(1, 1 << n)
+               if bin(cluster).count("1") >= 2) >= 1.0 - 1e-12
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_four_b_separation_matches_brute_force(seed):
+    n = 7
+    families, x, masks, offsets = random_point(seed, n, per_node=4)
+    quads = [(a, b, c, d) for a, b in itertools.combinations(range(n), 2)
+             for c, d in itertools.combinations([u for u in range(n) if u not in (a, b)], 2)]
+    values = {q: naive.four_b_value(families, x, *q) for q in quads}
+    for q in quads:
+        assert cuts.four_b_value(x, masks, offsets, *q) == pytest.approx(values[q], abs=1e-12)
+        fams = cuts.four_b_families(masks, offsets, *q).tolist()
+        expected = [f for f in range(len(families)) if naive.four_b_value(families, np.eye(len(families))[f], *q)]
+        assert sorted(fams) == expected
+    violated = sorted((v - 2.0 for v in values.values() if v - 2.0 >= 1e-3), reverse=True)
+    for max_cuts in (3, 500):
+        found, excess = cuts.separate_four_b(x, masks, offsets, 1e-3, max_cuts)
+        assert excess.tolist() == pytest.approx(violated[:max_cuts], abs=1e-12)
+        for q, e in zip(found.tolist(), excess.tolist()):
+            assert values[tuple(q)] - 2.0 == pytest.approx(e, abs=1e-12)
+
+
 @pytest.mark.parametrize("n", [4, 5])
 def test_equivalence_classes_by_covered_arc_reversals(n):
     """Every Markov equivalence class of every DAG on 4 and 5 nodes: the reversal search lists it exactly,

@@ -36,6 +36,11 @@ fewer than ``k`` parents inside ``C``. They cut the half-integral points the
 cluster constraints leave (half a dense subgraph, half the empty parent set),
 which make the LP bound weak on large samples.
 
+Where no cluster constraint is violated, :func:`separate_four_b` looks for
+violated *4B inequalities* (Cussens, Jaervisalo, Korhonen & Bartlett 2017,
+JAIR 58; pygobnilp's ``add_constraints_4b``), facets of the family polytope on
+four nodes that cluster constraints do not imply (:func:`four_b_value`).
+
 Integer points are checked exactly (:func:`integer_cycles`). The primal
 heuristic (:func:`sink_order`) is Cussens's sink-finding heuristic (Bartlett &
 Cussens 2017, Section 5): repeatedly remove, as a sink of the remaining nodes,
@@ -410,6 +415,119 @@ def separate(x, masks, offsets, kmax, min_violation, max_cuts, taus, budget):
                 complete = False
                 break
     return clusters[:count], ks[:count], complete
+
+
+@njit(cache=True)
+def _in_four_b(m, y, pair, both):
+    """Whether parent set ``m`` counts in a 4B term: ``y`` in it or (``both``) ``pair`` inside it,
+    or (not ``both``) ``y`` in it and a node of ``pair`` too."""
+    has_y = (m >> y) & 1
+    if both:
+        return has_y != 0 or (m & pair) == pair
+    return has_y != 0 and (m & pair) != 0
+
+
+@njit(cache=True)
+def _four_b_term(x, masks, offsets, v, y, pair, both):
+    total = 0.0
+    for f in range(offsets[v], offsets[v + 1]):
+        if _in_four_b(masks[f], y, pair, both):
+            total += x[f]
+    return total
+
+
+@njit(cache=True)
+def four_b_value(x, masks, offsets, a, b, c, d):
+    """Left-hand side of the 4B inequality of the pairs ``{a, b}`` and ``{c, d}`` (valid: ``<= 2``).
+
+    The inequality (Cussens, Jaervisalo, Korhonen & Bartlett 2017, JAIR 58,
+    the "4B" facets of the family-variable polytope on four nodes) sums
+
+    * for ``(v, y)`` in ``(a, b), (b, a)``: the families of ``v`` with ``y``
+      a parent or both ``c`` and ``d`` parents;
+    * for ``(v, y)`` in ``(c, d), (d, c)``: the families of ``v`` with ``y`` a
+      parent and a parent in ``{a, b}``.
+
+    In a DAG at most two of the four terms are 1 (the ``(c, d)`` terms would
+    make a 2-cycle together; either with both ``(a, b)`` terms closes a
+    cycle through ``a`` or ``b``), yet an LP point that violates no cluster
+    constraint may put more than 2 here.
+    """
+    ab = (np.int64(1) << a) | (np.int64(1) << b)
+    cd = (np.int64(1) << c) | (np.int64(1) << d)
+    return (_four_b_term(x, masks, offsets, a, b, cd, True) + _four_b_term(x, masks, offsets, b, a, cd, True)
+            + _four_b_term(x, masks, offsets, c, d, ab, False) + _four_b_term(x, masks, offsets, d, c, ab, False))
+
+
+@njit(cache=True)
+def separate_four_b(x, masks, offsets, min_violation, max_cuts):
+    """The 4B inequalities (:func:`four_b_value`) that ``x`` violates most, by at least ``min_violation``.
+
+    Every pair ``{c, d}`` adjacent in the support (else the last two terms
+    vanish and the sum is at most 2) against every disjoint pair ``{a, b}``,
+    over the families with positive value.
+
+    Returns
+    -------
+    quads : (k, 4) int64 array
+        ``(a, b, c, d)`` rows, most violated first, ``k <= max_cuts``.
+    violations : float array
+        ``four_b_value - 2`` of each.
+    """
+    n = offsets.shape[0] - 1
+    sx, smasks, soffsets = support(x, masks, offsets, _EPS)
+    adjacent = np.zeros((n, n), np.bool_)
+    for v in range(n):
+        for f in range(soffsets[v], soffsets[v + 1]):
+            for u in range(n):
+                if (smasks[f] >> u) & 1:
+                    adjacent[u, v] = True
+                    adjacent[v, u] = True
+    quads = np.zeros((max_cuts, 4), np.int64)
+    violations = np.zeros(max_cuts)
+    count = 0
+    for c in range(n):
+        for d in range(c + 1, n):
+            if not adjacent[c, d]:
+                continue
+            for a in range(n):
+                if a == c or a == d:
+                    continue
+                for b in range(a + 1, n):
+                    if b == c or b == d:
+                        continue
+                    excess = four_b_value(sx, smasks, soffsets, a, b, c, d) - 2.0
+                    if excess < min_violation:
+                        continue
+                    slot = count
+                    if count == max_cuts:  # full: replace the least violated when this one beats it
+                        slot = np.argmin(violations)
+                        if excess <= violations[slot]:
+                            continue
+                    else:
+                        count += 1
+                    quads[slot, 0], quads[slot, 1], quads[slot, 2], quads[slot, 3] = a, b, c, d
+                    violations[slot] = excess
+    order = np.argsort(-violations[:count])
+    return quads[:count][order], violations[:count][order]
+
+
+@njit(cache=True)
+def four_b_families(masks, offsets, a, b, c, d):
+    """Families with coefficient 1 in the 4B inequality of ``{a, b}`` and ``{c, d}`` (see :func:`four_b_value`)."""
+    ab = (np.int64(1) << a) | (np.int64(1) << b)
+    cd = (np.int64(1) << c) | (np.int64(1) << d)
+    nodes = (a, b, c, d)
+    others = (b, a, d, c)
+    pairs = (cd, cd, ab, ab)
+    out = np.empty(masks.shape[0], np.int64)
+    count = 0
+    for i in range(4):
+        for f in range(offsets[nodes[i]], offsets[nodes[i] + 1]):
+            if _in_four_b(masks[f], others[i], pairs[i], i < 2):
+                out[count] = f
+                count += 1
+    return out[:count]
 
 
 @njit(cache=True)

@@ -24,7 +24,11 @@ instead of the subset lattice of :mod:`bnexplore.search.exact`:
   (Jaakkola et al. 2010, Section 3.1), added as cutting planes by a
   constraint handler: separated from the LP solution by the kernels of
   :mod:`bnexplore.search.cuts` and enforced exactly on every integer solution
-  (a cycle found is cut off); SCIP's zero-half ({0, 1/2}-Chvatal-Gomory)
+  (a cycle found is cut off); when no cluster constraint is violated, the
+  *4B inequalities* on four nodes (Cussens, Jaervisalo, Korhonen & Bartlett
+  2017, JAIR 58; :func:`bnexplore.search.cuts.four_b_value`), which cut the
+  LP points of large samples that every cluster constraint allows (alarm,
+  N = 20,000: the root gap falls by a third); SCIP's zero-half ({0, 1/2}-Chvatal-Gomory)
   separator runs every round on those rows (:data:`OPTIMUM_SETTINGS`): the LP
   points no cluster constraint cuts are mostly half-integral;
 * a primal heuristic: Cussens's sink-finding heuristic on the LP solution
@@ -88,7 +92,10 @@ ADJACENCY_PRIORITY = 20
 skeleton decision moves the bound where an arrow decision often meets the reversed, equally scoring arrow."""
 
 MAX_CUTS = 64
-"""Cluster cuts added per separation round."""
+"""Cluster (or 4B) cuts added per separation round."""
+
+FOUR_B_VIOLATION = 1e-3
+"""Least violation of a 4B cut worth adding (:func:`bnexplore.search.cuts.separate_four_b`)."""
 
 TRAJECTORY_INTERVAL = 0.05
 """Seconds between two trajectory points that only record a lower bound (incumbents are all recorded)."""
@@ -121,7 +128,9 @@ OPTIMUM_SETTINGS = {
 half-integral, and {0, 1/2}-Chvatal-Gomory cuts over the cluster rows cut them (GOBNILP also runs the
 zero-half separator aggressively): every round at the root and in the tree, over rows of any density
 (SCIP skips rows denser than 5% by default, which leaves out most cluster cuts). Gomory, aggregation
-(MIR), clique and knapsack-cover separation found next to nothing here and took up to half of the time."""
+(MIR), clique and knapsack-cover separation found next to nothing here and took up to half of the time.
+SCIP's own primal heuristics are off too (:func:`_configure`): the diving heuristics took a quarter of
+soybean's minute and alarm's incumbents come from the ASOBS seed and the sink heuristic."""
 
 
 def available():
@@ -378,7 +387,8 @@ class Run:
         self.tx = None
         self.start = time.perf_counter()
         self.trajectory = []
-        self.counts = {"cluster_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
+        self.four_b = collector is None
+        self.counts = {"cluster_cuts": 0, "four_b_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
                        "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0}
         self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
         self.stopped = False
@@ -441,29 +451,30 @@ class Run:
         return self.stopped
 
     # -- cuts ------------------------------------------------------------------
-    def add_cluster_cut(self, cluster, k=1):
-        """Add the ``k``-cluster constraint of ``cluster`` as a global cut; True when it cuts off the node."""
+    def add_row(self, name, families, lhs, rhs):
+        """Add ``lhs <= sum of x[f] over families <= rhs`` as a global cut; True when it cuts off the node."""
         model = self.model
-        fams, inside = cuts.cut_families(self.cands.masks, self.cands.offsets, np.int64(cluster), k)
-        size = cuts.popcount(np.int64(cluster))
-        if inside:
-            row = model.createEmptyRowUnspec(name="cluster", lhs=None, rhs=float(size - k), local=False,
-                                             removable=True)
-        else:
-            row = model.createEmptyRowUnspec(name="cluster", lhs=float(k), rhs=None, local=False,
-                                             removable=True)
+        row = model.createEmptyRowUnspec(name=name, lhs=lhs, rhs=rhs, local=False, removable=True)
         model.cacheRowExtensions(row)
-        for f in fams.tolist():
+        for f in families.tolist():
             model.addVarToRow(row, self.tx[f], 1.0)
         model.flushRowExtensions(row)
         infeasible = model.addCut(row, forcecut=True)
         model.addPoolCut(row)
         model.releaseRow(row)
-        self.counts["cluster_cuts"] += 1
         return infeasible
 
+    def add_cluster_cut(self, cluster, k=1):
+        """Add the ``k``-cluster constraint of ``cluster`` as a global cut; True when it cuts off the node."""
+        fams, inside = cuts.cut_families(self.cands.masks, self.cands.offsets, np.int64(cluster), k)
+        size = cuts.popcount(np.int64(cluster))
+        self.counts["cluster_cuts"] += 1
+        if inside:
+            return self.add_row("cluster", fams, None, float(size - k))
+        return self.add_row("cluster", fams, float(k), None)
+
     def separate(self, x, exact=True):
-        """Add the violated cluster cuts at ``x``; returns a SCIP result."""
+        """Add the violated cluster cuts at ``x``, or when there are none the violated 4B cuts; a SCIP result."""
         t0 = time.perf_counter()
         c = self.cands
         found, ks, _ = cuts.separate(x, c.masks, c.offsets, KMAX, MIN_VIOLATION, MAX_CUTS, TAUS,
@@ -475,6 +486,14 @@ class Run:
             if self.add_cluster_cut(cluster, k):
                 result = SCIP_RESULT.CUTOFF
                 break
+        if result == SCIP_RESULT.DIDNOTFIND and self.four_b:
+            quads, _ = cuts.separate_four_b(x, c.masks, c.offsets, FOUR_B_VIOLATION, MAX_CUTS)
+            for a, b, cc, d in quads.tolist():
+                result = SCIP_RESULT.SEPARATED
+                self.counts["four_b_cuts"] += 1
+                if self.add_row("4B", cuts.four_b_families(c.masks, c.offsets, a, b, cc, d), None, 2.0):
+                    result = SCIP_RESULT.CUTOFF
+                    break
         self.seconds["separation"] += time.perf_counter() - t0
         return result
 
@@ -741,6 +760,7 @@ class Outcome:
 
 def _configure(model, enumeration, time_limit):
     if not enumeration:
+        model.setHeuristics(SCIP_PARAMSETTING.OFF)  # ours (added later) and the ASOBS seed find the incumbents
         for name, value in OPTIMUM_SETTINGS.items():
             model.setParam(name, value)
     else:
