@@ -346,6 +346,15 @@ def test_optimum_equals_costs_csv(name, key):
     assert result.score == pytest.approx(published, abs=1e-5 + 2e-7 * abs(published))
 
 
+@pytest.mark.parametrize("name", ["wine", "zoo"])
+def test_an_optimum_proven_with_four_b_cuts_is_the_dps(name):
+    """wine and zoo are the small eBNSL rows where the LP needs 4B cuts: the ILP's optimum still equals the DP's."""
+    scorer = Scorer(read_csv(EBNSL / f"{name}.csv.gz", header=False, types="categorical"), "bic")
+    ilp_result = exact_search(scorer, engine="ilp")
+    assert ilp_result.stats["four_b_cuts"] > 0 and ilp_result.stats["exact"]
+    assert ilp_result.score == pytest.approx(exact_search(scorer, engine="dp").score, abs=1e-8)
+
+
 # -- credible sets ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("score, n, seed, rows", [(score, *case) for score in ("bic", "bdeu")
