@@ -476,19 +476,13 @@ def separate_four_b(x, masks, offsets, min_violation, max_cuts):
     """
     n = offsets.shape[0] - 1
     sx, smasks, soffsets = support(x, masks, offsets, _EPS)
-    adjacent = np.zeros((n, n), np.bool_)
-    for v in range(n):
-        for f in range(soffsets[v], soffsets[v + 1]):
-            for u in range(n):
-                if (smasks[f] >> u) & 1:
-                    adjacent[u, v] = True
-                    adjacent[v, u] = True
+    par = support_parents(sx, smasks, soffsets, 0.0)
     quads = np.zeros((max_cuts, 4), np.int64)
     violations = np.zeros(max_cuts)
     count = 0
     for c in range(n):
         for d in range(c + 1, n):
-            if not adjacent[c, d]:
+            if not ((par[c] >> d) & 1 or (par[d] >> c) & 1):
                 continue
             for a in range(n):
                 if a == c or a == d:
