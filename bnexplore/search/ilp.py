@@ -387,7 +387,6 @@ class Run:
         self.tx = None
         self.start = time.perf_counter()
         self.trajectory = []
-        self.four_b = collector is None
         self.counts = {"cluster_cuts": 0, "four_b_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
                        "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0}
         self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
@@ -486,7 +485,7 @@ class Run:
             if self.add_cluster_cut(cluster, k):
                 result = SCIP_RESULT.CUTOFF
                 break
-        if result == SCIP_RESULT.DIDNOTFIND and self.four_b:
+        if result == SCIP_RESULT.DIDNOTFIND and self.collector is None:  # optimisation only (no gain when enumerating)
             quads, _ = cuts.separate_four_b(x, c.masks, c.offsets, FOUR_B_VIOLATION, MAX_CUTS)
             for a, b, cc, d in quads.tolist():
                 result = SCIP_RESULT.SEPARATED
