@@ -372,6 +372,22 @@ def test_credible_set_equals_brute_force(score, n, seed, rows):
         assert cs.stats["engine"] == "ilp"
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_dags_exactly_on_the_threshold_are_kept(seed):
+    """Reduced-cost fixing against the objective limit (weak dual reductions) drops nothing at the limit:
+    with epsilon equal to OPT minus the score of the k-th best DAG, that DAG is in the set."""
+    n = 5
+    scorer = Scorer(dependent_data(40 + seed, n, 60), "bic")
+    every, opt = naive.credible_dags(all_local_scores(scorer), n, math.inf, 0.0)
+    levels = sorted({round(s, 9) for s in every.values()}, reverse=True)
+    for k in (1, 4, 12):
+        eps = opt - levels[k]
+        expected = {dag for dag, s in every.items() if s >= opt - eps - tolerance(opt)}
+        assert any(abs(every[dag] - levels[k]) < 1e-8 for dag in expected)
+        cs = credible_set(scorer, epsilon=eps, engine="ilp")
+        assert as_set(cs) == expected
+
+
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 @pytest.mark.parametrize("seed", range(3))
 def test_ilp_and_dp_credible_sets_agree(score, seed):

@@ -43,8 +43,9 @@ search continues past each network: with the objective limit at
 then excluded by branching (children ``x1 = 0``; ``x1 = 1, x2 = 0``; ... over
 its family variables not yet fixed), so the subtrees partition what is left
 and every DAG is met once; no solution is ever handed to SCIP, and the
-reductions that assume a fixed feasible set (dual reductions, symmetry
-handling, restarts, conflict analysis, presolving) are turned off. For a
+reductions that assume a fixed feasible set (strong dual reductions, symmetry
+handling, restarts, conflict analysis, presolving) are turned off, while
+reduced-cost fixing against the objective limit stays on. For a
 score-equivalent score (BIC, BDeu) the search also forbids covered arcs from
 a higher to a lower index, which leaves one or a few members of every Markov
 equivalence class, and the first member met brings its whole class, listed by
@@ -104,14 +105,19 @@ _ACTIVE = ("LOOSE", "COLUMN")
 """Statuses of variables a solution may set (not fixed or aggregated by presolving)."""
 
 ENUMERATION_SETTINGS = {
-    "misc/allowweakdualreds": False,
     "misc/allowstrongdualreds": False,
     "presolving/maxrestarts": 0,
     "misc/usesymmetry": 0,
     "conflict/enable": False,
     "separating/rapidlearning/freq": -1,
 }
-"""SCIP settings under which no reduction assumes the feasible set is fixed while DAGs are collected."""
+"""SCIP settings under which no reduction assumes the feasible set is fixed while DAGs are collected.
+
+Strong dual reductions (which may drop optimal solutions as long as one remains) are off; weak ones,
+which only drop solutions no better than the cutoff, stay on: the cutoff is the objective limit
+``OPT - epsilon`` lowered by the margin, so they remove nothing the credible set holds, and
+reduced-cost fixing (SCIP's ``redcost`` propagator, which needs them) shrinks every node's LP
+(bands, BF 3: the whole set in 23 s instead of a third of it in 60 s)."""
 
 
 OPTIMUM_SETTINGS = {
