@@ -249,15 +249,16 @@ def test_optimum_equals_brute_force(score, seed):
     assert "optimal" in result.stats["message"]
 
 
-@pytest.mark.parametrize("adjacencies", [True, False])
-def test_dag_variables_satisfy_every_row_of_the_model(adjacencies):
+@pytest.mark.parametrize("branching", [True, False])
+def test_dag_variables_satisfy_every_row_of_the_model(branching):
     """The seed and the heuristic's DAGs are handed to SCIP through ``dag_variables``: every DAG must be feasible."""
     scorer = Scorer(dependent_data(2, 5, 200), "bic")
     local = all_local_scores(scorer)
     cands = Candidates(ParentSets(scorer.names, [[(naive.members(m), s) for (w, m), s in local.items() if w == v]
                                                  for v in range(5)], "bic"))
-    problem = ilp.Problem(cands, adjacencies=adjacencies)
-    assert bool(problem.adjacencies) == adjacencies and (not adjacencies or len(problem.adjacencies) == 10)
+    problem = ilp.Problem(cands, branching=branching)
+    assert bool(problem.adjacencies) == bool(problem.arrows) == branching
+    assert not branching or len(problem.adjacencies) == 10
     for dag in itertools.islice(naive.all_dags(5), 0, None, 97):
         chosen = problem.families(np.array(dag, np.int64))
         sol = problem.model.createSol()
@@ -266,7 +267,7 @@ def test_dag_variables_satisfy_every_row_of_the_model(adjacencies):
             problem.model.setSolVal(sol, var, 1.0)
         assert problem.model.checkSol(sol), dag
         arcs = sum(bin(m).count("1") for m in dag)
-        assert len(ones) == 5 + arcs + (arcs if adjacencies else 0)
+        assert len(ones) == 5 + (2 * arcs if branching else 0)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

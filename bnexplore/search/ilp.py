@@ -175,11 +175,14 @@ class Problem:
         so the optimum is kept, and an enumeration meets each class at a few
         members instead of all and adds the rest itself. Not with arc
         constraints (a reversal may create a forbidden arc).
-    adjacencies : bool
-        Add a binary *adjacency variable* ``e[u, v] = a[u, v] + a[v, u]`` per
-        pair of nodes that may be adjacent, branched on before the arrows (for
-        an optimisation: it proves alarm-size optima with far fewer nodes);
-        without them, ``a[u, v] + a[v, u] <= 1`` (an enumeration, which they slow down).
+    branching : bool
+        Add the binary *arrow variables* ``a[u, v]`` and, per pair of nodes
+        that may be adjacent, an *adjacency variable* ``e[u, v] = a[u, v] +
+        a[v, u]``, branched on before the arrows (for an optimisation: it
+        proves alarm-size optima with far fewer nodes). Without them only the
+        family variables, with the two-node cluster constraints written over
+        them (an enumeration: the smaller LP enumerates lung-cancer's credible
+        DAGs twice as fast).
 
     Attributes
     ----------
@@ -187,12 +190,13 @@ class Problem:
     x : list of Variable
         Family variables, in the order of ``candidates``.
     arrows : dict
-        ``(u, v) -> Variable`` for every arc some candidate allows.
+        ``(u, v) -> Variable`` for every arc some candidate allows (empty without ``branching``).
     adjacencies : dict
-        ``(u, v) -> Variable``, ``u < v``, for every pair both of whose arcs some candidate allows.
+        ``(u, v) -> Variable``, ``u < v``, for every pair both of whose arcs some candidate allows
+        (empty without ``branching``).
     """
 
-    def __init__(self, candidates, allowed=None, required=None, covered=False, adjacencies=True):
+    def __init__(self, candidates, allowed=None, required=None, covered=False, branching=True):
         require_scip()
         self.cands = candidates
         self.n = candidates.n
@@ -209,27 +213,28 @@ class Problem:
                   for f in range(len(masks))]
         for v in range(self.n):
             model.addCons(quicksum(self.x[f] for f in range(offsets[v], offsets[v + 1])) == 1)
-        self.arrows = {}
+        with_parent = {}  # (u, v) -> the family variables of v that contain u
         for v in range(self.n):
-            by_parent = {}
             for f in range(offsets[v], offsets[v + 1]):
                 for u in bits(masks[f]):
-                    by_parent.setdefault(u, []).append(self.x[f])
-            for u, fams in sorted(by_parent.items()):
+                    with_parent.setdefault((u, v), []).append(self.x[f])
+        pairs = sorted(with_parent, key=lambda arc: (arc[1], arc[0]))  # by child, then parent
+        self.arrows, self.adjacencies = {}, {}
+        if branching:
+            for u, v in pairs:
                 a = model.addVar(vtype="B")
                 model.chgVarBranchPriority(a, ARROW_PRIORITY)
-                model.addCons(a - quicksum(fams) == 0)
+                model.addCons(a - quicksum(with_parent[u, v]) == 0)
                 self.arrows[u, v] = a
-        self.adjacencies = {}
-        for (u, v), a in self.arrows.items():
-            if u < v and (v, u) in self.arrows:
-                if adjacencies:
+        for u, v in pairs:
+            if u < v and (v, u) in with_parent:
+                if branching:
                     e = model.addVar(vtype="B")
                     model.chgVarBranchPriority(e, ADJACENCY_PRIORITY)
-                    model.addCons(a + self.arrows[v, u] - e == 0)
+                    model.addCons(self.arrows[u, v] + self.arrows[v, u] - e == 0)
                     self.adjacencies[u, v] = e
                 else:
-                    model.addCons(a + self.arrows[v, u] <= 1)
+                    model.addCons(quicksum(with_parent[u, v]) + quicksum(with_parent[v, u]) <= 1)
         triples = {}
         for v in range(self.n):
             for f in range(offsets[v], offsets[v + 1]):
@@ -960,7 +965,7 @@ def enumerate_dags(candidates, threshold, limit, control, scale, covered=False):
     tree search ran to the end.
     """
     require_scip()
-    problem = Problem(candidates, covered=covered, adjacencies=False)
+    problem = Problem(candidates, covered=covered, branching=False)
     collector = Collector(candidates.n, threshold, limit)
     margin = 1e-6 * (1.0 + abs(scale))
     out = solve(problem, control, collector=collector, margin=margin)
