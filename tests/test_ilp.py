@@ -488,7 +488,7 @@ def test_progress_reports_and_trajectory_converge(hard_problem):
     assert back.stats["bound"] == result.stats["bound"] and back.stats["gap"] == 0
 
 
-def test_a_stopped_credible_set_says_what_it_is():
+def test_a_stopped_credible_set_says_what_it_is(monkeypatch):
     scorer = Scorer(dependent_data(2, 6, 40), "bic")                 # 67 DAGs in 11 classes
     parent_sets = candidate_parent_sets(scorer, epsilon=4.0)
     full = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="ilp")
@@ -501,8 +501,30 @@ def test_a_stopped_credible_set_says_what_it_is():
     cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="ilp", control=control)
     assert cs.truncated and cs.truncated_reason.startswith("stopped: the search ended after")
     assert cs.complete_epsilon is None and 0 < len(cs) < len(full) and as_set(cs) < as_set(full)
+    monkeypatch.setattr(ilp, "_proven", {})                          # forget the optimum proven above
     early = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="ilp", stop=StopAfter(1))
     assert early.opt is None and len(early) == 0 and "before the optimum was proven" in early.truncated_reason
+
+
+def test_credible_sets_at_several_bayes_factors_prove_the_optimum_once(monkeypatch):
+    monkeypatch.setattr(ilp, "_proven", {})
+    scorer = Scorer(dependent_data(5, 7, 80), "bic")
+    parent_sets = candidate_parent_sets(scorer, epsilon=math.log(150))
+    first = credible_set(scorer, bf=3, parent_sets=parent_sets, engine="ilp")
+    assert not first.stats["opt_reused"] and first.stats["opt_nodes"] >= 1
+
+    def no_new_model(*args, **kwargs):
+        raise AssertionError("the proven optimum should have been reused")
+    with monkeypatch.context() as m:
+        m.setattr(ilp, "Problem", no_new_model)
+        best = ilp.optimum(Candidates(parent_sets), None, Control(), reuse=True)
+    assert best.optimal and best.stats["reused"] and best.score == pytest.approx(first.opt, abs=1e-9)
+    assert best.stats["nodes"] == 0 and best.gap == 0.0
+    second = credible_set(scorer, bf=20, parent_sets=parent_sets, engine="ilp")
+    assert second.stats["opt_reused"] and second.opt == first.opt and second.stats["opt_nodes"] == 0
+    assert as_set(second) == as_set(credible_set(scorer, bf=20, parent_sets=parent_sets, engine="dp"))
+    other = candidate_parent_sets(Scorer(dependent_data(6, 7, 80), "bic"), epsilon=math.log(150))
+    assert not ilp.optimum(Candidates(other), None, Control(), reuse=True).stats.get("reused")
 
 
 # -- engine choice ----------------------------------------------------------------------------------

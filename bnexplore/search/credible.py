@@ -783,10 +783,11 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
-    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control)
+    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, reuse=True)
     t_opt = time.perf_counter()
     stats = {"seconds_candidates": t_candidates - t0, "seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
-             "opt_nodes": best.stats["nodes"], "bound": best.bound, "gap": best.gap}
+             "opt_nodes": best.stats["nodes"], "opt_reused": best.stats.get("reused", False), "bound": best.bound,
+             "gap": best.gap}
     if not best.optimal:
         stats.update(seconds_enumeration=0.0, search_steps=0)
         reason = (f"{control.reason}: stopped before the optimum was proven "
