@@ -606,3 +606,9 @@ def four_b_value(families, x, a, b, c, d):
             counts = False
         total += value if counts else 0.0
     return total
+
+
+def member_families(members, masks, offsets):
+    """Family index of every node of every member DAG (-1 where its parent set is no candidate), by dict."""
+    index = {(v, int(masks[f])): f for v in range(len(offsets) - 1) for f in range(offsets[v], offsets[v + 1])}
+    return np.array([[index.get((v, int(m)), -1) for v, m in enumerate(row)] for row in members], np.int64)

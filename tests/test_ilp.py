@@ -224,12 +224,34 @@ def test_equivalence_classes_by_covered_arc_reversals(n):
     for members in classes.values():
         assert any(all(u < v for u, v in naive.covered_arcs(dag)) for dag in members)
     for dag in naive.all_dags(n)[::5]:
-        listed = [tuple(m.tolist()) for m in ilp.equivalence_class(np.array(dag))]
+        listed = [tuple(m.tolist()) for m in cuts.equivalence_class(np.array(dag, np.int64))]
         assert len(listed) == len(set(listed)) and set(listed) == classes[naive.mec_key(dag)]
         canonical = tuple(cuts.canonical_member(np.array(dag, np.int64)).tolist())
         assert canonical in classes[naive.mec_key(dag)]
         assert all(u < v for u, v in naive.covered_arcs(canonical))
         assert sorted(bin(m).count("1") for m in canonical) == sorted(bin(m).count("1") for m in dag)
+    complete = np.array([(1 << v) - 1 for v in range(7)], np.int64)   # a complete DAG: its class is all 7! orders
+    members = cuts.equivalence_class(complete)
+    assert (members[0] == complete).all() and len({m.tobytes() for m in members}) == len(members) == 5040
+    assert all(naive.is_acyclic(m.tolist()) and sum(bin(p).count("1") for p in m) == 21 for m in members)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_member_families_match_their_twin(seed):
+    """Random candidate lists (some nodes with none) and random member DAGs, half of whose parent sets are
+    candidates: the binary searches of ``member_families`` give the dictionary lookups' indices."""
+    rng = np.random.default_rng(seed)
+    n = 6
+    lists = [[]] + [list({int(m) & ~(1 << v) for m in rng.integers(0, 1 << n, size=int(rng.integers(1, 12)))})
+                    for v in range(1, n)]                            # node 0 has no candidate
+    rng.shuffle(lists[1])                                            # candidates come best first, not sorted
+    masks = np.array([m for rows in lists for m in rows], np.int64)
+    offsets = np.cumsum([0] + [len(rows) for rows in lists]).astype(np.int64)
+    members = np.array([[rng.choice(rows) if rows and rng.random() < 0.5 else int(rng.integers(0, 1 << n))
+                         for rows in lists] for _ in range(40)], np.int64)
+    got = cuts.member_families(members, *ilp.sorted_families(masks, offsets), offsets)
+    expected = naive.member_families(members, masks, offsets)
+    assert (got == expected).all() and (expected >= 0).any() and (expected < 0).any()
 
 
 # -- the optimum ---------------------------------------------------------------------------
@@ -411,6 +433,7 @@ def test_the_limit_keeps_the_same_best_dags_as_the_dp():
     for limit in (len(full) // 3, 25):
         dp = credible_set(scorer, epsilon=4.0, limit=limit, engine="dp")
         ip = credible_set(scorer, epsilon=4.0, limit=limit, engine="ilp")
+        assert ip.stats["objective_limit_raised"] > 0                    # SCIP's own pruning followed the threshold
         assert ip.truncated and ip.truncated_reason == dp.truncated_reason
         assert ip.complete_epsilon == pytest.approx(dp.complete_epsilon, abs=1e-9) if dp.complete_epsilon else True
         assert as_set(ip) == as_set(dp)

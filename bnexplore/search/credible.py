@@ -803,6 +803,7 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
     else:
         masks, scores, reason, complete = limited_set(masks, scores, opt, epsilon, limit, collector.overflow)
     stats.update(seconds_enumeration=time.perf_counter() - t_opt, search_steps=out.stats["nodes"],
-                 enumeration_nodes=out.stats["nodes"], cluster_cuts=best.stats["cluster_cuts"]
+                 enumeration_nodes=out.stats["nodes"], objective_limit_raised=out.stats["objective_limit_raised"],
+                 cluster_cuts=best.stats["cluster_cuts"]
                  + out.stats["cluster_cuts"], lp_iterations=best.stats["lp_iterations"] + out.stats["lp_iterations"])
     return parent_sets, masks, scores, opt, reason, complete, stats

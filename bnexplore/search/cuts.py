@@ -712,21 +712,109 @@ def canonical_member(parents):
 
 
 @njit(cache=True)
-def covered_reversals(parents):
-    """Every DAG one covered-arc reversal away from ``parents`` (rows of parent bitmasks).
+def _mix(position, value):
+    """A 64-bit hash of one entry of a row (splitmix64); a row's hash is the XOR over its entries."""
+    h = np.uint64(value) + np.uint64(position + 1) * np.uint64(0x9E3779B97F4A7C15)
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(31))
 
-    Two DAGs are Markov equivalent exactly when a sequence of covered-arc
-    reversals turns one into the other (Chickering 1995, Theorem 2), so a
-    search over these moves lists an equivalence class.
+
+@njit(cache=True)
+def _is_reversal(members, j, head, v, new_v, u, new_u):
+    """True when ``members[j]`` is ``members[head]`` with entries ``v`` and ``u`` replaced."""
+    for i in range(members.shape[1]):
+        expected = new_v if i == v else (new_u if i == u else members[head, i])
+        if members[j, i] != expected:
+            return False
+    return True
+
+
+@njit(cache=True)
+def equivalence_class(parents):
+    """Parent bitmasks of every DAG Markov equivalent to ``parents`` (rows; ``parents`` first).
+
+    A breadth-first search over covered-arc reversals (Chickering 1995,
+    Theorem 2: two DAGs are Markov equivalent exactly when such reversals turn
+    one into the other; an arc ``u -> v`` is covered when ``pa(v) = pa(u) +
+    {u}``), with an open-addressing hash table of the members met. A
+    reversal changes two entries of a row, so its hash (an XOR over the
+    entries) is updated in constant time.
     """
     n = parents.shape[0]
-    out = np.empty((n * n, n), np.int64)
-    count = 0
-    for v in range(n):
-        for u in range(n):
-            if (parents[v] >> u) & 1 and parents[v] == parents[u] | (np.int64(1) << u):
-                out[count] = parents
-                out[count, v] = parents[u]
-                out[count, u] = parents[u] | (np.int64(1) << v)
+    members = np.empty((64, n), np.int64)
+    hashes = np.empty(64, np.uint64)
+    table = np.full(256, -1, np.int64)
+    h = np.uint64(0)
+    for i in range(n):
+        h ^= _mix(i, parents[i])
+    members[0] = parents
+    hashes[0] = h
+    table[h & np.uint64(len(table) - 1)] = 0
+    count = 1
+    head = 0
+    while head < count:
+        for v in range(n):
+            for u in range(n):
+                pv, pu = members[head, v], members[head, u]
+                if not ((pv >> u) & 1 and pv == pu | (np.int64(1) << u)):
+                    continue
+                new_v, new_u = pu, pu | (np.int64(1) << v)
+                h = hashes[head] ^ _mix(v, pv) ^ _mix(v, new_v) ^ _mix(u, pu) ^ _mix(u, new_u)
+                mask = np.uint64(len(table) - 1)
+                slot = h & mask
+                found = False
+                while table[slot] >= 0:
+                    j = table[slot]
+                    if hashes[j] == h and _is_reversal(members, j, head, v, new_v, u, new_u):
+                        found = True
+                        break
+                    slot = (slot + np.uint64(1)) & mask
+                if found:
+                    continue
+                if count == len(members):  # grow, and rebuild the table at a quarter load
+                    grown = np.empty((2 * count, n), np.int64)
+                    grown[:count] = members
+                    members = grown
+                    grown_hashes = np.empty(2 * count, np.uint64)
+                    grown_hashes[:count] = hashes
+                    hashes = grown_hashes
+                    table = np.full(8 * count, -1, np.int64)
+                    mask = np.uint64(len(table) - 1)
+                    for i in range(count):
+                        s = hashes[i] & mask
+                        while table[s] >= 0:
+                            s = (s + np.uint64(1)) & mask
+                        table[s] = i
+                    slot = h & mask
+                    while table[slot] >= 0:
+                        slot = (slot + np.uint64(1)) & mask
+                members[count] = members[head]
+                members[count, v] = new_v
+                members[count, u] = new_u
+                hashes[count] = h
+                table[slot] = count
                 count += 1
-    return out[:count]
+        head += 1
+    return members[:count]
+
+
+@njit(cache=True)
+def member_families(members, sorted_masks, sorted_index, offsets):
+    """Family index of every node of every DAG in ``members`` (rows of parent bitmasks), -1 where none.
+
+    ``sorted_masks[offsets[v]:offsets[v + 1]]`` holds node ``v``'s candidate
+    parent sets in ascending order and ``sorted_index`` their family indices
+    (:attr:`bnexplore.search.ilp.Problem.sorted_masks`): a binary search per
+    node and member finds whether each member's parent sets are candidates,
+    which decides the members of an equivalence class an enumeration records.
+    """
+    k, n = members.shape
+    out = np.empty((k, n), np.int64)
+    for v in range(n):
+        lo, hi = offsets[v], offsets[v + 1]
+        row = sorted_masks[lo:hi]
+        for i in range(k):
+            j = lo + np.searchsorted(row, members[i, v])
+            out[i, v] = sorted_index[j] if j < hi and sorted_masks[j] == members[i, v] else -1
+    return out

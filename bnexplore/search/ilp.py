@@ -64,6 +64,7 @@ import numpy as np
 from ..control import Control
 from ..errors import SearchError
 from . import cuts
+from .credible import class_keys, heapify, sift_down
 
 try:  # the optional [exact] extra
     from pyscipopt import (SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr,
@@ -98,6 +99,13 @@ MAX_CUTS = 64
 
 FOUR_B_VIOLATION = 1e-3
 """Least violation of a 4B cut worth adding (:func:`bnexplore.search.cuts.separate_four_b`)."""
+
+OBJECTIVE_LIMIT_STEP = 0.01
+"""Rise of a full enumeration's threshold (score units) that is passed on to SCIP's objective limit.
+
+Once ``limit`` DAGs are held the threshold follows the worst one kept; SCIP's objective limit follows it
+in steps (each call walks SCIP's open nodes), so its node pruning and reduced-cost fixing stay close
+behind the exact test of :meth:`Run.below_threshold`."""
 
 TRAJECTORY_INTERVAL = 0.05
 """Seconds between two trajectory points that only record a lower bound (incumbents are all recorded)."""
@@ -195,6 +203,10 @@ class Problem:
     adjacencies : dict
         ``(u, v) -> Variable``, ``u < v``, for every pair both of whose arcs some candidate allows
         (empty without ``branching``).
+    sorted_masks, sorted_index : int64 arrays
+        Every node's candidate parent sets in ascending order (within the
+        node's ``offsets`` range) and their family indices, for
+        :func:`bnexplore.search.cuts.member_families`.
     """
 
     def __init__(self, candidates, allowed=None, required=None, covered=False, branching=True):
@@ -204,6 +216,7 @@ class Problem:
         self.index = {(v, int(m)): f for v in range(self.n)
                       for f, m in zip(range(candidates.offsets[v], candidates.offsets[v + 1]),
                                       candidates.masks[candidates.offsets[v]:candidates.offsets[v + 1]].tolist())}
+        self.sorted_masks, self.sorted_index = sorted_families(candidates.masks, candidates.offsets)
         self.model = Model()
         self.model.hideOutput()
         self.model.setMinimize()
@@ -295,6 +308,18 @@ def bits(mask):
     return out
 
 
+def sorted_families(masks, offsets):
+    """Every node's candidate parent sets in ascending order and their family indices (two int64 arrays).
+
+    The families of node ``v`` stay within ``offsets[v]:offsets[v + 1]``; the
+    search structure of :func:`bnexplore.search.cuts.member_families`.
+    """
+    index = np.arange(len(masks), dtype=np.int64)
+    for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        index[lo:hi] = lo + np.argsort(masks[lo:hi], kind="stable")
+    return masks[index], index
+
+
 def forbidden_families(candidates, allowed=None, required=None):
     """Families excluded by arc constraints (bool array over the families).
 
@@ -341,10 +366,25 @@ class Collector:
         self.overflow = 0
         self.best = None
 
+    def add_many(self, masks, scores):
+        """Keep each of several DAGs (rows of parent bitmasks, scores) as :meth:`add` would; the number kept.
+
+        When full, the DAGs no better than the worst kept are dropped at once
+        (``overflow`` only says whether any DAG was met while full)."""
+        if self.heap is not None:
+            met = scores >= self.threshold
+            if met.any():
+                worst = float(self.scores[self.heap[0]])
+                self.overflow += 1
+                self.threshold = max(self.threshold, worst)
+                better = met & (scores > worst)
+                masks, scores = masks[better], scores[better]
+            else:
+                return 0
+        return sum(self.add(m, float(s)) for m, s in zip(masks, scores))
+
     def add(self, parent_masks, score):
         """Keep one DAG (its parent bitmasks and score) if it is good enough; True if kept."""
-        from .credible import heapify, sift_down
-
         if score < self.threshold:
             return False
         self.best = score if self.best is None else max(self.best, score)
@@ -400,10 +440,12 @@ class Run:
         self.start = time.perf_counter()
         self.trajectory = []
         self.counts = {"cluster_cuts": 0, "four_b_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
-                       "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0}
+                       "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0,
+                       "objective_limit_raised": 0}
         self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
         self.stopped = False
         self.seen = set()
+        self.objective_limit = -math.inf if collector is None else collector.threshold
 
     # -- values -----------------------------------------------------------
     def transform(self):
@@ -547,17 +589,21 @@ class Run:
         model = self.model
         chosen = np.flatnonzero(x > 0.5)
         if self.problem.covered:
-            from .credible import class_keys
-
             key = class_keys(parents[None, :], False)[0].tobytes()
             if key not in self.seen:
                 self.seen.add(key)
-                for member in equivalence_class(parents):
-                    fams = self.problem.families(member)
-                    if fams is not None and self.collector.add(member, float(self.cands.scores[fams].sum())):
-                        self.counts["dags_recorded"] += 1
+                members = cuts.equivalence_class(parents)
+                fams = cuts.member_families(members, self.problem.sorted_masks, self.problem.sorted_index,
+                                            self.cands.offsets)
+                kept = (fams >= 0).all(axis=1)
+                self.counts["dags_recorded"] += self.collector.add_many(members[kept],
+                                                                        self.cands.scores[fams[kept]].sum(axis=1))
         elif self.collector.add(parents, float(self.cands.scores[chosen].sum())):
             self.counts["dags_recorded"] += 1
+        if self.collector.threshold > self.objective_limit + OBJECTIVE_LIMIT_STEP:
+            self.objective_limit = self.collector.threshold
+            model.setObjlimit(-(self.objective_limit - self.margin))
+            self.counts["objective_limit_raised"] += 1
         free = [f for f in chosen.tolist() if self.tx[f].getLbLocal() < 0.5]
         if not free:
             return SCIP_RESULT.CUTOFF
@@ -614,25 +660,6 @@ class Run:
             t = model.getTransformedVar(var)
             if t.getStatus() in _ACTIVE:
                 model.setSolVal(sol, t, 1.0)
-
-
-def equivalence_class(parents):
-    """Parent bitmasks of every DAG Markov equivalent to the one with bitmasks ``parents`` (itself included).
-
-    A breadth-first search over covered-arc reversals
-    (:func:`bnexplore.search.cuts.covered_reversals`).
-    """
-    start = np.asarray(parents, np.int64)
-    seen = {start.tobytes()}
-    queue = [start]
-    while queue:
-        dag = queue.pop()
-        yield dag
-        for other in cuts.covered_reversals(dag):
-            key = other.tobytes()
-            if key not in seen:
-                seen.add(key)
-                queue.append(other)
 
 
 def gap(score, bound):
