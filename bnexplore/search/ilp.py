@@ -383,6 +383,21 @@ class Collector:
                 return 0
         return sum(self.add(m, float(s)) for m, s in zip(masks, scores))
 
+    def rejects(self, score):
+        """True when the set is full and a DAG scoring ``score`` (up to round-off) cannot enter it.
+
+        Then no Markov equivalent DAG can either, so an enumeration need not list
+        the class; the overflow is marked as :meth:`add` would mark it."""
+        if self.heap is None:
+            return False
+        worst = float(self.scores[self.heap[0]])
+        if score > worst - 1e-9 * max(1.0, abs(worst)):
+            return False
+        if score >= self.threshold:
+            self.overflow += 1
+            self.threshold = max(self.threshold, worst)
+        return True
+
     def add(self, parent_masks, score):
         """Keep one DAG (its parent bitmasks and score) if it is good enough; True if kept."""
         if score < self.threshold:
@@ -588,9 +603,10 @@ class Run:
         branch."""
         model = self.model
         chosen = np.flatnonzero(x > 0.5)
+        score = float(self.cands.scores[chosen].sum())
         if self.problem.covered:
             key = class_keys(parents[None, :], False)[0].tobytes()
-            if key not in self.seen:
+            if key not in self.seen and not self.collector.rejects(score):
                 self.seen.add(key)
                 members = cuts.equivalence_class(parents)
                 fams = cuts.member_families(members, self.problem.sorted_masks, self.problem.sorted_index,
@@ -598,7 +614,7 @@ class Run:
                 kept = (fams >= 0).all(axis=1)
                 self.counts["dags_recorded"] += self.collector.add_many(members[kept],
                                                                         self.cands.scores[fams[kept]].sum(axis=1))
-        elif self.collector.add(parents, float(self.cands.scores[chosen].sum())):
+        elif self.collector.add(parents, score):
             self.counts["dags_recorded"] += 1
         if self.collector.threshold > self.objective_limit + OBJECTIVE_LIMIT_STEP:
             self.objective_limit = self.collector.threshold
