@@ -413,7 +413,7 @@ def test_dags_exactly_on_the_threshold_are_kept(seed):
 
 def test_a_full_collector_rejects_what_cannot_enter_and_marks_the_overflow():
     collector = ilp.Collector(2, threshold=-10.0, limit=2)
-    assert collector.add_many(np.array([[0, 1], [2, 0]], np.int64), np.array([-1.0, -2.0])) == 2
+    assert collector.add(np.array([0, 1], np.int64), -1.0) and collector.add(np.array([2, 0], np.int64), -2.0)
     assert collector.heap is not None and collector.overflow == 0
     assert not collector.rejects(-1.5)                                 # better than the worst kept
     assert collector.rejects(-20.0) and collector.overflow == 0        # below the threshold: never credible

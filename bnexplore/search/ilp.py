@@ -366,23 +366,6 @@ class Collector:
         self.overflow = 0
         self.best = None
 
-    def add_many(self, masks, scores):
-        """Keep each of several DAGs (rows of parent bitmasks, scores) as :meth:`add` would; the number kept.
-
-        When full, the DAGs no better than the worst kept are dropped at once
-        (``overflow`` only says whether any DAG was met while full)."""
-        if self.heap is not None:
-            met = scores >= self.threshold
-            if met.any():
-                worst = float(self.scores[self.heap[0]])
-                self.overflow += 1
-                self.threshold = max(self.threshold, worst)
-                better = met & (scores > worst)
-                masks, scores = masks[better], scores[better]
-            else:
-                return 0
-        return sum(self.add(m, float(s)) for m, s in zip(masks, scores))
-
     def rejects(self, score):
         """True when the set is full and a DAG scoring ``score`` (up to round-off) cannot enter it.
 
@@ -612,8 +595,8 @@ class Run:
                 fams = cuts.member_families(members, self.problem.sorted_masks, self.problem.sorted_index,
                                             self.cands.offsets)
                 kept = (fams >= 0).all(axis=1)
-                self.counts["dags_recorded"] += self.collector.add_many(members[kept],
-                                                                        self.cands.scores[fams[kept]].sum(axis=1))
+                for member, member_score in zip(members[kept], self.cands.scores[fams[kept]].sum(axis=1).tolist()):
+                    self.counts["dags_recorded"] += self.collector.add(member, member_score)
         elif self.collector.add(parents, score):
             self.counts["dags_recorded"] += 1
         if self.collector.threshold > self.objective_limit + OBJECTIVE_LIMIT_STEP:
