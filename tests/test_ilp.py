@@ -3,6 +3,7 @@ optimum and the credible set against brute force over every DAG and against the
 subset DP, published optima, arc constraints, stop and time limit with a true
 gap, the engine choice, and the progress and trajectory the app draws."""
 
+import collections
 import itertools
 import math
 import os
@@ -14,7 +15,7 @@ import pytest
 import naive
 from bnexplore import cli
 from bnexplore.control import Control
-from bnexplore.data import read_csv
+from bnexplore.data import Dataset, read_csv
 from bnexplore.errors import ResourceError, SearchError
 from bnexplore.graphs import DAG
 from bnexplore.parents import ParentSets
@@ -447,6 +448,38 @@ def test_the_limit_keeps_the_same_best_dags_as_the_dp():
         assert ip.truncated and ip.truncated_reason == dp.truncated_reason
         assert ip.complete_epsilon == pytest.approx(dp.complete_epsilon, abs=1e-9) if dp.complete_epsilon else True
         assert as_set(ip) == as_set(dp)
+
+
+def test_a_limit_inside_groups_of_tied_dags_gives_the_dps_set():
+    """A duplicated column makes groups of DAGs with equal scores (24, 20, 40, ... from the optimum down):
+    limits inside a group, equal to one and spanning two drop the same tied DAGs as the DP, and say so."""
+    d = dependent_data(0, 5, 60, noise=0.4)
+    data = Dataset.from_codes(np.column_stack([d.codes, d.codes[:, 1]]), arities=np.append(d.arities, d.arities[1]))
+    scorer = Scorer(data, "bic")
+    full = credible_set(scorer, epsilon=5.0, engine="dp")
+    levels = sorted(collections.Counter(np.round(full.scores, 6)).items(), reverse=True)
+    assert [count for _, count in levels[:2]] == [24, 20]
+    for limit, kept in ((12, 12), (24, 24), (34, 24), (44, 24)):
+        dp = credible_set(scorer, epsilon=5.0, limit=limit, engine="dp")
+        ip = credible_set(scorer, epsilon=5.0, limit=limit, engine="ilp")
+        assert len(ip) == len(dp) == kept
+        assert ip.truncated and ip.truncated_reason == dp.truncated_reason
+        assert (ip.complete_epsilon is None) == (dp.complete_epsilon is None) == (limit <= 24)
+        if dp.complete_epsilon is None:                 # which of the 24 optimal DAGs are held is arbitrary
+            assert np.allclose(ip.scores, full.opt) and np.allclose(dp.scores, full.opt)
+        else:
+            assert as_set(ip) == as_set(dp)
+            assert ip.complete_epsilon == pytest.approx(dp.complete_epsilon, abs=1e-9)
+
+
+def test_a_full_collector_prunes_dags_tied_with_the_worst_kept_only_after_an_overflow():
+    collector = ilp.Collector(2, threshold=-10.0, limit=2, slack=0.5)
+    for row, score in (([0, 1], -1.0), ([2, 0], -2.0)):
+        assert collector.add(np.array(row, np.int64), score)
+    assert collector.floor() == -10.0 and not collector.rejects(-2.0)   # a tie may mean more DAGs exist
+    assert not collector.add(np.array([0, 0], np.int64), -2.0) and collector.overflow == 1
+    assert collector.floor() == -1.5                                     # the worst kept plus the slack
+    assert collector.rejects(-1.75) and collector.overflow == 2 and not collector.rejects(-1.25)
 
 
 @pytest.mark.slow

@@ -50,6 +50,29 @@ DEFAULT_LIMIT = 150_000
 _STEPS = 2_000_000
 """Search steps per kernel call, between two checks of the stop flag."""
 
+LP_MARGIN = 1e-6
+"""Relative slack of an LP bound in the ILP enumeration: a node is pruned only when its bound is more than
+``LP_MARGIN * (1 + |OPT|)`` below what a DAG needs (:func:`lp_margin`)."""
+
+
+def lp_margin(opt):
+    """The ILP enumeration's absolute LP slack near ``opt`` (see :data:`LP_MARGIN`)."""
+    return LP_MARGIN * (1.0 + abs(opt))
+
+
+def tie_slack(opt):
+    """How far above the worst kept DAG of a full set a DAG must score to stay in the finished set.
+
+    Twice the score tolerance plus twice the LP margin: a DAG closer than that
+    to the worst kept one counts as tied with it and is dropped
+    (:func:`limited_set`), by both engines alike. The margin lets the branch
+    and cut prune DAGs tied with the worst kept one instead of meeting them one
+    by one (:class:`bnexplore.search.ilp.Collector`): on hailfinder500 more than
+    150,000 DAGs tie with the optimum itself.
+    """
+    return 2.0 * (tolerance(opt) + lp_margin(opt))
+
+
 
 @njit(cache=True)
 def enumerate_dags(table, masks, scores, offsets, n, threshold, subset, need, acc, node, choice, depth,
@@ -565,12 +588,12 @@ def collect(candidates, table, opt, epsilon, limit, control):
     Runs :func:`enumerate_dags` to the end or to a stop. Until ``limit`` DAGs
     are found every one is kept; from then on the search keeps the best
     ``limit`` (heap mode) and its threshold rises to the worst kept score.
-    When more than ``limit`` credible DAGs exist, the DAGs tied (within the
-    score tolerance) with the worst kept one are dropped, so what remains is
+    When more than ``limit`` credible DAGs exist, the DAGs tied (within
+    :func:`tie_slack`) with the worst kept one are dropped, so what remains is
     *every* DAG within a smaller margin ``complete_epsilon`` of the optimum:
-    a DAG scoring at least ``worst + 2 tol`` has a computed score above every
-    threshold used, so it was met, and it was never evicted, since only DAGs
-    at most the final worst score are.
+    a DAG scoring at least ``worst + tie_slack`` has a computed score above
+    every threshold used, so it was met, and it was never evicted, since only
+    DAGs at most the final worst score are.
 
     Returns
     -------
@@ -584,8 +607,7 @@ def collect(candidates, table, opt, epsilon, limit, control):
         than the number of DAGs tied at the worst kept score.
     """
     n = candidates.n
-    tol = tolerance(opt)
-    threshold = opt - epsilon - tol
+    threshold = opt - epsilon - tolerance(opt)
     subset = np.zeros(n + 1, np.int64)
     subset[0] = (1 << n) - 1
     need = np.zeros(n + 1, np.int64)
@@ -624,10 +646,10 @@ def limited_set(masks, scores, opt, epsilon, limit, overflow):
     """The finished set of an enumeration that kept the best ``limit`` DAGs.
 
     With no overflow (no DAG met while ``limit`` were held) the set is every
-    credible DAG. Otherwise the DAGs tied (within the score tolerance) with the
-    worst kept one are dropped, so what remains is *every* DAG within a
-    smaller margin ``complete_epsilon`` of the optimum (see :func:`collect`).
-    Shared by both engines.
+    credible DAG. Otherwise the DAGs tied with the worst kept one (less than
+    :func:`tie_slack` above it) are dropped, so what remains is *every* DAG
+    within a smaller margin ``complete_epsilon`` of the optimum (see
+    :func:`collect`). Shared by both engines.
 
     Returns
     -------
@@ -637,13 +659,13 @@ def limited_set(masks, scores, opt, epsilon, limit, overflow):
     """
     if not overflow:
         return masks, scores, None, epsilon
-    tol = tolerance(opt)
-    cut = scores.min() + 2 * tol
+    slack = tie_slack(opt)
+    cut = scores.min() + slack
     keep = scores >= cut
     more = f"the counting limit of {limit:,} DAGs was reached: more credible DAGs exist"
     if not keep.any():
-        reason = (f"{more}; the set holds {limit:,} of the DAGs tied at {scores.min():.6f}, so no smaller "
-                  "margin is complete; raise the limit")
+        reason = (f"{more}; the set holds {limit:,} DAGs tied at {scores.min():.6f} (within {slack:.2g}), so no "
+                  "smaller margin is complete; raise the limit")
         return masks, scores, reason, None
     complete = opt - cut
     reason = (f"{more}; the set holds the {int(keep.sum()):,} best, every DAG within a Bayes factor of "

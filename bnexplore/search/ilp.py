@@ -64,13 +64,13 @@ import numpy as np
 from ..control import Control
 from ..errors import SearchError
 from . import cuts
-from .credible import class_keys, heapify, sift_down
+from .credible import class_keys, heapify, lp_margin, sift_down, tie_slack
 
 try:  # the optional [exact] extra
     from pyscipopt import (SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr,
-                           Eventhdlr, Heur, Model, quicksum)
+                           Eventhdlr, Heur, Model, Variable, quicksum)
 except ImportError:  # pragma: no cover - exercised only without pyscipopt
-    Model = None
+    Model = Variable = None
     Conshdlr = Eventhdlr = Heur = object
 
 INSTALL_HINT = "the integer-programming engine needs PySCIPOpt: pip install pyscipopt"
@@ -353,11 +353,19 @@ class Collector:
     DAG replaces the worst kept one and, from the first DAG met while full
     (``overflow``), ``threshold`` follows the worst kept score, as in
     :func:`bnexplore.search.credible.enumerate_dags`.
+
+    The finished set then drops every DAG scoring below the worst kept plus
+    ``slack`` (:func:`bnexplore.search.credible.limited_set`), so from the
+    overflow on only a DAG scoring at least :meth:`floor` can still change it,
+    and the search prunes below that: DAGs tied with the worst kept (2.8
+    million class members on hailfinder500 in 20 s) are no longer listed and
+    branched on one by one.
     """
 
-    def __init__(self, n, threshold, limit):
+    def __init__(self, n, threshold, limit, slack=0.0):
         self.threshold = threshold
         self.limit = limit
+        self.slack = slack
         self.capacity = min(limit, 1 << 12)
         self.masks = np.zeros((self.capacity, n), np.int64)
         self.scores = np.empty(self.capacity)
@@ -366,15 +374,20 @@ class Collector:
         self.overflow = 0
         self.best = None
 
+    def floor(self):
+        """Least score a DAG needs to change the finished set: ``threshold``, plus ``slack`` after an overflow."""
+        return self.threshold + self.slack if self.overflow else self.threshold
+
     def rejects(self, score):
-        """True when the set is full and a DAG scoring ``score`` (up to round-off) cannot enter it.
+        """True when the set is full and a DAG scoring ``score`` (up to round-off) cannot change it.
 
         Then no Markov equivalent DAG can either, so an enumeration need not list
         the class; the overflow is marked as :meth:`add` would mark it."""
         if self.heap is None:
             return False
         worst = float(self.scores[self.heap[0]])
-        if score > worst - 1e-9 * max(1.0, abs(worst)):
+        needed = max(worst, self.floor())
+        if score > needed - 1e-9 * max(1.0, abs(needed)):
             return False
         if score >= self.threshold:
             self.overflow += 1
@@ -452,7 +465,8 @@ class Run:
         self.tx = [model.getTransformedVar(v) for v in self.problem.x]
 
     def lp_values(self):
-        return np.fromiter((v.getLPSol() for v in self.tx), np.float64, len(self.tx))
+        # map over the unbound method: 1.7x faster than a generator (lung-cancer: a third of an enumeration)
+        return np.fromiter(map(Variable.getLPSol, self.tx), np.float64, len(self.tx))
 
     def sol_values(self, sol):
         model = self.model
@@ -550,7 +564,7 @@ class Run:
 
     def below_threshold(self, cost_bound):
         """In an enumeration, True when a node whose cost bound is ``cost_bound`` holds no DAG worth keeping."""
-        return self.collector is not None and -cost_bound < self.collector.threshold - self.margin
+        return self.collector is not None and -cost_bound < self.collector.floor() - self.margin
 
     # -- integer points -------------------------------------------------------------
     def enforce(self, x, solinfeasible):
@@ -599,8 +613,8 @@ class Run:
                     self.counts["dags_recorded"] += self.collector.add(member, member_score)
         elif self.collector.add(parents, score):
             self.counts["dags_recorded"] += 1
-        if self.collector.threshold > self.objective_limit + OBJECTIVE_LIMIT_STEP:
-            self.objective_limit = self.collector.threshold
+        if self.collector.floor() > self.objective_limit + OBJECTIVE_LIMIT_STEP:
+            self.objective_limit = self.collector.floor()
             model.setObjlimit(-(self.objective_limit - self.margin))
             self.counts["objective_limit_raised"] += 1
         free = [f for f in chosen.tolist() if self.tx[f].getLbLocal() < 0.5]
@@ -1034,9 +1048,8 @@ def enumerate_dags(candidates, threshold, limit, control, scale, covered=False):
     """
     require_scip()
     problem = Problem(candidates, covered=covered, branching=False)
-    collector = Collector(candidates.n, threshold, limit)
-    margin = 1e-6 * (1.0 + abs(scale))
-    out = solve(problem, control, collector=collector, margin=margin)
+    collector = Collector(candidates.n, threshold, limit, slack=tie_slack(scale))
+    out = solve(problem, control, collector=collector, margin=lp_margin(scale))
     return collector, out
 
 
