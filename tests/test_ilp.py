@@ -467,6 +467,7 @@ def test_a_limit_inside_groups_of_tied_dags_gives_the_dps_set():
         assert (ip.complete_epsilon is None) == (dp.complete_epsilon is None) == (limit <= 24)
         if dp.complete_epsilon is None:                 # which of the 24 optimal DAGs are held is arbitrary
             assert np.allclose(ip.scores, full.opt) and np.allclose(dp.scores, full.opt)
+            assert f"all {limit} DAGs held tie with the optimum" in ip.truncated_reason
         else:
             assert as_set(ip) == as_set(dp)
             assert ip.complete_epsilon == pytest.approx(dp.complete_epsilon, abs=1e-9)

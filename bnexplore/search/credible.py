@@ -663,9 +663,9 @@ def limited_set(masks, scores, opt, epsilon, limit, overflow):
     cut = scores.min() + slack
     keep = scores >= cut
     more = f"the counting limit of {limit:,} DAGs was reached: more credible DAGs exist"
-    if not keep.any():
-        reason = (f"{more}; the set holds {limit:,} DAGs tied at {scores.min():.6f} (within {slack:.2g}), so no "
-                  "smaller margin is complete; raise the limit")
+    if not keep.any():  # the optimum is never evicted, so every DAG held ties with it
+        reason = (f"{more}; all {limit:,} DAGs held tie with the optimum (within {slack:.2g}), so no smaller "
+                  "margin is complete; raise the limit")
         return masks, scores, reason, None
     complete = opt - cut
     reason = (f"{more}; the set holds the {int(keep.sum()):,} best, every DAG within a Bayes factor of "
