@@ -49,7 +49,11 @@ reduced-cost fixing against the objective limit stays on. For a
 score-equivalent score (BIC, BDeu) the search also forbids covered arcs from
 a higher to a lower index, which leaves one or a few members of every Markov
 equivalence class, and the first member met brings its whole class, listed by
-covered-arc reversals (Chickering 1995).
+covered-arc reversals (Chickering 1995). When more than ``limit`` DAGs are
+credible the search keeps the best ``limit``, and once one more has been met
+the objective limit follows the worst kept score plus
+:func:`bnexplore.search.credible.tie_slack`, so DAGs tied with it (which the
+finished set drops) are pruned instead of met one by one (:class:`Collector`).
 
 SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
 pyscipopt``).
