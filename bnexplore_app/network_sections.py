@@ -308,8 +308,11 @@ def _render_credible(entry, positions):
         complete = ("" if found.complete_epsilon is None else
                     f" Every network within a Bayes factor of {math.exp(found.complete_epsilon):.3g} is here; "
                     "raise the limit (Search page) for more.")
-        st.warning(f"The set is incomplete: {found.truncated_reason}.{complete} Classes and probabilities describe "
-                   "the networks kept.")
+        reused = found.stats.get("reused_from_bf")
+        again = ("" if reused is None else f" The set at Bayes factor {reused:,.4g} was already cut by the limit, so "
+                 "its best networks are the answer here too: no new search ran.")
+        st.warning(f"The set is incomplete: {found.truncated_reason}.{complete}{again} Classes and probabilities "
+                   "describe the networks kept.")
     kind = st.radio("Group the credible DAGs by", list(GROUPINGS), format_func=lambda k: GROUPINGS[k][0],
                     horizontal=True, key=f"cred-group-{entry.name}")
     st.caption(GROUPINGS[kind][1])

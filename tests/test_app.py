@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from bnexplore.graphs import structural_errors
+from bnexplore.search import credible
 
 ROOT = Path(__file__).resolve().parent.parent
 ASIA = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
@@ -462,7 +463,8 @@ def test_tune_pruning_chart_counts_candidate_sets(at):
     assert int({m.label: m.value for m in at.metric}["Kept as candidates"].replace(",", "")) == len(constrained)
 
 
-def test_a_credible_set_cut_by_the_limit_says_which_bayes_factor_it_covers(at):
+def test_a_credible_set_cut_by_the_limit_says_which_bayes_factor_it_covers(at, monkeypatch):
+    monkeypatch.setattr(credible, "_limited", {})
     go(at, "2_Tune")
     at.select_slider(key="tune_bf").set_value(1000)  # asia, BDeu: over 5,000 credible DAGs
     at.run()
@@ -474,6 +476,17 @@ def test_a_credible_set_cut_by_the_limit_says_which_bayes_factor_it_covers(at):
     warning = " ".join(w.value for w in at.warning)
     assert "counting limit of 1,000" in warning
     assert f"Every network within a Bayes factor of {math.exp(found.complete_epsilon):.3g} is here" in warning
+    # a larger Bayes factor has the same best 1,000 networks: they are reused, and the page says so
+    go(at, "2_Tune")
+    at.select_slider(key="tune_bf").set_value(3000)
+    at.run()
+    job = run_search(at, algorithms=("credible",))
+    again = job.results[0][2]["credible"]
+    assert again.stats["reused_from_bf"] == pytest.approx(1000) and again.bayes_factor == pytest.approx(3000)
+    assert np.array_equal(again.scores, found.scores) and again.complete_epsilon == found.complete_epsilon
+    go(at, "4_Networks")
+    warning = " ".join(w.value for w in at.warning)
+    assert "The set at Bayes factor 1,000 was already cut by the limit" in warning
 
 
 def test_exact_and_credible_set_views_and_gap_to_optimum(at):

@@ -22,6 +22,7 @@ from bnexplore.scores import Scorer
 from bnexplore.search import credible
 from bnexplore.search.credible import CredibleSet, collect, credible_set
 from bnexplore.search.exact import Candidates, subset_table
+from fakes import StopAfter
 from test_exact import all_local_scores
 from test_pruning import dependent_data
 
@@ -245,3 +246,35 @@ def test_a_large_enumeration_stops_at_the_limit_with_distinct_dags():
     assert limit - 5000 < len(cs) <= limit and cs.truncated and cs.complete_epsilon < cs.epsilon
     assert (cs.scores >= cs.opt - cs.complete_epsilon).all()
     assert len({row.tobytes() for row in cs.parent_masks}) == len(cs)
+
+
+@pytest.mark.parametrize("engine", ["dp", "ilp"])
+def test_a_set_cut_by_the_limit_answers_every_larger_bayes_factor(monkeypatch, engine):
+    """More than ``limit`` DAGs within BF 20 means the best ``limit`` at BF 150 are the same DAGs: the second
+    request reuses the first set, and equals a fresh search at BF 150."""
+    monkeypatch.setattr(credible, "_limited", {})
+    scorer = Scorer(dependent_data(3, 5, 30), "bic")
+    assert len(credible_set(scorer, bf=20)) > 25                      # so a limit of 25 cuts BF 20
+    cut = credible_set(scorer, bf=20, limit=25, engine=engine)
+    assert cut.truncated and "counting limit" in cut.truncated_reason and "reused_from_bf" not in cut.stats
+    wider = credible_set(scorer, bf=150, limit=25, engine=engine)
+    assert wider.stats["reused_from_bf"] == pytest.approx(20) and wider.params["bf"] == pytest.approx(150)
+    monkeypatch.setattr(credible, "_limited", {})
+    fresh = credible_set(scorer, bf=150, limit=25, engine=engine)
+    assert "reused_from_bf" not in fresh.stats
+    assert wider.truncated_reason == fresh.truncated_reason and wider.complete_epsilon == fresh.complete_epsilon
+    assert np.array_equal(wider.scores, fresh.scores)
+    assert {tuple(r) for r in wider.parent_masks.tolist()} == {tuple(r) for r in fresh.parent_masks.tolist()}
+
+
+def test_only_finished_sets_cut_by_the_limit_are_reused(monkeypatch):
+    monkeypatch.setattr(credible, "_limited", {})
+    scorer = Scorer(dependent_data(3, 5, 30), "bic")
+    complete = credible_set(scorer, bf=3)                             # every credible DAG: BF 20 has more
+    assert not complete.truncated and "reused_from_bf" not in credible_set(scorer, bf=20).stats
+    stopped = credible_set(scorer, bf=20, limit=25, stop=StopAfter(3))
+    assert stopped.stats["stopped"] and credible._limited == {}       # neither complete nor stopped sets are kept
+    assert "reused_from_bf" not in credible_set(scorer, bf=20, limit=25).stats
+    assert "reused_from_bf" not in credible_set(scorer, bf=3, limit=25).stats           # a smaller BF runs
+    assert "reused_from_bf" not in credible_set(scorer, bf=150, limit=25, max_indegree=1).stats  # other settings
+    assert "reused_from_bf" not in credible_set(scorer, bf=150, limit=25, engine="ilp").stats     # another engine
