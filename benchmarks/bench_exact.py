@@ -133,7 +133,7 @@ def work_ours(name):
     for bf in BAYES_FACTORS:
         cs = credible_set(scorer, bf=bf, parent_sets=parent_sets)
         out["bf"][bf] = {"dags": len(cs), "classes": len(cs.classes), "rpdag_classes": len(cs.rpdag_classes),
-                         "enum_seconds": cs.stats["seconds_enumeration"] + cs.stats["seconds_grouping"],
+                         "enum_seconds": cs.stats.get("seconds_enumeration", 0.0) + cs.stats["seconds_grouping"],
                          "truncated": cs.truncated, "steps": cs.stats["search_steps"],
                          "complete_bf": None if cs.complete_epsilon is None else math.exp(cs.complete_epsilon)}
     out["peak_mib"] = peak_mib()

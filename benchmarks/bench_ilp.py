@@ -172,7 +172,8 @@ def work_table1(name, time_limit, both_limit):
                               time_limit=time_limit)
             runs[eng] = {"dags": len(cs), "classes": len(cs.classes), "rpdag_classes": len(cs.rpdag_classes),
                          "seconds": time.perf_counter() - t, "opt": cs.opt,
-                         "enum_seconds": cs.stats["seconds_enumeration"] + cs.stats["seconds_grouping"],
+                         "enum_seconds": cs.stats.get("seconds_enumeration", 0.0) + cs.stats["seconds_grouping"],
+                         "reused_from_bf": cs.stats.get("reused_from_bf"),
                          "truncated": cs.truncated_reason, "stopped": cs.stats.get("stopped"),
                          "complete_bf": None if cs.complete_epsilon is None else math.exp(cs.complete_epsilon),
                          "nodes": cs.stats.get("search_steps"),
@@ -259,7 +260,9 @@ def credible_cell(b):
     if b.get("stopped"):
         mark = " (stopped)"
     elif b.get("truncated"):
-        mark = f"+ (BF {b['complete_bf']:.3g})" if b.get("complete_bf") else "+"
+        mark = f"+ (BF {b['complete_bf']:.3g})" if b.get("complete_bf") else "+ (all tie with OPT)"
+        if b.get("reused_from_bf"):
+            mark += f", the BF {b['reused_from_bf']:.3g} set"
     return f"{b['dags']:,}{mark} / {b['classes']:,} / {b['rpdag_classes']:,} / {seconds(b['seconds'])}"
 
 

@@ -259,6 +259,7 @@ def test_a_set_cut_by_the_limit_answers_every_larger_bayes_factor(monkeypatch, e
     assert cut.truncated and "counting limit" in cut.truncated_reason and "reused_from_bf" not in cut.stats
     wider = credible_set(scorer, bf=150, limit=25, engine=engine)
     assert wider.stats["reused_from_bf"] == pytest.approx(20) and wider.params["bf"] == pytest.approx(150)
+    assert "seconds_enumeration" not in wider.stats and wider.stats["n_classes"] == cut.stats["n_classes"]
     monkeypatch.setattr(credible, "_limited", {})
     fresh = credible_set(scorer, bf=150, limit=25, engine=engine)
     assert "reused_from_bf" not in fresh.stats

@@ -763,10 +763,11 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     key = _request_key(scorer, parent_sets, params)
     earlier = _limited.get(key)
     if earlier is not None and earlier.epsilon <= epsilon:
+        stats = {k: v for k, v in earlier.stats.items() if not k.startswith("seconds")}  # no search ran
+        stats["reused_from_bf"] = math.exp(earlier.epsilon)
         result = CredibleSet(scorer.names, earlier.parent_masks.copy(), earlier.scores.copy(), earlier.opt, epsilon,
-                             scorer.score_name, params=params, stats={**earlier.stats, "reused_from_bf":
-                                                                      math.exp(earlier.epsilon)},
-                             truncated_reason=earlier.truncated_reason, complete_epsilon=earlier.complete_epsilon)
+                             scorer.score_name, params=params, stats=stats, truncated_reason=earlier.truncated_reason,
+                             complete_epsilon=earlier.complete_epsilon)
     else:
         run = _ilp_set if chosen == "ilp" else _dp_set
         parent_sets, masks, scores, opt, why, complete, stats = run(scorer, parent_sets, max_indegree, epsilon, limit,
