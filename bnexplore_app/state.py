@@ -159,7 +159,10 @@ def keep_widget_values():
     Streamlit forgets a widget's value at the end of a run in which the widget
     was not drawn, so options set on the Search page would be lost on a visit to
     another page. At the start of every run, the current values are copied
-    aside and the values of widgets Streamlit has forgotten are put back.
+    aside and every kept value is assigned again: a value left over from a
+    page switch is not used by the widget's next draw (Streamlit 1.67 showed
+    the defaults of the Search page's limit and time limit after a visit to
+    the Tune page), but one assigned through the Session State API is.
     """
     state = st.session_state
     kept = state.setdefault("_kept", {})
@@ -167,8 +170,7 @@ def keep_widget_values():
         if isinstance(key, str) and key.startswith(KEEP):
             kept[key] = state[key]
     for key, value in kept.items():
-        if key not in state:
-            state[key] = value
+        state[key] = value
 
 
 def init():
