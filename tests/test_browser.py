@@ -145,8 +145,8 @@ def test_two_data_sets_journey(page):
     # a Search option survives a visit to another page (Streamlit 1.67 dropped it; AppTest did not show it)
     limit = page.locator("input[aria-label='Time limit per search (s)']").first
     limit.fill("30")
-    limit.press("Enter")
-    page.wait_for_timeout(1500)
+    limit.press("Enter")  # sends the value with a rerun, which Streamlit handles before the page switch below
+    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached")
     open_page(page, "2 · Tune")
     open_page(page, "3 · Search")
     assert page.locator("input[aria-label='Time limit per search (s)']").first.input_value() == "30"
