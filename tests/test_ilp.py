@@ -302,6 +302,22 @@ def test_tiny_problems(n):
         credible_set(scorer, epsilon=5.0, engine="dp"))
 
 
+def test_the_seed_spends_a_fixed_work_budget_and_keeps_the_best_restart():
+    fewest, most = ilp.SEED_RESTARTS
+    assert ilp.seed_restarts(1) == most and ilp.seed_restarts(10 ** 12) == fewest
+    assert ilp.seed_restarts(ilp.SEED_WORK // 50) == 50
+    scorer = Scorer(dependent_data(11, 11, 250, noise=0.3), "bic")
+    parent_sets = candidate_parent_sets(scorer, max_indegree=3)
+    order = OrderCandidates(parent_sets)
+    chosen, score = ilp.seed_incumbent(order, Control())
+    few, few_score = ilp.seed_incumbent(order, Control(), restarts=fewest)
+    cands = Candidates(parent_sets)
+    assert naive.is_acyclic(cands.masks[chosen].tolist())
+    assert score == pytest.approx(cands.scores[chosen].sum(), abs=1e-9)
+    assert score >= few_score - 1e-9                                  # the same first restarts, then more
+    assert score <= exact_search(scorer, parent_sets=parent_sets, engine="dp").score + 1e-9
+
+
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 @pytest.mark.parametrize("seed", range(4))
 def test_ilp_and_dp_agree_on_random_problems(score, seed):
