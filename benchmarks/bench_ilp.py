@@ -84,13 +84,19 @@ def warm_up():
     import numpy as np
 
     from bnexplore.data import Dataset
-    from bnexplore.search import credible_set, exact_search, learn
+    from bnexplore.parents.pruning import candidate_parent_sets
     from bnexplore.scores import Scorer
+    from bnexplore.search import credible_set, cuts, exact_search, learn
+    from bnexplore.search.exact import Candidates
 
     data = Dataset.from_codes(np.random.default_rng(0).integers(0, 2, (60, 5)))
     for engine in ("dp", "ilp"):
         exact_search(Scorer(data, "bic"), engine=engine)
         credible_set(data, bf=20, engine=engine)
+    cands = Candidates(candidate_parent_sets(Scorer(data, "bic")))  # the 4B kernels run only on hard LP points
+    x = np.full(len(cands.masks), 0.5)
+    cuts.separate_four_b(x, cands.masks, cands.offsets, 1e-3, 4)
+    cuts.four_b_families(cands.masks, cands.offsets, 0, 1, 2, 3)
     for algorithm in ("hc", "tabu", "asobs"):
         learn(data, algorithm, score="bic")
 
