@@ -799,16 +799,21 @@ def _request_key(scorer, parent_sets, params):
     data set with more than ``limit`` DAGs at BF 3 (lung-cancer: ten minutes
     at BF 150).
     """
-    digest = hashlib.blake2b(digest_size=16)
-    for array in (scorer.cols, scorer.arities):
-        digest.update(np.ascontiguousarray(array).tobytes())
     settings = {k: v for k, v in params.items() if k not in ("bf", "epsilon")}
-    digest.update(json.dumps([scorer.names, settings], sort_keys=True, default=str).encode())
+    arrays = [scorer.cols, scorer.arities]
     if parent_sets is not None:
         given = Candidates(parent_sets)
-        for array in (given.masks, given.scores, given.offsets):
-            digest.update(np.ascontiguousarray(array).tobytes())
-    return digest.hexdigest()
+        arrays += [given.masks, given.scores, given.offsets]
+    return digest(arrays, json.dumps([scorer.names, settings], sort_keys=True, default=str))
+
+
+def digest(arrays, text=""):
+    """A 128-bit hex digest of the bytes of ``arrays`` and of ``text``: the key of a remembered result."""
+    h = hashlib.blake2b(digest_size=16)
+    for array in arrays:
+        h.update(np.ascontiguousarray(array).tobytes())
+    h.update(text.encode())
+    return h.hexdigest()
 
 
 def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None):

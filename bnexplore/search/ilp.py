@@ -59,7 +59,6 @@ SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
 pyscipopt``).
 """
 
-import hashlib
 import math
 import time
 
@@ -68,7 +67,7 @@ import numpy as np
 from ..control import Control
 from ..errors import SearchError
 from . import cuts
-from .credible import class_keys, heapify, lp_margin, sift_down, tie_slack
+from .credible import class_keys, digest, heapify, lp_margin, sift_down, tie_slack
 
 try:  # the optional [exact] extra
     from pyscipopt import (SCIP_EVENTTYPE, SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr,
@@ -1006,11 +1005,7 @@ _proven = {}
 
 def _problem_key(candidates, zero, covered):
     """A digest of everything the optimum depends on: the families, their scores, the excluded ones."""
-    digest = hashlib.blake2b(digest_size=16)
-    for array in (candidates.masks, candidates.scores, candidates.offsets, zero):
-        digest.update(np.ascontiguousarray(array).tobytes())
-    digest.update(b"covered" if covered else b"all")
-    return digest.hexdigest()
+    return digest((candidates.masks, candidates.scores, candidates.offsets, zero), "covered" if covered else "all")
 
 
 def _reused(proven):
