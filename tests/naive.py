@@ -167,6 +167,25 @@ def subset_table(local, n):
     return [table[s] for s in range(1 << n)]
 
 
+def scan_lengths(masks, offsets, n):
+    """``[v][k]``: mean position (from 1) of the first candidate of ``v`` inside a ``k``-subset of the other
+    nodes, over every such subset (the number of candidates when none fits)."""
+    out = []
+    for v in range(n):
+        own = [int(m) for m in masks[offsets[v]:offsets[v + 1]]]
+        others = [u for u in range(n) if u != v]
+        row = []
+        for k in range(n):
+            lengths = []
+            for chosen in itertools.combinations(others, k):
+                allowed = sum(1 << u for u in chosen)
+                fits = [i for i, m in enumerate(own) if m & ~allowed == 0]
+                lengths.append(fits[0] + 1 if fits else len(own))
+            row.append(sum(lengths) / len(lengths))
+        out.append(row)
+    return out
+
+
 def colex_subsets(n, k):
     """The k-subsets of 0..n-1 as bitmasks in colexicographic order (= increasing integers)."""
     return sorted(sum(1 << u for u in c) for c in itertools.combinations(range(n), k))

@@ -71,6 +71,32 @@ def test_dp_table_matches_plain_recursion(seed):
     assert ours.tolist() == naive.optimal_parents(table, local, n)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_dp_scan_lengths_match_their_twin_and_sampling_comes_close(seed):
+    n = 7
+    candidates = Candidates(random_parent_sets(seed, n))
+    expected = naive.scan_lengths(candidates.masks, candidates.offsets, n)
+    sizes = np.array([math.comb(n - 1, k) for k in range(n)], np.float64)
+    exact_lengths = exact.scan_lengths(candidates.masks, candidates.offsets, n, sizes, 20, seed)  # every layer counted
+    assert np.allclose(exact_lengths, np.array(expected), rtol=0, atol=1e-12)
+    total = sum(sizes[k] * expected[v][k] for v in range(n) for k in range(n))
+    assert exact.dp_checks(candidates) == pytest.approx(total, abs=1e-6)
+    sampled = exact.dp_checks(candidates, samples=8, seed=seed)           # the middle layers sampled
+    assert sampled != pytest.approx(total, abs=1e-6) and sampled == pytest.approx(total, rel=0.25)
+
+
+def test_dp_seconds_grow_with_the_candidates_the_scans_check():
+    few = Candidates(random_parent_sets(0, 9))
+    names = [f"V{i}" for i in range(9)]
+    large = [[ps for k in (4, 3) for ps in itertools.combinations([w for w in range(9) if w != v], k)] for v in range(9)]
+    many = ParentSets(names, [[(ps, -float(i)) for i, ps in enumerate(sets)] + [((), -1e3)] for sets in large], "bic")
+    assert exact.dp_seconds(9) < exact.dp_seconds(9, few) < exact.dp_seconds(9, Candidates(many))
+    steps = exact.DP_SECONDS_PER_STEP * 9 * 2 ** 9
+    assert exact.dp_seconds(9, few) == pytest.approx(steps + exact.DP_SECONDS_PER_CHECK * exact.dp_checks(few))
+    engine, reason, seconds = exact.choose_engine(9, many)                 # the engine choice counts them
+    assert engine == "dp" and seconds == pytest.approx(exact.dp_seconds(9, Candidates(many)))
+
+
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 @pytest.mark.parametrize("seed", range(3))
 def test_optimum_equals_brute_force_over_every_dag(score, seed):

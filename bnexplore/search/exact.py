@@ -46,6 +46,13 @@ ENGINES = ("auto", "dp", "ilp")
 DP_SECONDS_PER_STEP = 1.2e-8
 """Seconds per (node, subset) step of the dynamic programme on 2 cores (autos, n = 26: 23 s; benchmarks)."""
 
+DP_SECONDS_PER_CHECK = 6e-10
+"""Seconds per candidate parent set the DP's scans check (:func:`dp_checks`), on 2 cores (22 variables with
+4,000 and 40,000 candidate sets of 4-6 parents per node: 6 and 12 s against 0.6 s with the empty set only)."""
+
+DP_CHECK_SAMPLES = 256
+"""Subsets per layer and node that :func:`dp_checks` samples (layers this small are counted exactly)."""
+
 DP_PREFERRED_SECONDS = 30.0
 """``auto`` runs the DP for the optimum when it should take at most this long (the ILP beyond)."""
 
@@ -92,9 +99,81 @@ def check_memory(needed, what, hint=None):
                             f"is available; {hint}")
 
 
-def dp_seconds(n):
-    """Rough seconds of the dynamic programme over ``n`` variables (``n 2^n`` steps)."""
-    return DP_SECONDS_PER_STEP * n * 2.0 ** n
+def dp_seconds(n, candidates=None):
+    """Rough seconds of the dynamic programme over ``n`` variables.
+
+    ``n 2^n`` (node, subset) steps, and with ``candidates`` (a
+    :class:`Candidates`) the candidates its scans check (:func:`dp_checks`):
+    with tens of thousands of candidate sets per node these dominate (sensors,
+    25 variables: about 10 s from the steps alone, minutes in all).
+    """
+    seconds = DP_SECONDS_PER_STEP * n * 2.0 ** n
+    if candidates is not None:
+        seconds += DP_SECONDS_PER_CHECK * dp_checks(candidates)
+    return seconds
+
+
+def dp_checks(candidates, samples=DP_CHECK_SAMPLES, seed=0):
+    """Expected number of candidates the DP's scans (:func:`best_within`) check over all subsets.
+
+    ``sum over v and k of C(n - 1, k) * mean scan length`` for node ``v``
+    among ``k`` other nodes (:func:`scan_lengths`; exact where a layer has at
+    most ``samples`` subsets, sampled beyond). An upper figure: the DP skips
+    a scan when even the node's best score cannot beat the subset's best so far.
+    """
+    n = candidates.n
+    sizes = np.array([math.comb(n - 1, k) for k in range(n)], np.float64)
+    return float((scan_lengths(candidates.masks, candidates.offsets, n, sizes, samples, seed) * sizes).sum())
+
+
+@njit(cache=True)
+def _spread(bits, v):
+    """Bitmask over ``n - 1`` positions to a subset of the nodes other than ``v`` (a 0 inserted at bit ``v``)."""
+    low = bits & ((np.int64(1) << v) - 1)
+    return low | ((bits ^ low) << 1)
+
+
+@njit(cache=True)
+def scan_lengths(masks, offsets, n, sizes, samples, seed):
+    """Mean candidates :func:`best_within` checks for node ``v`` in a subset of ``k`` other nodes: ``(n, n)``, ``[v, k]``.
+
+    A check stops at the first candidate inside the subset (all of them when
+    none fits). Layers of at most ``samples`` subsets (``sizes[k]`` is
+    ``C(n - 1, k)``) are counted exactly; larger ones over ``samples``
+    uniform random subsets (seeded).
+    """
+    np.random.seed(seed)
+    out = np.zeros((n, n))
+    pool = np.arange(n - 1)
+    for v in range(n):
+        lo, hi = offsets[v], offsets[v + 1]
+        for k in range(n):
+            total = 0.0
+            count = 0
+            if sizes[k] <= samples:
+                bits = (np.int64(1) << k) - 1
+                last = np.int64(1) << (n - 1)
+                while bits < last:
+                    j = best_within(masks, masks, lo, hi, _spread(bits, v))
+                    total += (j - lo + 1) if j >= 0 else hi - lo
+                    count += 1
+                    if bits == 0:
+                        break
+                    c = bits & -bits
+                    r = bits + c
+                    bits = (((r ^ bits) >> 2) // c) | r
+            else:
+                for _ in range(samples):
+                    bits = np.int64(0)
+                    for i in range(k):
+                        r = i + np.random.randint(n - 1 - i)
+                        pool[i], pool[r] = pool[r], pool[i]
+                        bits |= np.int64(1) << pool[i]
+                    j = best_within(masks, masks, lo, hi, _spread(bits, v))
+                    total += (j - lo + 1) if j >= 0 else hi - lo
+                    count += 1
+            out[v, k] = total / max(count, 1)
+    return out
 
 
 def _dp_hint():
@@ -158,7 +237,8 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
         needed += enumeration_memory(n, DEFAULT_LIMIT if limit is None else limit)
     available = available_memory()
     fits = needed is not None and (available is None or needed <= available)
-    seconds = dp_seconds(n)
+    known = isinstance(parent_sets, ParentSets) and parent_sets.n_vars == n and fits  # checked by the search
+    seconds = dp_seconds(n, Candidates(parent_sets) if known else None)
     sets = "" if parent_sets is None else (f" over {len(parent_sets):,} candidate parent sets (about "
                                            f"{format_bytes(ilp.memory_needed(len(parent_sets)))})")
     ilp_reason = (f"branch and cut on SCIP{sets}: its time depends on how tight the LP relaxation is "
