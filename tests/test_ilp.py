@@ -515,6 +515,40 @@ def test_real_data_credible_sets_agree(name):
         assert as_set(ip) == as_set(dp) and len(ip) == len(dp)
 
 
+def random_candidate_dags(cands, count, seed):
+    """Integer points of random DAGs over the candidates: a random order, each node a random candidate before it."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        before, x = 0, np.zeros(len(cands.masks))
+        for v in rng.permutation(cands.n).tolist():
+            fits = [f for f in range(cands.offsets[v], cands.offsets[v + 1]) if cands.masks[f] & ~before == 0]
+            x[fits[int(rng.integers(len(fits)))]] = 1.0
+            before |= 1 << v
+        yield x
+
+
+def test_the_optimisations_cuts_hold_for_every_dag_and_start_an_enumeration_that_finds_the_same_set(hard_problem):
+    scorer, parent_sets, opt = hard_problem
+    cands = Candidates(parent_sets)
+    best = ilp.optimum(cands, OrderCandidates(parent_sets), Control())
+    known = best.cuts
+    assert best.optimal and len(known.clusters) > 10
+    assert ilp.optimum(cands, OrderCandidates(parent_sets), Control(), reuse=True).cuts is known
+    again = ilp.KnownCuts([*known.clusters.tolist(), *known.clusters.tolist()], known.four_b.tolist())
+    assert len(again) == len(known) and (again.clusters == known.clusters).all()   # duplicates dropped
+    for x in random_candidate_dags(cands, 40, seed=5):
+        for cluster, k in known.clusters.tolist():
+            assert cuts.cluster_value(x, cands.masks, cands.offsets, np.int64(cluster), k) >= k - 1e-9
+        for a, b, c, d in known.four_b.tolist():
+            assert cuts.four_b_value(x, cands.masks, cands.offsets, a, b, c, d) <= 2 + 1e-9
+    threshold = opt - 2.0 - tolerance(opt)
+    plain, _ = ilp.enumerate_dags(cands, threshold, 10 ** 5, Control(), opt, covered=True)
+    warm, out = ilp.enumerate_dags(cands, threshold, 10 ** 5, Control(), opt, covered=True, known=known)
+    assert out.optimal and out.stats["known_cuts"] == len(known) and warm.count == plain.count > 10
+    assert {tuple(r) for r in warm.masks[:warm.count].tolist()} == {tuple(r) for r in plain.masks[:plain.count].tolist()}
+    assert sorted(warm.scores[:warm.count]) == pytest.approx(sorted(plain.scores[:plain.count]), abs=1e-9)
+
+
 # -- stop, time limit, progress -------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -867,7 +867,8 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
         return parent_sets, np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
     opt = best.score
     collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
-                                        covered=ilp.score_equivalent(scorer.score_name) and not knowledge)
+                                        covered=ilp.score_equivalent(scorer.score_name) and not knowledge,
+                                        known=best.cuts)
     masks, scores = collector.masks[:collector.count], collector.scores[:collector.count]
     if out.stopped:
         reason = f"{control.reason}: the search ended after {collector.count:,} DAGs, more may exist"
