@@ -159,9 +159,7 @@ def scan_lengths(masks, offsets, n, sizes, samples, seed):
                     count += 1
                     if bits == 0:
                         break
-                    c = bits & -bits
-                    r = bits + c
-                    bits = (((r ^ bits) >> 2) // c) | r
+                    bits = _next_subset(bits)
             else:
                 for _ in range(samples):
                     bits = np.int64(0)
