@@ -134,6 +134,13 @@ def _spread(bits, v):
 
 
 @njit(cache=True)
+def _scan_length(masks, lo, hi, allowed):
+    """Candidates :func:`best_within` checks in ``lo:hi`` for ``allowed`` (all of them when none fits)."""
+    j = best_within(masks, lo, hi, allowed)
+    return j - lo + 1 if j >= 0 else hi - lo
+
+
+@njit(cache=True)
 def scan_lengths(masks, offsets, n, sizes, samples, seed):
     """Mean candidates :func:`best_within` checks for node ``v`` in a subset of ``k`` other nodes: ``(n, n)``, ``[v, k]``.
 
@@ -149,17 +156,13 @@ def scan_lengths(masks, offsets, n, sizes, samples, seed):
         lo, hi = offsets[v], offsets[v + 1]
         for k in range(n):
             total = 0.0
-            count = 0
             if sizes[k] <= samples:
                 bits = (np.int64(1) << k) - 1
-                last = np.int64(1) << (n - 1)
-                while bits < last:
-                    j = best_within(masks, masks, lo, hi, _spread(bits, v))
-                    total += (j - lo + 1) if j >= 0 else hi - lo
-                    count += 1
-                    if bits == 0:
-                        break
-                    bits = _next_subset(bits)
+                for _ in range(int(sizes[k])):
+                    total += _scan_length(masks, lo, hi, _spread(bits, v))
+                    if bits != 0:
+                        bits = _next_subset(bits)
+                out[v, k] = total / sizes[k]
             else:
                 for _ in range(samples):
                     bits = np.int64(0)
@@ -167,10 +170,8 @@ def scan_lengths(masks, offsets, n, sizes, samples, seed):
                         r = i + np.random.randint(n - 1 - i)
                         pool[i], pool[r] = pool[r], pool[i]
                         bits |= np.int64(1) << pool[i]
-                    j = best_within(masks, masks, lo, hi, _spread(bits, v))
-                    total += (j - lo + 1) if j >= 0 else hi - lo
-                    count += 1
-            out[v, k] = total / max(count, 1)
+                    total += _scan_length(masks, lo, hi, _spread(bits, v))
+                out[v, k] = total / samples
     return out
 
 
@@ -299,7 +300,7 @@ class Candidates:
 
 
 @njit(cache=True)
-def best_within(masks, scores, lo, hi, allowed):
+def best_within(masks, lo, hi, allowed):
     """Index of the first candidate in ``lo:hi`` whose mask lies inside ``allowed`` (-1 if none)."""
     for j in range(lo, hi):
         if masks[j] & ~allowed == 0:
@@ -338,7 +339,7 @@ def _subset_score(table, s, n, masks, scores, offsets, top):
             rest = s ^ bit
             below = table[rest]
             if top[v] + below > best:
-                j = best_within(masks, scores, offsets[v], offsets[v + 1], rest)
+                j = best_within(masks, offsets[v], offsets[v + 1], rest)
                 if j >= 0 and scores[j] + below > best:
                     best = scores[j] + below
     return best
@@ -382,7 +383,7 @@ def optimal_parents(table, full, n, masks, scores, offsets):
             bit = np.int64(1) << v
             if s & bit:
                 rest = s ^ bit
-                j = best_within(masks, scores, offsets[v], offsets[v + 1], rest)
+                j = best_within(masks, offsets[v], offsets[v + 1], rest)
                 if j >= 0 and scores[j] + table[rest] == table[s]:
                     parents[v] = masks[j]
                     s = rest
@@ -445,7 +446,7 @@ def _greedy_completion(candidates, table, size):
         needed = int(np.bitwise_or.reduce(candidates.forced[mask_to_parents(s, n)]))
         for v in mask_to_parents(s & ~needed, n):
             rest = s ^ (1 << v)
-            j = best_within(candidates.masks, candidates.scores, candidates.offsets[v], candidates.offsets[v + 1],
+            j = best_within(candidates.masks, candidates.offsets[v], candidates.offsets[v + 1],
                             rest)
             if j >= 0 and candidates.scores[j] > best:
                 best, choice = candidates.scores[j], (v, j)

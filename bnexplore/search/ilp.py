@@ -296,10 +296,8 @@ class Problem:
     def add_known_cuts(self, known):
         """Give the search the cuts of ``known`` (:class:`KnownCuts`): they go to SCIP's cut pool when the
         first LP is built (:meth:`Run.add_row`) and enter an LP only where they are violated."""
-        masks, offsets = self.cands.masks, self.cands.offsets
         self.known_rows += [cluster_row(self.cands, cluster, k) for cluster, k in known.clusters.tolist()]
-        self.known_rows += [(cuts.four_b_families(masks, offsets, a, b, c, d), None, 2.0)
-                            for a, b, c, d in known.four_b.tolist()]
+        self.known_rows += [four_b_row(self.cands, *quad) for quad in known.four_b.tolist()]
 
     def dag_variables(self, chosen):
         """The (original) variables equal to 1 in the DAG with these chosen families: families, arrows, adjacencies."""
@@ -335,6 +333,11 @@ def cluster_row(candidates, cluster, k):
     if inside:
         return families, None, float(cuts.popcount(np.int64(cluster)) - k)
     return families, float(k), None
+
+
+def four_b_row(candidates, a, b, c, d):
+    """The 4B inequality of the pairs ``{a, b}`` and ``{c, d}`` as ``(families, None, 2.0)`` (:func:`cluster_row`'s form)."""
+    return cuts.four_b_families(candidates.masks, candidates.offsets, a, b, c, d), None, 2.0
 
 
 def bits(mask):
@@ -597,7 +600,7 @@ class Run:
                 result = SCIP_RESULT.SEPARATED
                 self.counts["four_b_cuts"] += 1
                 self.four_b_added.append((a, b, cc, d))
-                if self.add_row("4B", cuts.four_b_families(c.masks, c.offsets, a, b, cc, d), None, 2.0):
+                if self.add_row("4B", *four_b_row(c, a, b, cc, d)):
                     result = SCIP_RESULT.CUTOFF
                     break
         self.seconds["separation"] += time.perf_counter() - t0
