@@ -644,6 +644,19 @@ def test_credible_sets_at_several_bayes_factors_prove_the_optimum_once(monkeypat
     assert not ilp.optimum(Candidates(other), None, Control(), reuse=True).stats.get("reused")
 
 
+def test_the_remembered_optimum_is_its_own_copy(monkeypatch):
+    monkeypatch.setattr(ilp, "_proven", {})
+    parent_sets = candidate_parent_sets(Scorer(dependent_data(5, 6, 80), "bic"), epsilon=2.0)
+    candidates = Candidates(parent_sets)
+    first = ilp.optimum(candidates, None, Control())
+    expected = first.parents.copy()
+    first.parents[:] = -1                                            # whatever the caller does with it
+    first.stats.clear()
+    again = ilp.optimum(candidates, None, Control(), reuse=True)
+    assert again.stats["reused"] and (again.parents == expected).all() and again.score == first.score
+    assert again.trajectory[-1]["gap"] == 0.0 and again.stats["nodes"] == 0
+
+
 # -- engine choice ----------------------------------------------------------------------------------
 
 def test_choose_engine_says_which_and_why(monkeypatch):

@@ -1128,7 +1128,7 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     out.stats.update(seconds_seed=t_seed - t0, seed_score=seed_score)
     if out.optimal and out.parents is not None:
         _proven.pop(key, None)
-        _proven[key] = out
+        _proven[key] = _reused(out)  # its own copy: what the caller does with ``out`` cannot change it
         while len(_proven) > PROVEN_KEPT:
             del _proven[next(iter(_proven))]
     return out
