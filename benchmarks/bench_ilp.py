@@ -177,7 +177,7 @@ def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_li
         for eng in engines:
             t = time.perf_counter()
             cs = credible_set(scorer, bf=bf, parent_sets=parent_sets, limit=LIMIT, engine=eng,
-                              time_limit=time_limit)
+                              time_limit=time_limit, statistics=True)
             runs[eng] = {"dags": len(cs), "classes": len(cs.classes), "rpdag_classes": len(cs.rpdag_classes),
                          "seconds": time.perf_counter() - t, "opt": cs.opt,
                          "enum_seconds": cs.stats.get("seconds_enumeration", 0.0) + cs.stats["seconds_grouping"],
@@ -185,6 +185,8 @@ def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_li
                          "truncated": cs.truncated_reason, "stopped": cs.stats.get("stopped"),
                          "complete_bf": None if cs.complete_epsilon is None else math.exp(cs.complete_epsilon),
                          "nodes": cs.stats.get("search_steps"),
+                         "breakdown": {part: time_breakdown(cs.stats[f"{part}_stats"]) for part in
+                                       ("optimum", "enumeration") if f"{part}_stats" in cs.stats},
                          "dag_set": sorted(map(tuple, cs.parent_masks.tolist())) if len(cs) <= both_limit else None}
             if both and eng == "dp" and len(cs) <= both_limit and not cs.truncated:
                 engines.append("ilp")
@@ -274,6 +276,15 @@ def credible_cell(b):
     return f"{b['dags']:,}{mark} / {b['classes']:,} / {b['rpdag_classes']:,} / {seconds(b['seconds'])}"
 
 
+def where_time_went(b):
+    """One line from :func:`time_breakdown`: LP, strong branching, our cuts, SCIP's cuts, heuristics,
+    integral points (cycle cuts; in an enumeration also recording and branching away each DAG), tree nodes."""
+    return (f"LP {seconds(b['lp'])}, strong branching {seconds(b['strong_branching'])}, cuts "
+            f"{seconds(b['cut_separation'])}, SCIP's cuts {seconds(b.get('scip_separators'))}, heuristics "
+            f"{seconds(b['heuristics'])}, integral points {seconds(b.get('enumeration_callbacks'))}; "
+            f"{b['nodes']:,} nodes")
+
+
 def report(table1, optima, args):
     lines = ["## Exact optimum and credible sets to 60 variables: subset DP and branch and cut (issue 14)", "",
              f"`benchmarks/bench_ilp.py`, {platform.machine()} with {os.cpu_count()} cores, Python "
@@ -315,6 +326,15 @@ def report(table1, optima, args):
                      f"{r['peak_mib']:.0f} |")
     lines += ["", "`+ (BF x)`: the limit was reached; the set is every DAG within the smaller Bayes factor x. "
               "`(stopped)`: the time limit stopped the search (the count is what was found).", ""]
+    stopped = [(r["name"], bf, run) for r in table1 for bf, runs in r.get("bf", {}).items()
+               for run in runs.values() if run.get("stopped") and run.get("breakdown")]
+    if stopped:
+        lines += ["Where the time of each stopped credible set went (the ILP):", ""]
+        for name, bf, run in stopped:
+            parts = [f"{part}: {where_time_went(b)}" for part, b in run["breakdown"].items()
+                     if b.get("nodes")]  # a reused optimum ran no search
+            lines.append(f"- {name}, BF {bf}: " + "; ".join(parts))
+        lines.append("")
     lines += ["### Exact optimum of forward samples, with the heuristics' gap", "",
               "| network | N | score | in-degree | sets | proof s (or gap at the limit) | OPT | hc | tabu | ASOBS "
               "| where the ILP's time went |", "|" + "---|" * 11]
@@ -328,12 +348,8 @@ def report(table1, optima, args):
         for label in ("hc", "tabu", "asobs"):
             h = r["heuristics"][label]
             gaps.append(f"{h['score']:.1f} (gap {r['opt'] - h['score']:.3g})")
-        b = r["breakdown"]
-        where = (f"LP {seconds(b['lp'])}, strong branching {seconds(b['strong_branching'])}, cuts "
-                 f"{seconds(b['cut_separation'])}, SCIP's cuts {seconds(b.get('scip_separators'))}, heuristics "
-                 f"{seconds(b['heuristics'])}; {b['nodes']:,} nodes")
         lines.append(f"{head} {r['candidates']:,} | {proof} | {r['opt']:.1f} | " + " | ".join(gaps) +
-                     f" | {where} |")
+                     f" | {where_time_went(r['breakdown'])} |")
     lines += ["", "Gap = OPT - the heuristic's score (0: it found an optimum); where the ILP stopped at the time "
               "limit, OPT is its incumbent and the proven gap says how far above it the optimum may be."]
     return "\n".join(lines) + "\n"

@@ -605,6 +605,17 @@ def test_progress_reports_and_trajectory_converge(hard_problem):
     assert back.stats["bound"] == result.stats["bound"] and back.stats["gap"] == 0
 
 
+def test_credible_set_statistics_say_where_the_time_went(monkeypatch):
+    monkeypatch.setattr(ilp, "_proven", {})
+    scorer = Scorer(dependent_data(2, 6, 40), "bic")
+    cs = credible_set(scorer, epsilon=4.0, engine="ilp", statistics=True)
+    for part in ("optimum_stats", "enumeration_stats"):
+        stats = cs.stats[part]
+        assert stats["nodes"] >= 1 and stats["scip"]["lp"]["dual_lp"]["calls"] >= 1
+    assert cs.stats["enumeration_stats"]["dags_recorded"] == len(cs)
+    assert "enumeration_stats" not in credible_set(scorer, epsilon=4.0, engine="ilp").stats
+
+
 def test_a_stopped_credible_set_says_what_it_is(monkeypatch):
     scorer = Scorer(dependent_data(2, 6, 40), "bic")                 # 67 DAGs in 11 classes
     parent_sets = candidate_parent_sets(scorer, epsilon=4.0)

@@ -682,7 +682,7 @@ def limited_set(masks, scores, opt, epsilon, limit, overflow):
 
 def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_indegree=None, limit=DEFAULT_LIMIT,
                  pruning=True, parent_sets=None, engine="auto", knowledge=None, progress=None, time_limit=None,
-                 stop=None, control=None):
+                 stop=None, control=None, statistics=False):
     """Every DAG whose score is within ``log(bf)`` of the optimum.
 
     Liao, Sharma, Cussens & van Beek (2019), Eq. (3), solved exactly by
@@ -731,6 +731,11 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         See :class:`bnexplore.control.Control`. With the ILP, reports carry
         ``found`` (DAGs so far), ``score`` and ``bound``; a stop returns the
         DAGs found so far (``truncated_reason`` says so).
+    statistics : bool
+        With the ILP, keep the stats of the optimum's and the enumeration's
+        solves, with SCIP's own time breakdown (LP, strong branching,
+        separation), under ``optimum_stats`` and ``enumeration_stats``: where
+        the time went, for benchmarks.
 
     Returns
     -------
@@ -769,9 +774,9 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
                              scorer.score_name, params=params, stats=stats, truncated_reason=earlier.truncated_reason,
                              complete_epsilon=earlier.complete_epsilon)
     else:
-        run = _ilp_set if chosen == "ilp" else _dp_set
-        parent_sets, masks, scores, opt, why, complete, stats = run(scorer, parent_sets, max_indegree, epsilon, limit,
-                                                                     pruning, control, knowledge)
+        args = (scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge)
+        parent_sets, masks, scores, opt, why, complete, stats = (
+            _ilp_set(*args, statistics=statistics) if chosen == "ilp" else _dp_set(*args))
         stats.update(candidate_sets=len(parent_sets), stopped=control.reason, engine=chosen, engine_reason=reason,
                      **scorer.stats(snapshot), candidates=parent_sets.stats)
         result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params,
@@ -841,7 +846,7 @@ def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control,
     return parent_sets, masks, scores, opt, reason, complete, stats
 
 
-def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None):
+def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None, statistics=False):
     """The credible set by branch and cut: the optimum, then every DAG above ``OPT - epsilon`` in one tree search."""
     from . import ilp
     from .ordering import Candidates as OrderCandidates
@@ -855,7 +860,7 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
-    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, reuse=True)
+    best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, reuse=True, statistics=statistics)
     t_opt = time.perf_counter()
     stats = {"seconds_candidates": t_candidates - t0, "seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
              "opt_nodes": best.stats["nodes"], "opt_reused": best.stats.get("reused", False), "bound": best.bound,
@@ -868,7 +873,7 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
     opt = best.score
     collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
                                         covered=ilp.score_equivalent(scorer.score_name) and not knowledge,
-                                        known=best.cuts)
+                                        known=best.cuts, statistics=statistics)
     masks, scores = collector.masks[:collector.count], collector.scores[:collector.count]
     if out.stopped:
         reason = f"{control.reason}: the search ended after {collector.count:,} DAGs, more may exist"
@@ -879,4 +884,6 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
                  enumeration_nodes=out.stats["nodes"], objective_limit_raised=out.stats["objective_limit_raised"],
                  cluster_cuts=best.stats["cluster_cuts"]
                  + out.stats["cluster_cuts"], lp_iterations=best.stats["lp_iterations"] + out.stats["lp_iterations"])
+    if statistics:
+        stats.update(optimum_stats=best.stats, enumeration_stats=out.stats)
     return parent_sets, masks, scores, opt, reason, complete, stats

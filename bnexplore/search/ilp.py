@@ -1134,21 +1134,22 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     return out
 
 
-def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, known=None):
+def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, known=None, statistics=False):
     """Every DAG over the candidates scoring at least ``threshold`` (the best ``limit``), by branch and cut.
 
     ``covered`` (score-equivalent scores only) searches with the covered-arc
     constraints of :class:`Problem` and adds each equivalence class whole.
     ``known`` (:class:`KnownCuts`, e.g. the optimisation's ``Outcome.cuts``)
-    go to SCIP's cut pool from the start. Returns ``(collector, outcome)``; ``outcome.optimal`` is
-    True when the tree search ran to the end.
+    go to SCIP's cut pool from the start; ``statistics`` adds SCIP's time breakdown to the outcome's
+    stats (:func:`solve`). Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the tree
+    search ran to the end.
     """
     require_scip()
     problem = Problem(candidates, covered=covered, branching=False)
     if known is not None:
         problem.add_known_cuts(known)
     collector = Collector(candidates.n, threshold, limit, slack=tie_slack(scale))
-    out = solve(problem, control, collector=collector, margin=lp_margin(scale))
+    out = solve(problem, control, collector=collector, margin=lp_margin(scale), statistics=statistics)
     return collector, out
 
 
