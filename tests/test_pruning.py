@@ -193,6 +193,20 @@ def test_stop_returns_the_empty_sets_and_says_so():
     assert all(stats.sets(v) == [()] for v in range(6))
 
 
+def test_a_stop_is_seen_between_the_nodes_of_a_level(monkeypatch):
+    scorer = Scorer(dependent_data(6, 6, 50), "bic")
+    generated = []
+    real = pruning._generate
+
+    def counting(*args):
+        generated.append(1)
+        return real(*args)
+    monkeypatch.setattr(pruning, "_generate", counting)
+    stats = candidate_parent_sets(scorer, stop=lambda: len(generated) >= 1)
+    assert len(generated) == 1                                          # not the level's other five nodes
+    assert stats.stats["complete"] is False and all(stats.sets(v) == [()] for v in range(6))
+
+
 def test_too_many_sets_is_a_resource_error(monkeypatch):
     monkeypatch.setattr(pruning, "MAX_SETS_PER_LEVEL", 10)
     codes = np.zeros((20, 6), int)

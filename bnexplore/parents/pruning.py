@@ -428,6 +428,8 @@ class _Pruner:
         for v, prev in enumerate(levels):
             if prev is None or len(prev) == 0 or len(self.base[v]) + k > self.max_size:
                 continue
+            if self.control.should_stop():  # generating a node's level can take long even when nothing is scored
+                raise _Stopped
             elems, ranks, pos, dropped, top = _generate(prev, self.free[:, v], len(self.base[v]), n,
                                                         self.binom)
             total += len(ranks)
