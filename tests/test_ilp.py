@@ -670,6 +670,55 @@ def test_the_remembered_optimum_is_its_own_copy(monkeypatch):
 
 # -- engine choice ----------------------------------------------------------------------------------
 
+def slow_dp(monkeypatch, seconds):
+    """Make ``auto`` see a subset DP estimated at ``seconds`` (above the 30 s it runs without trying the ILP)."""
+    from bnexplore.search import credible
+
+    def choose(n, parent_sets=None, task="optimum", limit=None, engine="auto"):
+        return "dp", f"subset DP over {n} variables: about {seconds:.2g} s", seconds
+    monkeypatch.setattr(credible, "choose_engine", choose)
+
+
+def test_auto_tries_the_ilp_first_where_the_dp_is_slow(monkeypatch):
+    scorer = Scorer(dependent_data(2, 6, 40), "bic")                 # 67 DAGs in 11 classes
+    parent_sets = candidate_parent_sets(scorer, epsilon=4.0)
+    dp = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="dp")
+    slow_dp(monkeypatch, 100.0)
+    control = Control(clock=FakeClock(step=1e-6))                    # the ILP's 25 s never run out
+    cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, control=control)
+    assert cs.stats["engine"] == "ilp" == cs.params["engine"] and ": it finished [" in cs.stats["engine_reason"]
+    assert as_set(cs) == as_set(dp) and not cs.truncated
+
+
+def test_auto_falls_back_to_the_dp_when_the_ilp_takes_too_long(monkeypatch):
+    scorer = Scorer(dependent_data(2, 6, 40), "bic")
+    parent_sets = candidate_parent_sets(scorer, epsilon=4.0)
+    dp = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="dp")
+    slow_dp(monkeypatch, 40.0)
+    control = Control(clock=FakeClock(step=1.0))                     # every reading is a second: 10 s go fast
+    cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, control=control)
+    assert cs.stats["engine"] == "dp" and "had not finished" in cs.stats["engine_reason"]
+    assert cs.stats["seconds_ilp_attempt"] >= 0 and as_set(cs) == as_set(dp) and not cs.truncated
+
+
+def test_a_stop_while_the_ilp_is_tried_first_keeps_what_it_found(monkeypatch):
+    scorer = Scorer(dependent_data(2, 6, 40), "bic")
+    parent_sets = candidate_parent_sets(scorer, epsilon=4.0)
+    full = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="dp")
+    slow_dp(monkeypatch, 100.0)
+    found = []
+
+    def progress(info):
+        if info.get("found"):
+            found.append(info["found"])
+    control = Control(progress=progress, stop=lambda: bool(found), min_interval=0, clock=FakeClock(step=1e-6))
+    cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, control=control)
+    assert cs.stats["engine"] == "ilp" and cs.stats["engine_reason"].endswith(
+        "tried first for up to 25 s, a quarter of the subset DP's estimated time: stopped while it ran "
+        "[subset DP over 6 variables: about 1e+02 s]")
+    assert cs.truncated_reason.startswith("stopped: the search ended after") and 0 < len(cs) < len(full)
+
+
 def test_choose_engine_says_which_and_why(monkeypatch):
     engine, reason, seconds = choose_engine(12)
     assert engine == "dp" and "subset DP over 12 variables" in reason and 0 < seconds < 1

@@ -42,14 +42,25 @@ from ..knowledge import knowledge_params
 from ..parents.pruning import RULES, tolerance
 from ..result import Result, parse_json, to_plain
 from ..scores import Scorer
-from .exact import (Candidates, _dp_hint, check_memory, choose_engine, format_bytes, mask_to_parents, memory_needed,
-                    prepare_parent_sets, subset_table)
+from .exact import (DP_PREFERRED_SECONDS, Candidates, _dp_hint, check_memory, choose_engine, format_bytes,
+                    mask_to_parents, memory_needed, prepare_parent_sets, subset_table)
 
 DEFAULT_LIMIT = 150_000
 """Most credible DAGs collected (the paper's counting limit)."""
 
 _STEPS = 2_000_000
 """Search steps per kernel call, between two checks of the stop flag."""
+
+ILP_FIRST_SHARE = 0.25
+"""Share of the subset DP's estimated time that ``auto`` first gives the ILP, for a credible set the DP
+would take more than :data:`bnexplore.search.exact.DP_PREFERRED_SECONDS` over (:func:`credible_set`).
+
+Small sets, like most at BF 3, come out of the ILP in seconds, while the DP builds its whole table first;
+large ones (more than 100,000 DAGs) the DP enumerates much faster, so a set the ILP has not finished
+within this share goes to the DP, which then costs at most a quarter more than running it alone.
+Measured on 2 cores (BENCHMARKS.md): horse (28 variables), BF 3, 1,643 DAGs: the ILP 9 s, the DP 53 s
+(estimate 123 s); flag (29), BF 3, 773 DAGs: the ILP 23 s, the DP 190 s (estimate 277 s); horse BF 20,
+150,000 DAGs: the ILP had not finished in 400 s."""
 
 LIMITED_KEPT = 2
 """Finished sets cut by the counting limit that :func:`credible_set` remembers for a larger Bayes factor."""
@@ -720,7 +731,10 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         scorer with an epsilon at least this one (then ``pruning`` is ignored).
     engine : {"auto", "dp", "ilp"}
         See :func:`bnexplore.search.exact.choose_engine` (``auto`` keeps the
-        DP wherever it fits and should finish within ten minutes).
+        DP wherever it fits and should finish within ten minutes; where it
+        should take more than half a minute, the ILP is tried first for
+        :data:`ILP_FIRST_SHARE` of the DP's estimated time, and the DP runs
+        only if the ILP has not finished by then).
     knowledge : Knowledge, optional
         Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
         before any work): the set is then every DAG honouring it within
@@ -742,7 +756,8 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     CredibleSet
         ``stats`` hold ``engine``, ``engine_reason``, the seconds of each
         phase (``seconds_candidates``, ``seconds_dp`` or ``seconds_ilp`` (the
-        optimum), ``seconds_enumeration``, ``seconds_grouping``),
+        optimum), ``seconds_enumeration``, ``seconds_grouping``, and
+        ``seconds_ilp_attempt`` when the ILP tried first did not finish),
         ``candidate_sets``, ``search_steps`` (DP steps or ILP tree nodes),
         ``memory_bytes`` and the candidate statistics under ``candidates``.
 
@@ -762,7 +777,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     start = time.perf_counter()
     snapshot = scorer.snapshot()
     n = scorer.n_vars
-    chosen, reason, _ = choose_engine(n, parent_sets, "credible", limit, engine)
+    chosen, reason, dp_estimate = choose_engine(n, parent_sets, "credible", limit, engine)
     params = {**scorer.params, "bf": math.exp(epsilon), "epsilon": epsilon, "max_indegree": max_indegree,
               "limit": limit, "pruning": bool(pruning), "engine": chosen, **knowledge_params(knowledge)}
     key = _request_key(scorer, parent_sets, params)
@@ -774,11 +789,27 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
                              scorer.score_name, params=params, stats=stats, truncated_reason=earlier.truncated_reason,
                              complete_epsilon=earlier.complete_epsilon)
     else:
-        args = (scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge)
-        parent_sets, masks, scores, opt, why, complete, stats = (
-            _ilp_set(*args, statistics=statistics) if chosen == "ilp" else _dp_set(*args))
-        stats.update(candidate_sets=len(parent_sets), stopped=control.reason, engine=chosen, engine_reason=reason,
-                     **scorer.stats(snapshot), candidates=parent_sets.stats)
+        from . import ilp
+
+        if chosen == "dp":  # before the candidates are built: the table may not fit
+            needed = memory_needed(n) + enumeration_memory(n, limit)
+            check_memory(needed, f"the credible set over {n} variables with limit={limit:,}", _dp_hint())
+            control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
+        t0 = time.perf_counter()
+        parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
+                                          rules=RULES if pruning else (), knowledge=knowledge)
+        seconds_candidates = time.perf_counter() - t0
+        args = (scorer, parent_sets, epsilon, limit)
+        if chosen == "ilp":
+            masks, scores, opt, why, complete, stats = _ilp_set(*args, control, knowledge, statistics)
+        elif engine == "auto" and dp_estimate > DP_PREFERRED_SECONDS and ilp.available():
+            chosen, reason, (masks, scores, opt, why, complete, stats) = _ilp_first(
+                args, control, knowledge, statistics, dp_estimate, reason)
+        else:
+            masks, scores, opt, why, complete, stats = _dp_set(*args, control)
+        params["engine"] = chosen
+        stats.update(seconds_candidates=seconds_candidates, candidate_sets=len(parent_sets), stopped=control.reason,
+                     engine=chosen, engine_reason=reason, **scorer.stats(snapshot), candidates=parent_sets.stats)
         result = CredibleSet(scorer.names, masks, scores, opt, epsilon, scorer.score_name, params=params,
                              stats=stats, truncated_reason=why, complete_epsilon=complete)
         if control.reason is None and why is not None:  # finished, cut by the counting limit
@@ -821,15 +852,10 @@ def digest(arrays, text=""):
     return h.hexdigest()
 
 
-def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None):
-    """The credible set by the subset DP and :func:`collect`."""
+def _dp_set(scorer, parent_sets, epsilon, limit, control):
+    """The credible set over the candidates by the subset DP and :func:`collect`:
+    ``(masks, scores, opt, truncated reason, complete epsilon, stats)``."""
     n = scorer.n_vars
-    t0 = time.perf_counter()
-    needed = memory_needed(n) + enumeration_memory(n, limit)
-    check_memory(needed, f"the credible set over {n} variables with limit={limit:,}", _dp_hint())
-    control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
-    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
-                                      rules=RULES if pruning else (), knowledge=knowledge)
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
     table, size = subset_table(candidates, control)
@@ -841,20 +867,38 @@ def _dp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control,
     else:
         masks, scores, reason, steps, complete = collect(candidates, table, opt, epsilon, limit, control)
     del table
-    stats = {"seconds_candidates": t_candidates - t0, "seconds_dp": t_dp - t_candidates,
-             "seconds_enumeration": time.perf_counter() - t_dp, "search_steps": steps, "memory_bytes": needed}
-    return parent_sets, masks, scores, opt, reason, complete, stats
+    stats = {"seconds_dp": t_dp - t_candidates, "seconds_enumeration": time.perf_counter() - t_dp,
+             "search_steps": steps, "memory_bytes": memory_needed(n) + enumeration_memory(n, limit)}
+    return masks, scores, opt, reason, complete, stats
 
 
-def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control, knowledge=None, statistics=False):
-    """The credible set by branch and cut: the optimum, then every DAG above ``OPT - epsilon`` in one tree search."""
+def _ilp_first(args, control, knowledge, statistics, dp_estimate, dp_reason):
+    """``auto`` where the DP would take long: the ILP within :data:`ILP_FIRST_SHARE` of the DP's
+    estimated time, then, unless it finished or the caller stopped, the DP. ``(engine, reason, set)``."""
+    budget = ILP_FIRST_SHARE * dp_estimate
+    limit = budget if control.remaining is None else min(budget, control.remaining)
+    attempt = Control(progress=control.progress, time_limit=max(limit, 1e-9), stop=control.should_stop,
+                      min_interval=control.min_interval, clock=control.clock)
+    t0 = time.perf_counter()
+    out = _ilp_set(*args, attempt, knowledge, statistics)
+    tried = f"tried first for up to {budget:.3g} s, a quarter of the subset DP's estimated time"
+    if attempt.reason is None or control.should_stop():
+        ended = "it finished" if attempt.reason is None else f"{control.reason} while it ran"
+        return "ilp", f"ILP engine (branch and cut on SCIP), {tried}: {ended} [{dp_reason}]", out
+    seconds = time.perf_counter() - t0
+    masks, scores, opt, why, complete, stats = _dp_set(*args, control)
+    stats["seconds_ilp_attempt"] = seconds
+    return "dp", f"{dp_reason}; the ILP engine, {tried}, had not finished", (masks, scores, opt, why, complete,
+                                                                                stats)
+
+
+def _ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, statistics=False):
+    """The credible set over the candidates by branch and cut: the optimum, then every DAG above
+    ``OPT - epsilon`` in one tree search. Returns what :func:`_dp_set` does."""
     from . import ilp
     from .ordering import Candidates as OrderCandidates
 
     n = scorer.n_vars
-    t0 = time.perf_counter()
-    parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
-                                      rules=RULES if pruning else (), knowledge=knowledge)
     needed = ilp.memory_needed(len(parent_sets)) + enumeration_memory(n, limit)
     check_memory(needed, f"the credible set (ILP) over {len(parent_sets):,} candidate parent sets with "
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
@@ -862,14 +906,14 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
     t_candidates = time.perf_counter()
     best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, reuse=True, statistics=statistics)
     t_opt = time.perf_counter()
-    stats = {"seconds_candidates": t_candidates - t0, "seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
+    stats = {"seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
              "opt_nodes": best.stats["nodes"], "opt_reused": best.stats.get("reused", False), "bound": best.bound,
              "gap": best.gap}
     if not best.optimal:
         stats.update(seconds_enumeration=0.0, search_steps=0)
         reason = (f"{control.reason}: stopped before the optimum was proven "
                   f"({ilp.describe_gap(best.score, best.bound)})")
-        return parent_sets, np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
+        return np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
     opt = best.score
     collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
                                         covered=ilp.score_equivalent(scorer.score_name) and not knowledge,
@@ -886,4 +930,4 @@ def _ilp_set(scorer, parent_sets, max_indegree, epsilon, limit, pruning, control
                  + out.stats["cluster_cuts"], lp_iterations=best.stats["lp_iterations"] + out.stats["lp_iterations"])
     if statistics:
         stats.update(optimum_stats=best.stats, enumeration_stats=out.stats)
-    return parent_sets, masks, scores, opt, reason, complete, stats
+    return masks, scores, opt, reason, complete, stats
