@@ -145,8 +145,15 @@ def test_two_data_sets_journey(page):
     # a Search option survives a visit to another page (Streamlit 1.67 dropped it; AppTest did not show it)
     limit = page.locator("input[aria-label='Time limit per search (s)']").first
     limit.fill("30")
-    limit.press("Enter")  # sends the value with a rerun, which Streamlit handles before the page switch below
-    page.locator("[data-testid='stStatusWidget']").wait_for(state="detached")
+    limit.press("Enter")  # sends the value with a rerun, which must finish before the page switch below
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    status = page.locator("[data-testid='stStatusWidget']")
+    try:  # a loaded machine shows the rerun running (a switch now would interrupt it); a quick one may not
+        status.wait_for(state="attached", timeout=2000)
+    except PlaywrightTimeout:
+        pass
+    status.wait_for(state="detached")
     open_page(page, "2 · Tune")
     open_page(page, "3 · Search")
     assert page.locator("input[aria-label='Time limit per search (s)']").first.input_value() == "30"
