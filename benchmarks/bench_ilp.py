@@ -172,13 +172,14 @@ def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_li
                               "breakdown": time_breakdown(result.stats) if engine == "ilp" else None}
     for bf in bayes_factors:
         runs = {}
-        engine = choose_engine(n, parent_sets, "credible", LIMIT)[0]
-        engines = [engine]
-        for eng in engines:
+        engines = ["auto"]
+        for requested in engines:
             t = time.perf_counter()
-            cs = credible_set(scorer, bf=bf, parent_sets=parent_sets, limit=LIMIT, engine=eng,
+            cs = credible_set(scorer, bf=bf, parent_sets=parent_sets, limit=LIMIT, engine=requested,
                               time_limit=time_limit, statistics=True)
-            runs[eng] = {"dags": len(cs), "classes": len(cs.classes), "rpdag_classes": len(cs.rpdag_classes),
+            eng = cs.stats["engine"]
+            runs[eng] = {"engine": eng, "auto": requested == "auto", "ilp_attempt_seconds": cs.stats.get("seconds_ilp_attempt"),
+                         "dags": len(cs), "classes": len(cs.classes), "rpdag_classes": len(cs.rpdag_classes),
                          "seconds": time.perf_counter() - t, "opt": cs.opt,
                          "enum_seconds": cs.stats.get("seconds_enumeration", 0.0) + cs.stats["seconds_grouping"],
                          "reused_from_bf": cs.stats.get("reused_from_bf"),
@@ -188,8 +189,8 @@ def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_li
                          "breakdown": {part: time_breakdown(cs.stats[f"{part}_stats"]) for part in
                                        ("optimum", "enumeration") if f"{part}_stats" in cs.stats},
                          "dag_set": sorted(map(tuple, cs.parent_masks.tolist())) if len(cs) <= both_limit else None}
-            if both and eng == "dp" and len(cs) <= both_limit and not cs.truncated:
-                engines.append("ilp")
+            if both and requested == "auto" and len(cs) <= both_limit and not cs.truncated:
+                engines.append("ilp" if eng == "dp" else "dp")  # the other engine beside it, on the same set
         if len(runs) == 2:
             runs["ilp"]["same_as_dp"] = runs["ilp"]["dag_set"] == runs["dp"]["dag_set"] or (
                 "stopped" if runs["ilp"]["stopped"] else False)
@@ -273,7 +274,11 @@ def credible_cell(b):
         mark = f"+ (BF {b['complete_bf']:.3g})" if b.get("complete_bf") else "+ (all tie with OPT)"
         if b.get("reused_from_bf"):
             mark += f", the BF {b['reused_from_bf']:.3g} set"
-    return f"{b['dags']:,}{mark} / {b['classes']:,} / {b['rpdag_classes']:,} / {seconds(b['seconds'])}"
+    engine = b.get("engine", "").upper()
+    if b.get("ilp_attempt_seconds") is not None:
+        engine += f" after {seconds(b['ilp_attempt_seconds'])} s of ILP"
+    return (f"{b['dags']:,}{mark} / {b['classes']:,} / {b['rpdag_classes']:,} / {seconds(b['seconds'])}"
+            + (f" ({engine})" if engine else ""))
 
 
 def where_time_went(b):
@@ -292,8 +297,8 @@ def report(table1, optima, args):
              "candidate parent sets pruned for BF = 150 (an in-degree bound is noted where a level of candidate "
              "sets overflows the cache builder). OPT: seconds to prove the optimum by each engine that runs. BF "
              "columns: credible DAGs / Markov equivalence classes / RPDAG classes / seconds (optimum, enumeration "
-             "and grouping), by the `auto` engine (the ILP cell under it where both run). T: the paper's search "
-             "times for BF 3 / 20 / 150 (GOBNILP + CPLEX, their machine).", "",
+             "and grouping) by the `auto` engine, and which engine ran (the other engine's seconds beside it where "
+             "both run). T: the paper's search times for BF 3 / 20 / 150 (GOBNILP + CPLEX, their machine).", "",
              "| data | n | N | caches s | sets | OPT | OPT s: DP / ILP | BF 3 | BF 20 | BF 150 | T (paper) "
              "| peak MiB |", "|" + "---|" * 12]
     for r in table1:
@@ -311,12 +316,14 @@ def report(table1, optima, args):
             if runs is None:
                 cells.append("not run")
                 continue
-            first = runs.get("dp") or runs.get("ilp")
+            first = next(r for r in runs.values() if r.get("auto", True))
             cell = credible_cell(first)
             if "dp" in runs and "ilp" in runs:
                 same = runs["ilp"].get("same_as_dp")
-                cell += f"; ILP {seconds(runs['ilp']['seconds'])} s" + (" (same set)" if same is True else
-                                                                        f" ({same or 'differs'})")
+                other = "ILP" if first is runs["dp"] else "DP"
+                beside = runs[other.lower()]
+                cell += f"; {other} {seconds(beside['seconds'])} s" + (" (same set)" if same is True else
+                                                                       f" ({same or 'differs'})")
             cells.append(cell)
         paper = dict(TABLE1).get(r["name"])
         t = " / ".join(f"{x:g}" for x in paper) if paper else "out of time"
