@@ -57,10 +57,11 @@ would take more than :data:`bnexplore.search.exact.DP_PREFERRED_SECONDS` over (:
 
 Small sets, like most at BF 3, come out of the ILP in seconds, while the DP builds its whole table first;
 large ones (more than 100,000 DAGs) the DP enumerates much faster, so a set the ILP has not finished
-within this share goes to the DP, which then costs at most a quarter more than running it alone.
-Measured on 2 cores (BENCHMARKS.md): horse (28 variables), BF 3, 1,643 DAGs: the ILP 9 s, the DP 53 s
-(estimate 123 s); flag (29), BF 3, 773 DAGs: the ILP 23 s, the DP 190 s (estimate 277 s); horse BF 20,
-150,000 DAGs: the ILP had not finished in 400 s."""
+within this share goes to the DP, which then costs at most a quarter of its estimate more. Measured on
+2 cores (BENCHMARKS.md, seventh round; the paper's times in brackets): horse (28 variables), BF 3, 1,643
+DAGs: 10 s by the ILP tried first, against 99 s by the DP (18.8 s); BF 20, 146,666 DAGs: 93 s, the DP after
+31 s of ILP (1,359 s); flag (29), BF 3: 12 s against 130 s (16.1 s); BF 20: 205 s, the DP after 69 s of
+ILP (4,052 s)."""
 
 LIMITED_KEPT = 2
 """Finished sets cut by the counting limit that :func:`credible_set` remembers for a larger Bayes factor."""
