@@ -714,7 +714,7 @@ def test_a_stop_while_the_ilp_is_tried_first_keeps_what_it_found(monkeypatch):
     control = Control(progress=progress, stop=lambda: bool(found), min_interval=0, clock=FakeClock(step=1e-6))
     cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, control=control)
     assert cs.stats["engine"] == "ilp" and cs.stats["engine_reason"].endswith(
-        "tried first for up to 25 s, a quarter of the subset DP's estimated time: stopped while it ran "
+        "tried first for up to 25 s, 25% of the subset DP's estimated time: stopped while it ran "
         "[subset DP over 6 variables: about 1e+02 s]")
     assert cs.truncated_reason.startswith("stopped: the search ended after") and 0 < len(cs) < len(full)
 

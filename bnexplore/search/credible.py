@@ -882,7 +882,7 @@ def _ilp_first(args, control, knowledge, statistics, dp_estimate, dp_reason):
                       min_interval=control.min_interval, clock=control.clock)
     t0 = time.perf_counter()
     out = _ilp_set(*args, attempt, knowledge, statistics)
-    tried = f"tried first for up to {budget:.3g} s, a quarter of the subset DP's estimated time"
+    tried = f"tried first for up to {budget:.3g} s, {ILP_FIRST_SHARE:.0%} of the subset DP's estimated time"
     if attempt.reason is None or control.should_stop():
         ended = "it finished" if attempt.reason is None else f"{control.reason} while it ran"
         return "ilp", f"ILP engine (branch and cut on SCIP), {tried}: {ended} [{dp_reason}]", out

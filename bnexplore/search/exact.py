@@ -58,8 +58,8 @@ DP_PREFERRED_SECONDS = 30.0
 
 DP_PREFERRED_SECONDS_CREDIBLE = 600.0
 """``auto`` runs the DP for a credible set up to this long: it enumerates far faster than the ILP (beyond
-:data:`DP_PREFERRED_SECONDS` :func:`bnexplore.search.credible.credible_set` tries the ILP first, for a
-quarter of the DP's estimated time: small sets come out of it in seconds)."""
+:data:`DP_PREFERRED_SECONDS` :func:`bnexplore.search.credible.credible_set` tries the ILP first, for
+``credible.ILP_FIRST_SHARE`` of the DP's estimated time: small sets come out of it in seconds)."""
 
 
 def memory_needed(n):
