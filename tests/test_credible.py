@@ -22,7 +22,7 @@ from bnexplore.scores import Scorer
 from bnexplore.search import credible
 from bnexplore.search.credible import CredibleSet, collect, credible_set
 from bnexplore.search.exact import Candidates, subset_table
-from fakes import StopAfter
+from fakes import FakeClock, StopAfter
 from test_exact import all_local_scores
 from test_pruning import dependent_data
 
@@ -42,7 +42,7 @@ def test_every_dag_is_enumerated_exactly_once(n):
         [u for u in range(n) if u != v], k)] for v in range(n)]
     candidates = Candidates(ParentSets(names, cands, "bic"))
     table, _ = subset_table(candidates, Control())
-    masks, scores, reason, _, complete = collect(candidates, table, 0.0, 0.0, 10**6, Control())
+    masks, scores, reason, _, complete, _ = collect(candidates, table, 0.0, 0.0, 10**6, Control())
     dags = [tuple(int(m) for m in row) for row in masks]
     assert reason is None and complete == 0.0
     assert len(dags) == len(set(dags)) == {3: 25, 4: 543, 5: 29281}[n]
@@ -156,6 +156,19 @@ def test_counting_limit_truncates_and_says_so():
     assert cut.truncated and "counting limit of" in cut.truncated_reason and len(cut) < len(full)
     assert set(as_dict(cut)) < set(as_dict(full))
     assert "truncated" in repr(cut)
+
+
+@pytest.mark.parametrize("engine", ["dp", "ilp"])
+def test_the_moment_the_limit_was_first_held_is_dated(engine):
+    """``seconds_to_limit``: read on the control's clock (a fake one, one second per reading) from
+    the start of the search; None for a set the limit never filled."""
+    scorer = Scorer(dependent_data(3, 5, 30), "bic")
+    full = credible_set(scorer, epsilon=3.0, engine=engine, control=Control(clock=FakeClock()))
+    assert full.stats["seconds_to_limit"] is None
+    clock = FakeClock()
+    cut = credible_set(scorer, epsilon=3.0, limit=len(full) // 2, engine=engine, control=Control(clock=clock))
+    assert cut.truncated and 0 < cut.stats["seconds_to_limit"] < clock.now
+    assert cut.stats["seconds_to_limit"] == int(cut.stats["seconds_to_limit"])  # whole readings of the fake clock
 
 
 @pytest.mark.parametrize("score", ["bic", "bdeu"])

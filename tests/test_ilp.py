@@ -438,6 +438,18 @@ def test_a_full_collector_rejects_what_cannot_enter_and_marks_the_overflow():
     assert not ilp.Collector(2, threshold=-10.0, limit=5).rejects(-9.0)  # not full: everything credible enters
 
 
+def test_a_collector_dates_the_moment_it_first_holds_the_limit():
+    clock = FakeClock(step=2.0)
+    collector = ilp.Collector(2, threshold=-10.0, limit=2, clock=clock)
+    collector.add(np.array([0, 1], np.int64), -1.0)
+    assert collector.full_at is None and clock.now == 0.0              # not full: the clock is not read
+    clock.now = 40.0
+    collector.add(np.array([2, 0], np.int64), -2.0)
+    assert collector.full_at == 42.0                                   # read once, when the limit is held
+    collector.add(np.array([0, 0], np.int64), -0.5)                    # a better DAG replaces the worst kept
+    assert collector.full_at == 42.0 and clock.now == 42.0
+
+
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
 @pytest.mark.parametrize("seed", range(3))
 def test_ilp_and_dp_credible_sets_agree(score, seed):
@@ -699,6 +711,10 @@ def test_auto_falls_back_to_the_dp_when_the_ilp_takes_too_long(monkeypatch):
     cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, control=control)
     assert cs.stats["engine"] == "dp" and "had not finished" in cs.stats["engine_reason"]
     assert cs.stats["seconds_ilp_attempt"] >= 0 and as_set(cs) == as_set(dp) and not cs.truncated
+    cut = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, limit=len(dp) // 2,
+                       control=Control(clock=FakeClock(step=1.0)))
+    assert cut.stats["engine"] == "dp" and cut.truncated
+    assert cut.stats["seconds_to_limit"] >= 10                      # dated from before the ILP's 10 s attempt
 
 
 def test_a_stop_while_the_ilp_is_tried_first_keeps_what_it_found(monkeypatch):

@@ -624,6 +624,8 @@ def collect(candidates, table, opt, epsilon, limit, control):
         The set is every DAG with score >= OPT - complete_epsilon (epsilon
         itself when complete); None after a stop, or when the limit is smaller
         than the number of DAGs tied at the worst kept score.
+    full_at : float or None
+        ``control.clock()`` when ``limit`` DAGs were first held (None if never).
     """
     n = candidates.n
     threshold = opt - epsilon - tolerance(opt)
@@ -637,14 +639,15 @@ def collect(candidates, table, opt, epsilon, limit, control):
     out_masks = np.zeros((capacity, n), np.int64)
     out_scores = np.empty(capacity)
     heap = np.zeros(0, np.int64)
-    count, depth, steps, overflow = 0, 0, 0, 0
+    count, depth, steps, overflow, full_at = 0, 0, 0, 0, None
     while depth >= 0:
         if control.should_stop():
             reason = f"{control.reason}: the search ended after {count:,} DAGs, more may exist"
-            return out_masks[:count], out_scores[:count], reason, steps, None
+            return out_masks[:count], out_scores[:count], reason, steps, None, full_at
         if count == capacity and not len(heap):
             if capacity == limit:
                 heap = heapify(out_scores)
+                full_at = control.clock()
             else:
                 capacity = min(2 * capacity, limit)
                 out_masks = np.concatenate([out_masks, np.zeros((capacity - len(out_masks), n), np.int64)])
@@ -658,7 +661,7 @@ def collect(candidates, table, opt, epsilon, limit, control):
         control.report(done=None, message=f"credible set: {count:,} DAGs kept{worst}")
     masks, scores, reason, complete = limited_set(out_masks[:count], out_scores[:count], opt, epsilon, limit,
                                                   overflow)
-    return masks, scores, reason, steps, complete
+    return masks, scores, reason, steps, complete, full_at
 
 
 def limited_set(masks, scores, opt, epsilon, limit, overflow):
@@ -760,6 +763,10 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         optimum), ``seconds_enumeration``, ``seconds_grouping``, and
         ``seconds_ilp_attempt`` when the ILP tried first did not finish),
         ``candidate_sets``, ``search_steps`` (DP steps or ILP tree nodes),
+        ``seconds_to_limit`` (seconds from the start of the search, the
+        candidates built, to the moment ``limit`` DAGs were first held, None
+        if never: where GOBNILP's counting limit, which the paper used, would
+        have ended the search),
         ``memory_bytes`` and the candidate statistics under ``candidates``.
 
     Raises
@@ -853,23 +860,26 @@ def digest(arrays, text=""):
     return h.hexdigest()
 
 
-def _dp_set(scorer, parent_sets, epsilon, limit, control):
+def _dp_set(scorer, parent_sets, epsilon, limit, control, start=None):
     """The credible set over the candidates by the subset DP and :func:`collect`:
-    ``(masks, scores, opt, truncated reason, complete epsilon, stats)``."""
+    ``(masks, scores, opt, truncated reason, complete epsilon, stats)``; ``start`` (``control.clock()``
+    when the search began, by default now) dates ``seconds_to_limit``."""
     n = scorer.n_vars
+    start = control.clock() if start is None else start
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
     table, size = subset_table(candidates, control)
     t_dp = time.perf_counter()
     opt = float(table[-1]) if size == n else None
     if opt is None:
-        masks, scores, steps, complete = np.zeros((0, n), np.int64), np.zeros(0), 0, None
+        masks, scores, steps, complete, full_at = np.zeros((0, n), np.int64), np.zeros(0), 0, None, None
         reason = f"{control.reason}: stopped before the optimum was found"
     else:
-        masks, scores, reason, steps, complete = collect(candidates, table, opt, epsilon, limit, control)
+        masks, scores, reason, steps, complete, full_at = collect(candidates, table, opt, epsilon, limit, control)
     del table
     stats = {"seconds_dp": t_dp - t_candidates, "seconds_enumeration": time.perf_counter() - t_dp,
-             "search_steps": steps, "memory_bytes": memory_needed(n) + enumeration_memory(n, limit)}
+             "search_steps": steps, "memory_bytes": memory_needed(n) + enumeration_memory(n, limit),
+             "seconds_to_limit": None if full_at is None else full_at - start}
     return masks, scores, opt, reason, complete, stats
 
 
@@ -880,14 +890,14 @@ def _ilp_first(args, control, knowledge, statistics, dp_estimate, dp_reason):
     limit = budget if control.remaining is None else min(budget, control.remaining)
     attempt = Control(progress=control.progress, time_limit=max(limit, 1e-9), stop=control.should_stop,
                       min_interval=control.min_interval, clock=control.clock)
-    t0 = time.perf_counter()
+    t0, start = time.perf_counter(), control.clock()
     out = _ilp_set(*args, attempt, knowledge, statistics)
     tried = f"tried first for up to {budget:.3g} s, {ILP_FIRST_SHARE:.0%} of the subset DP's estimated time"
     if attempt.reason is None or control.should_stop():
         ended = "it finished" if attempt.reason is None else f"{control.reason} while it ran"
         return "ilp", f"ILP engine (branch and cut on SCIP), {tried}: {ended} [{dp_reason}]", out
     seconds = time.perf_counter() - t0
-    masks, scores, opt, why, complete, stats = _dp_set(*args, control)
+    masks, scores, opt, why, complete, stats = _dp_set(*args, control, start=start)
     stats["seconds_ilp_attempt"] = seconds
     return "dp", f"{dp_reason}; the ILP engine, {tried}, had not finished", (masks, scores, opt, why, complete,
                                                                                 stats)
@@ -903,6 +913,7 @@ def _ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, stati
     needed = ilp.memory_needed(len(parent_sets)) + enumeration_memory(n, limit)
     check_memory(needed, f"the credible set (ILP) over {len(parent_sets):,} candidate parent sets with "
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
+    start = control.clock()
     candidates = Candidates(parent_sets)
     t_candidates = time.perf_counter()
     best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, reuse=True, statistics=statistics)
@@ -911,7 +922,7 @@ def _ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, stati
              "opt_nodes": best.stats["nodes"], "opt_reused": best.stats.get("reused", False), "bound": best.bound,
              "gap": best.gap}
     if not best.optimal:
-        stats.update(seconds_enumeration=0.0, search_steps=0)
+        stats.update(seconds_enumeration=0.0, search_steps=0, seconds_to_limit=None)
         reason = (f"{control.reason}: stopped before the optimum was proven "
                   f"({ilp.describe_gap(best.score, best.bound)})")
         return np.zeros((0, n), np.int64), np.zeros(0), None, reason, None, stats
@@ -926,6 +937,7 @@ def _ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, stati
     else:
         masks, scores, reason, complete = limited_set(masks, scores, opt, epsilon, limit, collector.overflow)
     stats.update(seconds_enumeration=time.perf_counter() - t_opt, search_steps=out.stats["nodes"],
+                 seconds_to_limit=None if collector.full_at is None else collector.full_at - start,
                  enumeration_nodes=out.stats["nodes"], objective_limit_raised=out.stats["objective_limit_raised"],
                  cluster_cuts=best.stats["cluster_cuts"]
                  + out.stats["cluster_cuts"], lp_iterations=best.stats["lp_iterations"] + out.stats["lp_iterations"])

@@ -403,9 +403,14 @@ class Collector:
     and the search prunes below that: DAGs tied with the worst kept (2.8
     million class members on hailfinder500 in 20 s) are no longer listed and
     branched on one by one.
+
+    ``clock`` (optional, a callable returning seconds) dates the moment ``limit``
+    DAGs were first held (``full_at``): where the paper's GOBNILP stops counting
+    (SCIP's ``constraints/countsols/sollimit``), while this search goes on to
+    keep the best ``limit``.
     """
 
-    def __init__(self, n, threshold, limit, slack=0.0):
+    def __init__(self, n, threshold, limit, slack=0.0, clock=None):
         self.threshold = threshold
         self.limit = limit
         self.slack = slack
@@ -416,6 +421,8 @@ class Collector:
         self.heap = None
         self.overflow = 0
         self.best = None
+        self.clock = clock
+        self.full_at = None
 
     def floor(self):
         """Least score a DAG needs to change the finished set: ``threshold``, plus ``slack`` after an overflow."""
@@ -453,6 +460,7 @@ class Collector:
             self.count += 1
             if self.count == self.limit:
                 self.heap = heapify(self.scores)
+                self.full_at = None if self.clock is None else self.clock()
             return True
         self.overflow += 1  # more than limit DAGs exist: the search may now skip what cannot be kept
         row = self.heap[0]
@@ -1142,13 +1150,13 @@ def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, 
     ``known`` (:class:`KnownCuts`, e.g. the optimisation's ``Outcome.cuts``)
     go to SCIP's cut pool from the start; ``statistics`` adds SCIP's time breakdown to the outcome's
     stats (:func:`solve`). Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the tree
-    search ran to the end.
+    search ran to the end; ``collector.full_at`` is ``control.clock()`` when ``limit`` DAGs were first held.
     """
     require_scip()
     problem = Problem(candidates, covered=covered, branching=False)
     if known is not None:
         problem.add_known_cuts(known)
-    collector = Collector(candidates.n, threshold, limit, slack=tie_slack(scale))
+    collector = Collector(candidates.n, threshold, limit, slack=tie_slack(scale), clock=control.clock)
     out = solve(problem, control, collector=collector, margin=lp_margin(scale), statistics=statistics)
     return collector, out
 
