@@ -717,6 +717,31 @@ def test_auto_falls_back_to_the_dp_when_the_ilp_takes_too_long(monkeypatch):
     assert cut.stats["seconds_to_limit"] >= 10                      # dated from before the ILP's 10 s attempt
 
 
+def test_auto_estimates_the_dp_again_once_the_candidates_are_built(monkeypatch):
+    """Before the candidates exist ``auto`` counts the DP's subsets only; their scans (faked: 1e12
+    checks, 600 s) then make the DP slow and the search switches to branch and cut, unless the
+    caller gave the candidates, which the first estimate already counted."""
+    scorer = Scorer(dependent_data(2, 6, 40), "bic")
+    dp = exact_search(scorer, engine="dp")
+    parent_sets = candidate_parent_sets(scorer, epsilon=4.0)
+    dp_set = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="dp")
+    monkeypatch.setattr(exact, "dp_checks", lambda candidates, *args, **kwargs: 1e12)
+    result = exact_search(scorer)
+    assert result.stats["engine"] == "ilp" and result.stats["exact"] and result.score == pytest.approx(dp.score)
+    assert result.stats["engine_reason"].endswith("[estimated again with the candidate parent sets]")
+    assert result.stats["seconds"] >= result.stats["seconds_candidates"] > 0
+    assert exact_search(scorer, parent_sets=candidate_parent_sets(scorer)).stats["engine_reason"].startswith(
+        "ILP engine (the subset DP over 6 variables would take about 6e+02 s)")  # counted at once
+    monkeypatch.setattr(exact, "dp_checks", lambda candidates, *args, **kwargs: 5e11)  # 300 s: ILP first
+    cs = credible_set(scorer, epsilon=4.0, control=Control(clock=FakeClock(step=1e-6)))
+    assert cs.stats["engine"] == "ilp" and "tried first for up to 75 s" in cs.stats["engine_reason"]
+    assert as_set(cs) == as_set(dp_set)
+    monkeypatch.setattr(exact, "dp_checks", lambda candidates, *args, **kwargs: 1e13)  # 6,000 s: ILP only
+    cs = credible_set(scorer, epsilon=4.0)
+    assert cs.stats["engine_reason"].endswith("[estimated again with the candidate parent sets]")
+    assert cs.stats["engine"] == "ilp" and as_set(cs) == as_set(dp_set)
+
+
 def test_a_stop_while_the_ilp_is_tried_first_keeps_what_it_found(monkeypatch):
     scorer = Scorer(dependent_data(2, 6, 40), "bic")
     parent_sets = candidate_parent_sets(scorer, epsilon=4.0)

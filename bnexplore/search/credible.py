@@ -735,7 +735,8 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         scorer with an epsilon at least this one (then ``pruning`` is ignored).
     engine : {"auto", "dp", "ilp"}
         See :func:`bnexplore.search.exact.choose_engine` (``auto`` keeps the
-        DP wherever it fits and should finish within ten minutes; where it
+        DP wherever it fits and should finish within ten minutes, estimated
+        again with the candidate parent sets once they are built; where it
         should take more than half a minute, the ILP is tried first for
         :data:`ILP_FIRST_SHARE` of the DP's estimated time, and the DP runs
         only if the ILP has not finished by then).
@@ -803,10 +804,14 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
             needed = memory_needed(n) + enumeration_memory(n, limit)
             check_memory(needed, f"the credible set over {n} variables with limit={limit:,}", _dp_hint())
             control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
-        t0 = time.perf_counter()
+        t0, estimated = time.perf_counter(), parent_sets is not None  # given candidates were counted above
         parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
                                           rules=RULES if pruning else (), knowledge=knowledge)
         seconds_candidates = time.perf_counter() - t0
+        if chosen == "dp" and engine == "auto" and not estimated and not control.should_stop():
+            chosen, reason, dp_estimate = choose_engine(n, parent_sets, "credible", limit)  # with their scans
+            if chosen == "ilp":
+                reason += " [estimated again with the candidate parent sets]"
         args = (scorer, parent_sets, epsilon, limit)
         if chosen == "ilp":
             masks, scores, opt, why, complete, stats = _ilp_set(*args, control, knowledge, statistics)

@@ -520,7 +520,9 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
     parent_sets : ParentSets, optional
         Candidate parent sets to search over (computed when not given).
     engine : {"auto", "dp", "ilp"}
-        ``auto`` picks by :func:`choose_engine`.
+        ``auto`` picks by :func:`choose_engine`, and where it picked the DP
+        before the candidates were known, picks again with them (tens of
+        thousands of candidate sets per node make the DP's scans slow).
     knowledge : Knowledge, optional
         Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
         first): the candidates are built under it, so the result is the best
@@ -553,26 +555,35 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
         On an unknown engine, ``engine="ilp"`` without PySCIPOpt, or
         contradictory knowledge.
     """
+    from .ilp import ilp_search
+
     n = scorer.n_vars
     if knowledge:
         knowledge.bind(scorer, max_indegree)
     chosen, reason, _ = choose_engine(n, parent_sets, "optimum", engine=engine)
+    control = Control.of(control, progress, time_limit, stop)
     if chosen == "ilp":
-        from .ilp import ilp_search
-
         result = ilp_search(scorer, max_indegree=max_indegree, parent_sets=parent_sets, knowledge=knowledge,
-                            progress=progress, time_limit=time_limit, stop=stop, control=control)
+                            control=control)
         result.stats["engine_reason"] = reason
         return result
-    control = Control.of(control, progress, time_limit, stop)
     start = time.perf_counter()
     snapshot = scorer.snapshot()
     _checked_size(n)
     needed = memory_needed(n)
     check_memory(needed, f"the exact search over {n} variables", _dp_hint())
     control.report(done=0.0, message=f"exact: needs {format_bytes(needed)} for {n} variables")
+    estimated = parent_sets is not None  # the choice above already counted the given candidates
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control, knowledge=knowledge)
     seconds_candidates = time.perf_counter() - start
+    if engine == "auto" and not estimated and not control.should_stop():
+        chosen, reason, _ = choose_engine(n, parent_sets, "optimum")  # their scans may make the DP slow
+        if chosen == "ilp":
+            result = ilp_search(scorer, parent_sets=parent_sets, knowledge=knowledge, control=control)
+            result.stats.update(engine_reason=f"{reason} [estimated again with the candidate parent sets]",
+                                seconds=result.stats["seconds"] + seconds_candidates,
+                                seconds_candidates=seconds_candidates)
+            return result
     candidates = Candidates(parent_sets)
     table, size = subset_table(candidates, control)
     if size == n:

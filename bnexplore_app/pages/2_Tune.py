@@ -132,7 +132,10 @@ def exact_verdict(n, candidates_seconds, time_limit):
                                  "not the proven optimum. Raise the time limit or use fewer variables.")
     took = duration_text(seconds)
     return engine, seconds, (f"The exact search fits: {reason}; "
-                             f"{took if took.startswith('under') else 'about ' + took} in all.")
+                             f"{took if took.startswith('under') else 'about ' + took} in all, counting the "
+                             "subsets only: the candidate parent sets that survive pruning are known only when "
+                             "the search builds them, and tens of thousands per variable slow the subset DP, so "
+                             "the search estimates again with them and may choose branch and cut instead.")
 
 
 def estimate_section(settings):
@@ -156,7 +159,8 @@ def estimate_section(settings):
                   "steps, both doubling with every variable; branch and cut on SCIP works from the candidate "
                   "parent sets instead, so it reaches 60 variables, in a time no formula predicts.")
     e.metric("Exact search time", "depends on the data" if seconds is None else duration_text(seconds),
-             help="Scoring the parent sets, then the engine (a rough figure measured on a 2 GHz core).")
+             help="Scoring the parent sets, then the engine (a rough figure measured on a 2 GHz core; for the "
+                  "subset DP it counts the subsets, not yet the candidate parent sets its scans check).")
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "
                f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict}")
 
