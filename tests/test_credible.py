@@ -169,6 +169,8 @@ def test_the_moment_the_limit_was_first_held_is_dated(engine):
     cut = credible_set(scorer, epsilon=3.0, limit=len(full) // 2, engine=engine, control=Control(clock=clock))
     assert cut.truncated and 0 < cut.stats["seconds_to_limit"] < clock.now
     assert cut.stats["seconds_to_limit"] == int(cut.stats["seconds_to_limit"])  # whole readings of the fake clock
+    exact_fit = credible_set(scorer, epsilon=3.0, limit=len(full), engine=engine, control=Control(clock=FakeClock()))
+    assert not exact_fit.truncated and exact_fit.stats["seconds_to_limit"] > 0   # held, though nothing overflowed
 
 
 @pytest.mark.parametrize("score", ["bic", "bdeu"])

@@ -659,6 +659,8 @@ def collect(candidates, table, opt, epsilon, limit, control):
         overflow += extra
         worst = f"; the worst kept is {opt - out_scores[heap[0]]:.4g} below OPT" if len(heap) else ""
         control.report(done=None, message=f"credible set: {count:,} DAGs kept{worst}")
+    if full_at is None and count == limit:  # filled by the last chunk of steps
+        full_at = control.clock()
     masks, scores, reason, complete = limited_set(out_masks[:count], out_scores[:count], opt, epsilon, limit,
                                                   overflow)
     return masks, scores, reason, steps, complete, full_at
