@@ -239,6 +239,7 @@ def test_tune_bayes_factor_reading_and_estimates(at):
     assert metrics["Local scores"] == f"{8 * (1 + 7 + 21 + 35):,}"
     assert metrics["Exact engine"] == "subset DP"
     assert any("The exact search fits" in c.value for c in at.caption)
+    assert any("A credible set would run the subset DP over 8 variables" in c.value for c in at.caption)
     assert at.session_state["settings"]["bf"] == 150.0
     at.select_slider(key="tune_bf").set_value(200)
     at.run()
@@ -795,6 +796,15 @@ def test_tune_says_what_an_exact_search_on_31_variables_would_do(at):
     assert metrics["Exact engine"] == "branch and cut" and metrics["Exact search time"] == "depends on the data"
     assert "The exact search will run the ILP engine (the subset DP over 31 variables would take about" in caption
     assert "The exact search fits" not in caption
+    assert "A credible set would run the ILP engine (the subset DP over 31 variables would " in caption
+
+
+def test_tune_says_a_credible_set_on_27_variables_tries_branch_and_cut_first(at):
+    load_sample(at, "insurance")
+    go(at, "2_Tune")
+    caption = " ".join(c.value for c in at.caption)
+    assert "A credible set would run the subset DP over 27 variables" in caption
+    assert "after trying branch and cut for up to 10.9 s: small sets come out of it before" in caption
 
 
 def test_a_refused_upload_shows_its_error_once(at):

@@ -10,7 +10,8 @@ import streamlit as st
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
-from bnexplore.search.exact import choose_engine
+from bnexplore.search.credible import ILP_FIRST_SHARE
+from bnexplore.search.exact import DP_PREFERRED_SECONDS, choose_engine
 
 from bnexplore_app import knowledge_ui, state
 from bnexplore_app.page import run_page
@@ -138,6 +139,24 @@ def exact_verdict(n, candidates_seconds, time_limit):
                              "the search estimates again with them and may choose branch and cut instead.")
 
 
+def credible_verdict(n):
+    """Which engine a credible set would run here, and why (:func:`choose_engine`, ``task="credible"``).
+
+    Like :func:`exact_verdict` it counts the subsets only; where the subset DP
+    should take more than :data:`DP_PREFERRED_SECONDS`, branch and cut is tried
+    first (:func:`bnexplore.search.credible.credible_set`).
+    """
+    try:
+        engine, reason, seconds = choose_engine(n, task="credible")
+    except BNExploreError as error:
+        return f"A credible set cannot run here: {error}."
+    if engine == "dp" and seconds > DP_PREFERRED_SECONDS:
+        return (f"A credible set would run the {reason}, after trying branch and cut for up to "
+                f"{duration_text(ILP_FIRST_SHARE * seconds)}: small sets come out of it before the DP's table "
+                "is built.")
+    return f"A credible set would run the {reason}."
+
+
 def estimate_section(settings):
     data = state.dataset()
     n = data.n_vars
@@ -162,7 +181,8 @@ def estimate_section(settings):
              help="Scoring the parent sets, then the engine (a rough figure measured on a 2 GHz core; for the "
                   "subset DP it counts the subsets, not yet the candidate parent sets its scans check).")
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "
-               f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict}")
+               f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict} "
+               f"{credible_verdict(n)}")
 
 
 def two_class_section(settings):
