@@ -363,7 +363,8 @@ def cmd_enumerate(args):
     found = _run_with_progress(args, lambda bar, stop: credible_set(
         data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
         engine=args.engine or "auto", progress=bar, stop=stop, time_limit=args.time_limit, **extra))
-    summary = {"engine": found.stats.get("engine"), "opt": found.opt, "epsilon": found.epsilon,
+    summary = {"engine": found.stats.get("engine"), "engine_reason": found.stats.get("engine_reason"),
+               "opt": found.opt, "epsilon": found.epsilon,
                "bayes_factor": found.bayes_factor,
                "networks": len(found.scores), "classes": len(found.classes),
                "rpdag_classes": len(found.rpdag_classes), "truncated": found.truncated,

@@ -64,6 +64,7 @@ def test_enumerate_matches_the_python_api(capsys, tmp_path):
     found = bx.credible_set(bx.read_csv(ASIA), score="bic", bf=20)
     assert summary["networks"] == len(found) and summary["classes"] == len(found.classes)
     assert summary["opt"] == pytest.approx(found.opt, rel=1e-12)
+    assert summary["engine"] == "dp" and summary["engine_reason"].startswith("subset DP over 8 variables")
     again = bx.CredibleSet.from_json((tmp_path / "cs.json").read_text())
     assert len(again) == len(found) and summary["complete_epsilon"] == pytest.approx(math.log(20))
     code, out, _ = run(capsys, "enumerate", ASIA, "--score", "bic", "--bf", 20, "--limit", 5)
