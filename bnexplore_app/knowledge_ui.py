@@ -18,6 +18,16 @@ ARROW, EDGE = " → ", " — "
 EMPTY = {"require": [], "forbid": [], "forbid_edges": [], "tiers": []}
 
 
+def _tiers_example(names):
+    """The tiers box's grey example, in the data's own names: two, then one, then two per line."""
+    lines, rest = [], list(names[:5])
+    for size in (2, 1, 2):
+        if rest:
+            lines.append(", ".join(rest[:size]))
+            rest = rest[size:]
+    return "e.g.\n" + "\n".join(lines)
+
+
 def current():
     """The knowledge in use (a ``Knowledge.to_json()`` dict; empty lists when none)."""
     return {**EMPTY, **(st.session_state.get("knowledge") or {})}
@@ -109,7 +119,7 @@ def section(settings):
         st.session_state[key] = "\n".join(", ".join(tier) for tier in current()["tiers"])
         st.text_area("Tiers: one line per tier, earliest first, names separated by commas", key=key, height=150,
                      on_change=_tiers_from_text, args=(key,),
-                     placeholder="asia, smoke\ntub, lung, bronc\neither\nxray, dysp")
+                     placeholder=_tiers_example(names))
         if st.button("Clear all knowledge", key="tune_k_clear", disabled=current() == EMPTY):
             st.session_state["knowledge"] = None
             st.rerun()

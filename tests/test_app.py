@@ -805,6 +805,7 @@ def test_tune_says_a_credible_set_on_27_variables_tries_branch_and_cut_first(at)
     caption = " ".join(c.value for c in at.caption)
     assert "A credible set would run the subset DP over 27 variables" in caption
     assert "after trying branch and cut for up to 10.9 s: small sets come out of it before" in caption
+    assert at.text_area(key="tune_k_tiers").placeholder == "e.g.\nGoodStudent, Age\nSocioEcon\nRiskAversion, VehicleYear"
 
 
 def test_a_refused_upload_shows_its_error_once(at):

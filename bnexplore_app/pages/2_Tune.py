@@ -166,7 +166,8 @@ def estimate_section(settings):
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
     time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
     engine, seconds, verdict = exact_verdict(n, count / rate, time_limit)
-    a, b, c, e = st.columns(4)
+    a, b = st.columns(2)  # two by two: "branch and cut" and "depends on the data" fit at 1280 px
+    c, e = st.columns(2)
     a.metric("Local scores", f"{count:,}",
              help=f"n · Σ_(k ≤ {d}) C(n−1, k): every parent set of at most {d} parents an exact search might "
                   "score.")
