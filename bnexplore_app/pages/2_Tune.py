@@ -50,6 +50,7 @@ def local_score_rate(data_key, score, ess, parents, _dataset):
     scorer = Scorer(_dataset, score=score, ess=ess, cache=False)
     n = _dataset.n_vars
     families = [(v, tuple((v + 1 + j) % n for j in range(min(parents, n - 1)))) for v in range(n)] * 4
+    scorer.local_many([families[0][0]], [families[0][1]])  # the first call loads the compiled kernels: not timed
     start = time.perf_counter()
     scorer.local_many([f[0] for f in families], [f[1] for f in families])
     return len(families) / max(time.perf_counter() - start, 1e-6)
