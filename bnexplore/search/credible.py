@@ -815,11 +815,12 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
             if chosen == "ilp":
                 reason += " [estimated again with the candidate parent sets]"
         args = (scorer, parent_sets, epsilon, limit)
+        budget = ilp_first_budget(chosen, dp_estimate) if engine == "auto" else None
         if chosen == "ilp":
             masks, scores, opt, why, complete, stats = _ilp_set(*args, control, knowledge, statistics)
-        elif engine == "auto" and dp_estimate > DP_PREFERRED_SECONDS and ilp.available():
+        elif budget is not None:
             chosen, reason, (masks, scores, opt, why, complete, stats) = _ilp_first(
-                args, control, knowledge, statistics, dp_estimate, reason)
+                args, control, knowledge, statistics, budget, reason)
         else:
             masks, scores, opt, why, complete, stats = _dp_set(*args, control)
         params["engine"] = chosen
@@ -890,10 +891,21 @@ def _dp_set(scorer, parent_sets, epsilon, limit, control, start=None):
     return masks, scores, opt, reason, complete, stats
 
 
-def _ilp_first(args, control, knowledge, statistics, dp_estimate, dp_reason):
-    """``auto`` where the DP would take long: the ILP within :data:`ILP_FIRST_SHARE` of the DP's
-    estimated time, then, unless it finished or the caller stopped, the DP. ``(engine, reason, set)``."""
-    budget = ILP_FIRST_SHARE * dp_estimate
+def ilp_first_budget(chosen, dp_estimate):
+    """Seconds an ``auto`` credible set gives the ILP before the subset DP: :data:`ILP_FIRST_SHARE` of
+    ``dp_estimate`` when ``chosen`` is the DP and it should take more than
+    :data:`bnexplore.search.exact.DP_PREFERRED_SECONDS` (and SCIP is installed), else None."""
+    from . import ilp
+
+    if chosen == "dp" and dp_estimate > DP_PREFERRED_SECONDS and ilp.available():
+        return ILP_FIRST_SHARE * dp_estimate
+    return None
+
+
+def _ilp_first(args, control, knowledge, statistics, budget, dp_reason):
+    """``auto`` where the DP would take long: the ILP within ``budget`` seconds
+    (:func:`ilp_first_budget`), then, unless it finished or the caller stopped, the DP.
+    ``(engine, reason, set)``."""
     limit = budget if control.remaining is None else min(budget, control.remaining)
     attempt = Control(progress=control.progress, time_limit=max(limit, 1e-9), stop=control.should_stop,
                       min_interval=control.min_interval, clock=control.clock)

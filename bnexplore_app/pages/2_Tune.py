@@ -10,8 +10,8 @@ import streamlit as st
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
-from bnexplore.search.credible import ILP_FIRST_SHARE
-from bnexplore.search.exact import DP_PREFERRED_SECONDS, choose_engine
+from bnexplore.search.credible import ilp_first_budget
+from bnexplore.search.exact import choose_engine
 
 from bnexplore_app import knowledge_ui, state
 from bnexplore_app.page import run_page
@@ -144,17 +144,17 @@ def credible_verdict(n):
     """Which engine a credible set would run here, and why (:func:`choose_engine`, ``task="credible"``).
 
     Like :func:`exact_verdict` it counts the subsets only; where the subset DP
-    should take more than :data:`DP_PREFERRED_SECONDS`, branch and cut is tried
-    first (:func:`bnexplore.search.credible.credible_set`).
+    would be slow, branch and cut is tried first
+    (:func:`bnexplore.search.credible.ilp_first_budget`).
     """
     try:
         engine, reason, seconds = choose_engine(n, task="credible")
     except BNExploreError as error:
         return f"A credible set cannot run here: {error}."
-    if engine == "dp" and seconds > DP_PREFERRED_SECONDS:
+    budget = ilp_first_budget(engine, seconds)
+    if budget is not None:
         return (f"A credible set would run the {reason}, after trying branch and cut for up to "
-                f"{duration_text(ILP_FIRST_SHARE * seconds)}: small sets come out of it before the DP's table "
-                "is built.")
+                f"{duration_text(budget)}: small sets come out of it before the DP's table is built.")
     return f"A credible set would run the {reason}."
 
 
