@@ -42,7 +42,7 @@ from ..knowledge import knowledge_params
 from ..parents.pruning import RULES, tolerance
 from ..result import Result, parse_json, to_plain
 from ..scores import Scorer
-from .exact import (DP_PREFERRED_SECONDS, Candidates, _dp_hint, check_memory, choose_engine, format_bytes,
+from .exact import (DP_PREFERRED_SECONDS, REESTIMATED, Candidates, _dp_hint, check_memory, choose_engine, format_bytes,
                     mask_to_parents, memory_needed, prepare_parent_sets, subset_table)
 
 DEFAULT_LIMIT = 150_000
@@ -813,7 +813,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
         if chosen == "dp" and engine == "auto" and not estimated and not control.should_stop():
             chosen, reason, dp_estimate = choose_engine(n, parent_sets, "credible", limit)  # with their scans
             if chosen == "ilp":
-                reason += " [estimated again with the candidate parent sets]"
+                reason += REESTIMATED
         args = (scorer, parent_sets, epsilon, limit)
         budget = ilp_first_budget(chosen, dp_estimate) if engine == "auto" else None
         if chosen == "ilp":

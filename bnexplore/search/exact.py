@@ -62,6 +62,10 @@ DP_PREFERRED_SECONDS_CREDIBLE = 600.0
 ``credible.ILP_FIRST_SHARE`` of the DP's estimated time: small sets come out of it in seconds)."""
 
 
+REESTIMATED = " [estimated again with the candidate parent sets]"
+"""Ends ``engine_reason`` where ``auto`` switched to the ILP once the candidates' scans were counted."""
+
+
 def memory_needed(n):
     """Bytes the dynamic programme over ``n`` variables needs (the table ``B`` and headroom)."""
     return 8 * (1 << int(n)) + _OVERHEAD
@@ -580,7 +584,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
         chosen, reason, _ = choose_engine(n, parent_sets, "optimum")  # their scans may make the DP slow
         if chosen == "ilp":
             result = ilp_search(scorer, parent_sets=parent_sets, knowledge=knowledge, control=control)
-            result.stats.update(engine_reason=f"{reason} [estimated again with the candidate parent sets]",
+            result.stats.update(engine_reason=reason + REESTIMATED,
                                 seconds=result.stats["seconds"] + seconds_candidates,
                                 seconds_candidates=seconds_candidates)
             return result
