@@ -48,6 +48,9 @@ PNG_FONT = Path(__file__).resolve().parent / "fonts" / "DejaVuSans.ttf"
 Pillow's built-in font has no em dash, arrows or accented letters, which it draws as boxes."""
 ASPECT = 2.0
 """Width / height the layouts aim for (the app's graph frames are about 2:1)."""
+PACK_ROWS = 6
+"""A layered drawing of up to this many rows fits a 1280 x 720 window readably; a taller one is packed
+(:func:`layered_layout`)."""
 MIN_WIDTH, MAX_WIDTH = 1.5, 9.0
 # Viridis, sampled at 9 points: dark purple (low) to yellow (high).
 _SCALE = ["#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725"]
@@ -245,8 +248,11 @@ def layered_layout(names, edges, spacing=None):
     below (a few downward and upward sweeps), and a layer wider than
     ``sqrt(ASPECT n dy / dx)`` nodes is folded into several rows, so that a
     grid of n nodes is about :data:`ASPECT` times as wide as high, like the
-    frame it is drawn in, and names stay readable. Deterministic: the same names and edges always give
-    the same positions.
+    frame it is drawn in, and names stay readable. When the longest
+    directed path makes the drawing more than twice as tall as such a grid,
+    and more than :data:`PACK_ROWS` rows, consecutive rows are joined into
+    lines of that width (:func:`_packed`).
+    Deterministic: the same names and edges always give the same positions.
 
     Parameters
     ----------
@@ -283,18 +289,37 @@ def layered_layout(names, edges, spacing=None):
     layers = [[v for v in names if layer.get(v) == k] for k in range(max(layer.values(), default=-1) + 1)]
     _order_by_barycentre(layers, graph)
     isolated = [v for v in names if v not in layer]
-    if isolated:
-        layers.append(isolated)
     longest = max((len(v) for v in names), default=1)
     dx, dy = spacing or (max(150.0, 0.6 * FONT_SIZE * longest + 50.0), 140.0)
     width = max(4, math.ceil(math.sqrt(ASPECT * len(names) * dy / dx)))
     rows = [layer_nodes[i: i + width] for layer_nodes in layers for i in range(0, len(layer_nodes), width)]
+    if len(rows) > max(PACK_ROWS, 2 * math.ceil(len(connected) / width) + 1):  # long paths: too tall to read
+        rows = _packed(rows, width)
+    rows += [isolated[i: i + width] for i in range(0, len(isolated), width)]
     positions = {}
     for r, row in enumerate(rows):
         shift = 0.25 * dx if r % 2 else 0.0
         for i, v in enumerate(row):
             positions[v] = (round((i - (len(row) - 1) / 2) * dx + shift, 1), round(r * dy, 1))
     return positions
+
+
+def _packed(rows, width):
+    """Consecutive rows joined, in order, into lines of at most ``width`` nodes.
+
+    For a graph whose longest directed path is long (a chain of 17 layers of
+    one or two nodes among 31 variables), the layered drawing is several times
+    taller than wide and, fitted into the frame, too small to read. Joined
+    rows keep the reading order: an arc points down to a later line or, within
+    a line, to the right.
+    """
+    lines = [list(rows[0])] if rows else []
+    for row in rows[1:]:
+        if len(lines[-1]) + len(row) <= width:
+            lines[-1] += row
+        else:
+            lines.append(list(row))
+    return lines
 
 
 def _order_by_barycentre(layers, graph, sweeps=6):

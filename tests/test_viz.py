@@ -62,6 +62,21 @@ def test_layout_folds_wide_layers_into_rows_about_twice_as_wide_as_high(n, lengt
     assert 0.8 * viz.ASPECT < aspect < 2.5 * viz.ASPECT
 
 
+def test_a_long_chain_is_packed_into_lines_that_keep_the_reading_order():
+    # 30 nodes on a path of 20 layers (each second node with a side child): a layered drawing 20 rows tall
+    names = [f"node{i:02d}" for i in range(30)]
+    edges = [(names[i], names[i + 1]) for i in range(19)] + [(names[i], names[20 + i // 2]) for i in range(0, 20, 2)]
+    pos = viz.layered_layout(names, edges)
+    rows = sorted({y for _, y in pos.values()})
+    assert len(rows) <= 8
+    assert len(set(pos.values())) == len(names)
+    for u, v in edges:  # down to a later line, or to the right within a line
+        (xu, yu), (xv, yv) = pos[u], pos[v]
+        assert yv > yu or (yv == yu and xv > xu), (u, v)
+    short = viz.layered_layout(names[:8], [(names[i], names[i + 1]) for i in range(3)])
+    assert len({y for _, y in short.values()}) == 5  # a short path keeps one layer per row (4, then the isolated)
+
+
 # --- colours and numbers -------------------------------------------------------------
 
 
