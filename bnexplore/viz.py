@@ -313,7 +313,7 @@ def _packed(rows, width):
     rows keep the reading order: an arc points down to a later line or, within
     a line, to the right.
     """
-    lines = [list(rows[0])] if rows else []
+    lines = [list(rows[0])]  # called with more than PACK_ROWS rows
     for row in rows[1:]:
         if len(lines[-1]) + len(row) <= width:
             lines[-1] += row
