@@ -631,3 +631,29 @@ def member_families(members, masks, offsets):
     """Family index of every node of every member DAG (-1 where its parent set is no candidate), by dict."""
     index = {(v, int(masks[f])): f for v in range(len(offsets) - 1) for f in range(offsets[v], offsets[v + 1])}
     return np.array([[index.get((v, int(m)), -1) for v, m in enumerate(row)] for row in members], np.int64)
+
+
+def family_changes(chosen, masks, scores, offsets, min_gain):
+    """``(node, family)`` of every one-family change of a DAG that stays acyclic and gains at least
+    ``min_gain``: every candidate of every node tried, acyclicity by :func:`is_acyclic`."""
+    out = []
+    for v in range(len(chosen)):
+        for f in range(offsets[v], offsets[v + 1]):
+            parents = [int(masks[g]) for g in chosen]
+            parents[v] = int(masks[f])
+            if f != chosen[v] and scores[f] - scores[chosen[v]] >= min_gain and is_acyclic(parents):
+                out.append((v, f))
+    return sorted(out)
+
+
+def connected_credible(dags, start):
+    """The DAGs of ``dags`` (tuples of parent masks) reachable from ``start`` through ``dags`` by steps that
+    change one node's parent set or stay in the Markov equivalence class (:func:`mec_key`)."""
+    reached, todo = {start}, [start]
+    while todo:
+        dag = todo.pop()
+        for other in dags - reached:
+            if sum(a != b for a, b in zip(dag, other)) == 1 or mec_key(other) == mec_key(dag):
+                reached.add(other)
+                todo.append(other)
+    return reached

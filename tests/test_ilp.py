@@ -255,6 +255,60 @@ def test_member_families_match_their_twin(seed):
     assert (got == expected).all() and (expected >= 0).any() and (expected < 0).any()
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_family_changes_match_their_twin(seed):
+    """Random DAGs over random candidate lists (best first, as :class:`Candidates` keeps them): the one-family
+    changes the kernel lists, with its best-first early stop, are exactly those the twin finds by trying
+    every candidate and sorting topologically, at several least gains."""
+    rng = np.random.default_rng(seed)
+    for _ in range(8):
+        n = int(rng.integers(3, 8))
+        order = rng.permutation(n).tolist()
+        masks, scores, offsets, chosen = [], [], [0], []
+        for v in range(n):
+            earlier = sum(1 << u for u in order[:order.index(v)])
+            own = int(rng.integers(0, 1 << n)) & earlier                      # a parent set keeping a DAG
+            rows = list({own} | {int(m) & ~(1 << v) for m in rng.integers(0, 1 << n, size=int(rng.integers(1, 10)))})
+            values = rng.normal(size=len(rows))
+            best_first = np.argsort(-values)
+            rows = [rows[i] for i in best_first]
+            chosen.append(offsets[-1] + rows.index(own))
+            masks += rows
+            scores += values[best_first].tolist()
+            offsets.append(len(masks))
+        arrays = (np.array(chosen, np.int64), np.array(masks, np.int64), np.array(scores), np.array(offsets, np.int64))
+        for least in (-math.inf, -1.0, 0.0):
+            nodes, families = cuts.family_changes(*arrays, least)
+            assert sorted(zip(nodes.tolist(), families.tolist())) == naive.family_changes(*arrays, least)
+
+
+@pytest.mark.parametrize("score, seed", [("bic", 0), ("bdeu", 1), ("bic", 3)])
+def test_exploration_records_the_credible_dags_connected_to_the_optimum_and_the_tree_finds_the_rest(score, seed):
+    """Exploring from the optimum records exactly the credible DAGs a brute-force search reaches from it by
+    one-family changes and Markov equivalence, each once; the tree search alone, and the two together, give
+    the brute-force credible set."""
+    n = 5
+    scorer = Scorer(dependent_data(seed, n, 40), score)
+    every, opt = naive.credible_dags(all_local_scores(scorer), n, math.inf, 0.0)
+    eps = 3.0
+    threshold = opt - eps - tolerance(opt)
+    expected = {dag for dag, s in every.items() if s >= threshold}
+    best = max(expected, key=every.get)
+    cands = Candidates(candidate_parent_sets(scorer, epsilon=eps))
+    problem = ilp.Problem(cands, covered=True, branching=False)
+    run = ilp.Run(problem, Control(), collector=ilp.Collector(n, threshold, 10 ** 5))
+    start = problem.families(np.array(best, np.int64))
+    run.explore(run.record_class(cands.masks[start], float(cands.scores[start].sum())))
+    explored = run.collector.masks[:run.collector.count].tolist()
+    assert len(explored) == len({tuple(row) for row in explored}) == run.collector.count
+    assert {tuple(row) for row in explored} == naive.connected_credible(expected, best)
+    for explore in (False, True):
+        found, out = ilp.enumerate_dags(cands, threshold, 10 ** 5, Control(), opt, covered=True,
+                                        start=np.array(best, np.int64), explore=explore)
+        assert out.optimal and (out.stats["explored"] > 0) == explore
+        assert found.count == len(expected) and {tuple(r) for r in found.masks[:found.count].tolist()} == expected
+
+
 # -- the optimum ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("score", ["bic", "bdeu"])

@@ -929,7 +929,7 @@ def _ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, stati
     from .ordering import Candidates as OrderCandidates
 
     n = scorer.n_vars
-    needed = ilp.memory_needed(len(parent_sets)) + enumeration_memory(n, limit)
+    needed = ilp.memory_needed(len(parent_sets)) + enumeration_memory(n, limit) + ilp.exploration_memory(n, limit)
     check_memory(needed, f"the credible set (ILP) over {len(parent_sets):,} candidate parent sets with "
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
     start = control.clock()
@@ -948,7 +948,7 @@ def _ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, stati
     opt = best.score
     collector, out = ilp.enumerate_dags(candidates, opt - epsilon - tolerance(opt), limit, control, opt,
                                         covered=ilp.score_equivalent(scorer.score_name) and not knowledge,
-                                        known=best.cuts, statistics=statistics)
+                                        known=best.cuts, statistics=statistics, start=best.parents)
     masks, scores = collector.masks[:collector.count], collector.scores[:collector.count]
     if out.stopped:
         reason = f"{control.reason}: the search ended after {collector.count:,} DAGs, more may exist"

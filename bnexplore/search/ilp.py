@@ -54,11 +54,21 @@ credible the search keeps the best ``limit``, and once one more has been met
 the objective limit follows the worst kept score plus
 :func:`bnexplore.search.credible.tie_slack`, so DAGs tied with it (which the
 finished set drops) are pruned instead of met one by one (:class:`Collector`).
+Beside the tree, the search explores: from the optimum, and from every class
+the tree meets, a best-first search over one-family changes records the
+credible DAGs nearby (:meth:`Run.explore`; a primal heuristic for the
+enumeration, where the optimisation's is sink finding). The tree, which
+still proves the set complete, later meets those classes as known ones and
+only branches. Credible sets are mostly connected by such changes, so the set
+fills within seconds where the tree needs minutes (lung-cancer: 150,000 DAGs
+at 2.4 s instead of 78 s), and a full set's threshold, and with it the
+objective limit, rises early.
 
 SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
 pyscipopt``).
 """
 
+import heapq
 import math
 import time
 
@@ -488,9 +498,12 @@ class Run:
         Slack below the enumeration threshold for LP bounds (LP round-off).
     order_candidates : bnexplore.search.ordering.Candidates
         The same families for the ordering climb of the primal heuristic.
+    explore : bool
+        In an enumeration under the covered-arc constraints, explore the
+        credible DAGs around every newly recorded class (:meth:`explore`).
     """
 
-    def __init__(self, problem, control, collector=None, margin=0.0, order_candidates=None):
+    def __init__(self, problem, control, collector=None, margin=0.0, order_candidates=None, explore=False):
         self.problem = problem
         self.model = problem.model
         self.cands = problem.cands
@@ -498,12 +511,13 @@ class Run:
         self.collector = collector
         self.margin = margin
         self.order_candidates = order_candidates
+        self.exploring = explore and problem.covered and collector is not None
         self.tx = None
         self.start = time.perf_counter()
         self.trajectory = []
         self.counts = {"cluster_cuts": 0, "four_b_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
                        "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0,
-                       "objective_limit_raised": 0, "known_cuts": 0}
+                       "objective_limit_raised": 0, "known_cuts": 0, "explored": 0}
         self.seconds = {"separation": 0.0, "heuristic": 0.0, "enforcement": 0.0}
         self.stopped = False
         self.seen = set()
@@ -647,28 +661,19 @@ class Run:
         """Record the DAG of the integral point and exclude it: children partition the rest of the node.
 
         Under the covered-arc constraints (:class:`Problem`) the first member of
-        a Markov equivalence class met records the whole class (every member
-        whose parent sets are candidates: the same score); later members only
-        branch."""
+        a Markov equivalence class met records the whole class (:meth:`record_class`)
+        and explores the credible DAGs around it (:meth:`explore`); later members
+        only branch."""
         model = self.model
         chosen = np.flatnonzero(x > 0.5)
         score = float(self.cands.scores[chosen].sum())
         if self.problem.covered:
-            key = class_keys(parents[None, :], False)[0].tobytes()
-            if key not in self.seen and not self.collector.rejects(score):
-                self.seen.add(key)
-                members = cuts.equivalence_class(parents)
-                fams = cuts.member_families(members, self.problem.sorted_masks, self.problem.sorted_index,
-                                            self.cands.offsets)
-                kept = (fams >= 0).all(axis=1)
-                for member, member_score in zip(members[kept], self.cands.scores[fams[kept]].sum(axis=1).tolist()):
-                    self.counts["dags_recorded"] += self.collector.add(member, member_score)
+            recorded = self.record_class(parents, score)
+            if recorded is not None and self.exploring:
+                self.explore(recorded)
         elif self.collector.add(parents, score):
             self.counts["dags_recorded"] += 1
-        if self.collector.floor() > self.objective_limit + OBJECTIVE_LIMIT_STEP:
-            self.objective_limit = self.collector.floor()
-            model.setObjlimit(-(self.objective_limit - self.margin))
-            self.counts["objective_limit_raised"] += 1
+        self.follow_floor()
         free = [f for f in chosen.tolist() if self.tx[f].getLbLocal() < 0.5]
         if not free:
             return SCIP_RESULT.CUTOFF
@@ -680,6 +685,79 @@ class Run:
             model.chgVarUbNode(child, self.tx[f], 0.0)
         self.counts["enumeration_branches"] += 1
         return SCIP_RESULT.BRANCHED
+
+    def follow_floor(self):
+        """Raise SCIP's objective limit to the collector's :meth:`Collector.floor` once it has risen by
+        :data:`OBJECTIVE_LIMIT_STEP` (its node pruning and reduced-cost fixing then use it)."""
+        if self.collector.floor() > self.objective_limit + OBJECTIVE_LIMIT_STEP:
+            self.objective_limit = self.collector.floor()
+            self.model.setObjlimit(-(self.objective_limit - self.margin))
+            self.counts["objective_limit_raised"] += 1
+
+    def record_class(self, parents, score, key=None):
+        """Record every member of the Markov equivalence class of a DAG (parent bitmasks ``parents``, score
+        ``score``, class key ``key`` when known) whose parent sets are candidates; the family indices of those
+        members (rows), or None when the class was recorded before or cannot change the set.
+        Score-equivalent scores only."""
+        if key is None:
+            key = class_keys(parents[None, :], False)[0].tobytes()
+        if key in self.seen or self.collector.rejects(score):
+            return None
+        self.seen.add(key)
+        members = cuts.equivalence_class(parents)
+        fams = cuts.member_families(members, self.problem.sorted_masks, self.problem.sorted_index,
+                                    self.cands.offsets)
+        kept = (fams >= 0).all(axis=1)
+        for member, member_score in zip(members[kept], self.cands.scores[fams[kept]].sum(axis=1).tolist()):
+            self.counts["dags_recorded"] += self.collector.add(member, member_score)
+        return fams[kept]
+
+    def explore(self, start):
+        """Record the credible DAGs reachable by one-family changes from ``start`` (rows of family indices,
+        recorded already).
+
+        A best-first search (the best DAG met first) over
+        :func:`bnexplore.search.cuts.family_changes`, each step keeping the
+        score at or above the collector's :meth:`Collector.floor`: it records
+        whole equivalence classes (:meth:`record_class`), so the tree search,
+        which still proves the set complete, later meets them as known classes
+        and only branches. It fills the set with good DAGs long before the tree
+        reaches them (the tree spends most of its nodes on fractional LP points),
+        so a stopped enumeration holds more, and a full set raises its floor,
+        and with it the tree's objective limit, early. Stops when the
+        :class:`Control` says so (the tree search then stops too).
+        """
+        c = self.cands
+        heap = [(-float(c.scores[row].sum()), i, row) for i, row in enumerate(start)]
+        heapq.heapify(heap)
+        pushed = len(heap)
+        while heap:
+            count = self.collector.count
+            self.control.report(done=None, message=f"credible set (ILP): {count:,} DAGs found",
+                                score=self.collector.best, found=count)
+            if self.control.should_stop():
+                return
+            negative, _, chosen = heapq.heappop(heap)
+            score, floor = -negative, self.collector.floor()
+            if score < floor:
+                return  # the heap is best first: nothing left in it can be kept
+            self.counts["explored"] += 1
+            nodes, families = cuts.family_changes(chosen, c.masks, c.scores, c.offsets,
+                                                  floor - score - 1e-9 * max(1.0, abs(floor)))
+            changed = np.repeat(chosen[None, :], len(nodes), axis=0)
+            changed[np.arange(len(nodes)), nodes] = families
+            parents = c.masks[changed]
+            keys = class_keys(parents, False)
+            for i, changed_score in enumerate(c.scores[changed].sum(axis=1).tolist()):
+                rows = self.record_class(parents[i], changed_score, keys[i].tobytes())
+                if rows is not None:
+                    for row in rows:
+                        heapq.heappush(heap, (-changed_score, pushed, row))
+                        pushed += 1
+            if len(heap) > 2 * self.collector.limit:  # what no longer reaches the floor is never expanded
+                floor = self.collector.floor()
+                heap = [entry for entry in heap if -entry[0] >= floor]
+                heapq.heapify(heap)
 
     # -- the primal heuristic ------------------------------------------------------------
     def heuristic(self, heur):
@@ -912,7 +990,7 @@ def _configure(model, enumeration, time_limit):
 
 
 def solve(problem, control, collector=None, seed=None, order_candidates=None, margin=0.0, scip_time_limit=None,
-          statistics=False):
+          statistics=False, explore=False):
     """Run branch and cut on ``problem``; returns an :class:`Outcome`.
 
     Parameters
@@ -924,7 +1002,9 @@ def solve(problem, control, collector=None, seed=None, order_candidates=None, ma
         Enumerate: record every DAG at or above ``collector.threshold`` (its
         objective limit) and exclude it by branching.
     seed : int array, optional
-        Chosen family of every node of a starting DAG (optimisation).
+        Chosen family of every node of a starting DAG: the optimisation's
+        incumbent, or where an enumeration under the covered-arc constraints
+        starts exploring (:meth:`Run.explore`).
     order_candidates : bnexplore.search.ordering.Candidates, optional
         Enables the ordering climb in the primal heuristic.
     margin : float
@@ -934,9 +1014,12 @@ def solve(problem, control, collector=None, seed=None, order_candidates=None, ma
         counts; it is checked in the callbacks).
     statistics : bool
         Add SCIP's own time breakdown (LP, separation, branching) to the stats.
+    explore : bool
+        Enumerate with :meth:`Run.explore` (from ``seed`` first, when given).
     """
     model = problem.model
-    run = Run(problem, control, collector=collector, margin=margin, order_candidates=order_candidates)
+    run = Run(problem, control, collector=collector, margin=margin, order_candidates=order_candidates,
+              explore=explore)
     enumeration = collector is not None
     _configure(model, enumeration, scip_time_limit)
     handler = _Acyclicity(run)
@@ -947,6 +1030,11 @@ def solve(problem, control, collector=None, seed=None, order_candidates=None, ma
     model.includeEventhdlr(_Monitor(run), "monitor", "stop flag, progress and trajectory")
     if enumeration:
         model.setObjlimit(-(collector.threshold - margin))
+        if seed is not None and run.exploring:
+            recorded = run.record_class(problem.cands.masks[seed], float(problem.cands.scores[seed].sum()))
+            if recorded is not None:
+                run.explore(recorded)
+            run.follow_floor()
     else:
         model.includeHeur(_Sinks(run), "sinks", "sink finding on the LP solution", "K", priority=1000, freq=1,
                           timingmask=SCIP_HEURTIMING.AFTERLPNODE)
@@ -1042,6 +1130,11 @@ SCORE_EQUIVALENT = ("bic", "bdeu", "aic", "ll")
 def score_equivalent(score_name):
     """True for the scores of :data:`SCORE_EQUIVALENT`."""
     return score_name in SCORE_EQUIVALENT
+
+
+def exploration_memory(n, limit):
+    """Bytes :meth:`Run.explore` may hold: at most twice ``limit`` DAGs waiting, as family rows in tuples."""
+    return 2 * limit * (8 * n + 200)
 
 
 def memory_needed(n_families):
@@ -1142,14 +1235,17 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     return out
 
 
-def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, known=None, statistics=False):
+def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, known=None, statistics=False,
+                   start=None, explore=True):
     """Every DAG over the candidates scoring at least ``threshold`` (the best ``limit``), by branch and cut.
 
     ``covered`` (score-equivalent scores only) searches with the covered-arc
     constraints of :class:`Problem` and adds each equivalence class whole.
     ``known`` (:class:`KnownCuts`, e.g. the optimisation's ``Outcome.cuts``)
     go to SCIP's cut pool from the start; ``statistics`` adds SCIP's time breakdown to the outcome's
-    stats (:func:`solve`). Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the tree
+    stats (:func:`solve`). With ``covered`` and ``explore`` the search also explores the credible DAGs
+    around every class it records (:meth:`Run.explore`), first around ``start`` (parent bitmasks of a DAG,
+    e.g. the optimum); ``explore=False`` leaves the tree search alone. Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the tree
     search ran to the end; ``collector.full_at`` is ``control.clock()`` when ``limit`` DAGs were first held.
     """
     require_scip()
@@ -1157,7 +1253,9 @@ def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, 
     if known is not None:
         problem.add_known_cuts(known)
     collector = Collector(candidates.n, threshold, limit, slack=tie_slack(scale), clock=control.clock)
-    out = solve(problem, control, collector=collector, margin=lp_margin(scale), statistics=statistics)
+    seed = None if start is None else problem.families(start)
+    out = solve(problem, control, collector=collector, seed=seed, margin=lp_margin(scale), statistics=statistics,
+                explore=explore)
     return collector, out
 
 
