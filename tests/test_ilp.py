@@ -259,7 +259,7 @@ def test_member_families_match_their_twin(seed):
 def test_family_changes_match_their_twin(seed):
     """Random DAGs over random candidate lists (best first, as :class:`Candidates` keeps them): the one-family
     changes the kernel lists, with its best-first early stop, are exactly those the twin finds by trying
-    every candidate and sorting topologically, at several least gains."""
+    every candidate and peeling sources (acyclicity), at several least gains."""
     rng = np.random.default_rng(seed)
     for _ in range(8):
         n = int(rng.integers(3, 8))

@@ -61,7 +61,7 @@ enumeration, where the optimisation's is sink finding). The tree, which
 still proves the set complete, later meets those classes as known ones and
 only branches. Credible sets are mostly connected by such changes, so the set
 fills within seconds where the tree needs minutes (lung-cancer: 150,000 DAGs
-at 2.4 s instead of 78 s), and a full set's threshold, and with it the
+at 2 s instead of 79 s), and a full set's threshold, and with it the
 objective limit, rises early.
 
 SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
@@ -1245,8 +1245,9 @@ def enumerate_dags(candidates, threshold, limit, control, scale, covered=False, 
     go to SCIP's cut pool from the start; ``statistics`` adds SCIP's time breakdown to the outcome's
     stats (:func:`solve`). With ``covered`` and ``explore`` the search also explores the credible DAGs
     around every class it records (:meth:`Run.explore`), first around ``start`` (parent bitmasks of a DAG,
-    e.g. the optimum); ``explore=False`` leaves the tree search alone. Returns ``(collector, outcome)``; ``outcome.optimal`` is True when the tree
-    search ran to the end; ``collector.full_at`` is ``control.clock()`` when ``limit`` DAGs were first held.
+    e.g. the optimum); ``explore=False`` leaves the tree search alone. Returns ``(collector, outcome)``;
+    ``outcome.optimal`` is True when the tree search ran to the end; ``collector.full_at`` is
+    ``control.clock()`` when ``limit`` DAGs were first held.
     """
     require_scip()
     problem = Problem(candidates, covered=covered, branching=False)
