@@ -109,7 +109,7 @@ def time_breakdown(stats):
                                                                                                   "dual_lp")),
            "strong_branching": lp.get("strongbranch_lp", {}).get("time", 0.0),
            "cut_separation": stats.get("seconds_separation"), "heuristics": stats.get("seconds_heuristic"),
-           "enumeration_callbacks": stats.get("seconds_enforcement"),
+           "enumeration_callbacks": stats.get("seconds_enforcement"), "exploration": stats.get("seconds_exploration"),
            "presolving": scip.get("timing", {}).get("presolving_time", 0.0),
            "scip_separators": sum(v.get("exec_time", 0.0) for v in scip.get("separator", {}).get("plugins",
                                                                                                   {}).values()),
@@ -286,10 +286,12 @@ def credible_cell(b):
 
 def where_time_went(b):
     """One line from :func:`time_breakdown`: LP, strong branching, our cuts, SCIP's cuts, heuristics,
-    integral points (cycle cuts; in an enumeration also recording and branching away each DAG), tree nodes."""
+    integral points (cycle cuts; in an enumeration also recording and branching away each DAG), exploring
+    around recorded classes (an enumeration), tree nodes."""
+    exploring = f", exploring {seconds(b['exploration'])}" if b.get("exploration") else ""
     return (f"LP {seconds(b['lp'])}, strong branching {seconds(b['strong_branching'])}, cuts "
             f"{seconds(b['cut_separation'])}, SCIP's cuts {seconds(b.get('scip_separators'))}, heuristics "
-            f"{seconds(b['heuristics'])}, integral points {seconds(b.get('enumeration_callbacks'))}; "
+            f"{seconds(b['heuristics'])}, integral points {seconds(b.get('enumeration_callbacks'))}{exploring}; "
             f"{b['nodes']:,} nodes")
 
 
