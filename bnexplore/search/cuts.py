@@ -859,9 +859,4 @@ def family_changes(chosen, masks, scores, offsets, min_gain):
             if f != chosen[v] and masks[f] & reach == 0:
                 nodes.append(v)
                 families.append(f)
-    out_nodes = np.empty(len(nodes), np.int64)
-    out_families = np.empty(len(families), np.int64)
-    for i in range(len(nodes)):
-        out_nodes[i] = nodes[i]
-        out_families[i] = families[i]
-    return out_nodes, out_families
+    return np.array(nodes, np.int64), np.array(families, np.int64)
