@@ -29,16 +29,43 @@ def samples():
 
 
 def network_path(name):
-    """The file of the bundled network ``name`` (e.g. ``"alarm"``)."""
-    path = directory() / "networks" / f"{name}.bif.gz"
-    if not path.is_file():
-        raise DataError(f"no bundled network {name!r}; bundled are {', '.join(networks())}")
-    return path
+    """The file of the bundled network ``name`` (e.g. ``"alarm"``).
+
+    Only a name in :func:`networks` is accepted: the name is looked up, never
+    joined into a path, so ``"../x"`` or an absolute path cannot reach another file.
+
+    Raises
+    ------
+    DataError
+        For any other name.
+
+    Examples
+    --------
+    >>> network_path("asia").name
+    'asia.bif.gz'
+    """
+    return _lookup(name, networks(), "network", lambda known: directory() / "networks" / f"{known}.bif.gz")
 
 
 def sample_path(name):
-    """The CSV file of the bundled data set ``name`` (e.g. ``"asia"``)."""
-    path = directory() / f"{name}.csv"
-    if not path.is_file():
-        raise DataError(f"no bundled data set {name!r}; bundled are {', '.join(samples())}")
-    return path
+    """The CSV file of the bundled data set ``name`` (e.g. ``"asia"``); only names in :func:`samples`.
+
+    Raises
+    ------
+    DataError
+        For any other name.
+
+    Examples
+    --------
+    >>> sample_path("asia").name
+    'asia.csv'
+    """
+    return _lookup(name, samples(), "data set", lambda known: directory() / f"{known}.csv")
+
+
+def _lookup(name, known, kind, path):
+    """``path(k)`` for the listed name ``k`` equal to ``name``; the path is built from the list, not the text."""
+    if isinstance(name, str) and name in known:
+        return path(known[known.index(name)])
+    shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:77] + "..."
+    raise DataError(f"no bundled {kind} {shown}; bundled are {', '.join(known)}")

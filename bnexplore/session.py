@@ -13,25 +13,65 @@ A data source is a bundled data set (``{"kind": "bundled", "name": "asia"}``), r
 sampled from a bundled network (``{"kind": "network", "name", "rows", "seed"}``) or a
 table carried in the file (``{"kind": "table", "label", "file_name", "bytes"}``, the
 original file's bytes, base64), so loading reproduces exactly the same rows.
+
+A session file may come from anyone, so :meth:`Session.loads` checks all of it before
+building anything (DESIGN.md, "Serving safely"): the gzip and the JSON are bounded
+(:func:`bnexplore.limits.gunzip`, :data:`BYTES_PER_ITEM`, :data:`MAX_DEPTH`), every text,
+graph and number is bounded (the ``MAX_*`` constants below: the limits of the app's
+widgets that write these fields), a bundled name must be one of :func:`bundled.samples`
+or :func:`bundled.networks` (never a path), and the knowledge must read as
+:class:`bnexplore.knowledge.Knowledge`. A failure is one DataError (a ResourceError for
+a file past the bounds) naming the field, e.g. ``settings.ess``.
 """
 
 import base64
+import binascii
 import gzip
+import inspect
 import io
 import json
+import math
+import zlib
 from dataclasses import dataclass, field
 
-from . import bundled
+from . import bundled, limits
 from .bif import read_bif, sample
 from .data import Encoder, read_frame
-from .errors import BNExploreError, DataError
+from .errors import BNExploreError, DataError, ResourceError
+from .knowledge import Knowledge
 from .result import Result, to_plain
+from .scores.scorer import SCORES
+from .search.bnkl import SELECT_RULES
 from .search.credible import CredibleSet
+from .search.exact import MAX_VARIABLES
 
 FORMAT = "bnexplore-session"
 VERSION = 1
 SOURCE_KINDS = ("bundled", "network", "table")
 
+SAMPLED_ROWS = (10, 200_000)
+"""Fewest and most rows a network source may sample (the Data page's *Rows*)."""
+MAX_SEED = 10**9
+"""Largest seed of a network source (the Data page's *Seed*; the smallest is 0)."""
+ESS_RANGE = (0.01, 1000.0)
+"""Smallest and largest equivalent sample size (the Tune page's *ESS*)."""
+MAX_INDEGREE = 10
+"""Largest ``max_indegree`` setting (the Tune page's in-degree slider)."""
+MAX_KL_PARENTS = 4
+"""Largest ``kl_max_parents`` setting (the Tune page's *Largest parent set M*)."""
+MAX_TEXT = 10_000
+"""Most characters of any text in a session file but the carried table's bytes."""
+MAX_DEPTH = 64
+"""Deepest nesting of JSON arrays and objects (a session written by bnexplore nests about 8 deep)."""
+BYTES_PER_ITEM = 32
+"""A session's JSON may hold one item (``[``, ``{`` or ``,``) per this many bytes of the expansion
+bound, so parsing it holds about as much memory as :func:`bnexplore.limits.max_expanded_bytes`."""
+MAX_GRAPH_NODES = 5_000
+"""Most nodes of one graph in a session file (the largest bundled network has 1,041)."""
+MAX_GRAPH_ARCS = 200_000
+"""Most arcs and links of one graph in a session file."""
+MAX_GRAPH_CELLS = 1 << 26
+"""Most adjacency-matrix cells (nodes squared) of all graphs in one session file together."""
 
 @dataclass
 class SavedResult:
@@ -64,10 +104,28 @@ class SavedResult:
         return out
 
     @classmethod
-    def from_json(cls, doc):
+    def from_json(cls, doc, where="result"):
+        """Read :meth:`to_json` output, checking every field (DataError naming ``where`` and the field)."""
+        _expect(isinstance(doc, dict), where, "an object", doc)
+        name, label, key = (doc.get(k) for k in ("name", "data_label", "data_key"))
+        _expect(isinstance(name, str) and name.strip(), f"{where}.name", "a name", name)
+        _expect(label is None or isinstance(label, str), f"{where}.data_label", "text", label)
+        _expect(key is None or isinstance(key, str), f"{where}.data_key", "text or null", key)
+        body = doc.get("result")
+        _expect(isinstance(body, dict), f"{where}.result", "a result object", body)
+        for part, kind, must in (("algorithm", str, "text"), ("score_name", str, "text"), ("params", dict, "an object"),
+                                 ("stats", dict, "an object"), ("trajectory", list, "a list"),
+                                 ("extra", dict, "an object")):
+            _expect(part not in body or isinstance(body[part], kind), f"{where}.result.{part}", must, body.get(part))
+        result = _read(Result.from_json, body, f"{where}.result")
         credible = doc.get("credible")
-        return cls(str(doc["name"]), Result.from_json(doc["result"]), str(doc.get("data_label") or ""),
-                   doc.get("data_key"), None if credible is None else CredibleSet.from_json(credible))
+        if credible is not None:
+            _expect(isinstance(credible, dict) and isinstance(credible.get("names"), list)
+                    and len(credible["names"]) <= MAX_VARIABLES,
+                    f"{where}.credible.names", f"a list of at most {MAX_VARIABLES} names", credible.get("names")
+                    if isinstance(credible, dict) else credible)
+            credible = _read(CredibleSet.from_json, credible, f"{where}.credible")
+        return cls(name, result, label or "", key, credible)
 
 
 @dataclass
@@ -116,8 +174,7 @@ class Session:
             network = read_bif(bundled.network_path(self.source["name"]))
             return sample(network, int(self.source["rows"]), seed=self.source.get("seed"))
         if kind == "table":
-            raw = base64.b64decode(self.source["bytes"])
-            return read_frame(io.BytesIO(raw))[0]
+            return read_frame(io.BytesIO(table_bytes(self.source)), name=self.source.get("file_name"))[0]
         raise DataError(f"this session's data source is of an unknown kind {kind!r}; "
                         f"known are {', '.join(SOURCE_KINDS)}")
 
@@ -148,55 +205,280 @@ class Session:
 
     @classmethod
     def loads(cls, data):
-        """Read a session file's bytes (gzipped or plain JSON).
+        """Read a session file's bytes (gzipped or plain JSON), checking every field first.
 
         Raises
         ------
         DataError
-            Naming what is wrong: not a session file, a newer version, a broken part.
+            Naming what is wrong: not a session file, a newer version, the field that is
+            broken (``settings.ess must be a number from 0.01 to 1000, got 'abc'``).
+        ResourceError
+            When the file expands (or holds JSON) past the bounds of this server.
         """
         doc = _document(data)
         version = doc.get("version")
-        if not isinstance(version, int):
+        if not isinstance(version, int) or isinstance(version, bool):
             raise DataError("not a bnexplore session file: it has no version number")
         if version > VERSION:
             raise DataError(f"this session file was written by a newer bnexplore (session version {version}); "
                             f"this one reads version {VERSION}: update bnexplore to open it")
+        _check_tree(doc)
+        part = doc.get("data")
+        _expect(isinstance(part, dict), "data", "an object with the data source", part)
+        source = part.get("source")
+        _expect(isinstance(source, dict), "data.source", "an object", source)
+        _check_source(source)
+        encoding = part.get("encoding") or {}
+        _check_encoding(encoding)
+        class_column = part.get("class_column")
+        _expect(class_column is None or isinstance(class_column, str), "data.class_column", "a column name or null",
+                class_column)
+        settings = doc.get("settings") or {}
+        _check_settings(settings)
+        knowledge = doc.get("knowledge")
+        _expect(knowledge is None or isinstance(knowledge, dict), "knowledge", "an object or null", knowledge)
+        if knowledge is not None:
+            _read(Knowledge.from_json, knowledge, "knowledge")
+        app = doc.get("app") or {}
+        _expect(isinstance(app, dict), "app", "an object", app)
+        results = doc.get("results") or []
+        _expect(isinstance(results, list), "results", "a list", results)
+        results = [SavedResult.from_json(r, f"results[{i}]") for i, r in enumerate(results)]
+        return cls(source=dict(source), encoding=dict(encoding), class_column=class_column,
+                   settings=dict(settings), knowledge=knowledge, results=results, app=dict(app))
+
+
+def table_bytes(source):
+    """The file a table source carries, as bytes, checked before it is expanded.
+
+    The base64 text may stand for at most :func:`bnexplore.limits.max_expanded_bytes`
+    bytes, and a gzipped file must expand within that bound too.
+
+    Parameters
+    ----------
+    source : dict
+        ``{"kind": "table", "label", "file_name", "bytes"}``.
+
+    Returns
+    -------
+    bytes
+        The file as it was uploaded (still gzipped when it was).
+
+    Raises
+    ------
+    DataError
+        When the text is not base64 or the gzip is damaged.
+    ResourceError
+        When the file is larger, or expands further, than the bound.
+
+    Examples
+    --------
+    >>> table_bytes(Session.table_source(b"a,b\\n0,1\\n", "t.csv"))
+    b'a,b\\n0,1\\n'
+    """
+    text = source.get("bytes")
+    _expect(isinstance(text, str), "data.source.bytes", "the table's file in base64", text)
+    what = f"the table {_shown(source.get('file_name'))} in the session file"
+    limit = limits.max_expanded_bytes()
+    if len(text) > 4 * (limit // 3 + 1):
+        raise limits.too_large(what, limit)
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise DataError("the session file is broken: data.source.bytes is not valid base64 text; "
+                        "nothing was loaded") from None
+    if raw[:2] == b"\x1f\x8b":
         try:
-            data_part = doc["data"]
-            source = dict(data_part["source"])
-            if source.get("kind") not in SOURCE_KINDS:
-                raise DataError(f"unknown data source {source.get('kind')!r}")
-            results = [SavedResult.from_json(r) for r in doc.get("results", [])]
-            return cls(source=source, encoding=dict(data_part.get("encoding") or {}),
-                       class_column=data_part.get("class_column"), settings=dict(doc.get("settings") or {}),
-                       knowledge=doc.get("knowledge"), results=results, app=dict(doc.get("app") or {}))
-        except BNExploreError as error:  # a result or credible set inside it is broken
-            raise DataError(f"the session file is broken: {error}; nothing was loaded") from None
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise DataError(f"the session file is broken ({type(error).__name__}: {error}); nothing was loaded") \
-                from None
+            limits.gunzip(raw, what, limit)
+        except (zlib.error, EOFError) as error:
+            raise DataError(f"{what} is a damaged gzip file ({error}); nothing was loaded") from None
+    return raw
 
 
 def _document(data):
-    """The JSON object of a session file's bytes, or a DataError saying what the file is not."""
+    """The JSON object of a session file's bytes, or a DataError saying what the file is not.
+
+    The gzip is expanded within :func:`bnexplore.limits.max_expanded_bytes`, and the JSON
+    may hold one item per :data:`BYTES_PER_ITEM` bytes of that bound, counted before parsing.
+    """
     if isinstance(data, str):
         data = data.encode("utf-8")
+    data = bytes(data)
     if not data:
         raise DataError("the session file is empty")
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as error:
+            data = limits.gunzip(data, "the session file")
+        except (zlib.error, EOFError) as error:
             raise DataError(f"the session file is a damaged gzip file ({error})") from None
+    items = data.count(b"[") + data.count(b"{") + data.count(b",")
+    most = limits.max_expanded_bytes() // BYTES_PER_ITEM
+    if items > most:
+        raise ResourceError(f"the session file holds more than {most:,} JSON items ({items:,}), the limit of this "
+                            f"server (set {limits.ENVIRONMENT} to allow more); nothing was loaded")
     try:
         doc = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise DataError("not a bnexplore session file: it is neither gzipped JSON nor JSON text") from None
+    except RecursionError:
+        raise DataError(f"the session file is broken: its JSON is nested too deep (a session nests at most "
+                        f"{MAX_DEPTH} levels); nothing was loaded") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise DataError('not a bnexplore session file: it lacks "format": "bnexplore-session" '
                         "(a result file is imported on the Networks page, or with Result.from_json)")
     return doc
+
+
+def _shown(value):
+    """A value as a message shows it: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _broken(where, must, value):
+    return DataError(f"the session file is broken: {where} must be {must}, got {_shown(value)}; nothing was loaded")
+
+
+def _expect(condition, where, must, value):
+    """Raise the DataError "``where`` must be ``must``, got ``value``" unless ``condition``."""
+    if not condition:
+        raise _broken(where, must, value)
+
+
+def _read(reader, value, where):
+    """``reader(value)``, any failure worded as a broken field ``where`` of the session file."""
+    try:
+        return reader(value)
+    except ResourceError:
+        raise
+    except BNExploreError as error:
+        raise DataError(f"the session file is broken: {where}: {error}; nothing was loaded") from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as error:
+        raise DataError(f"the session file is broken: {where} cannot be read ({type(error).__name__}: "
+                        f"{str(error)[:120]}); nothing was loaded") from None
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _whole(value, low, high):
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _text(value):
+    return isinstance(value, str) and 0 < len(value.strip())
+
+
+def _check_tree(doc):
+    """Bound the whole JSON tree: nesting depth, text lengths, graph sizes (DataError naming where)."""
+    part = doc.get("data")
+    source = part.get("source") if isinstance(part, dict) else None
+    carried = source.get("bytes") if isinstance(source, dict) else None
+    cells = 0
+    stack = [(doc, 0, None)]  # (value, depth, trail): the trail is (key, the parent's trail)
+    while stack:
+        value, depth, trail = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DataError(f"the session file is broken: its JSON is nested too deep at {_path(trail)} (a session "
+                            f"nests at most {MAX_DEPTH} levels); nothing was loaded")
+        if isinstance(value, dict):
+            if isinstance(value.get("nodes"), list):
+                cells += _check_graph(value, _path(trail))
+                if cells > MAX_GRAPH_CELLS:
+                    raise ResourceError(f"the session file's graphs hold more than {MAX_GRAPH_CELLS:,} adjacency "
+                                        f"cells together (at {_path(trail)}), the limit of a session; nothing "
+                                        "was loaded")
+            items = value.items()
+        else:
+            items = enumerate(value)
+        for key, item in items:
+            if isinstance(item, (dict, list)):
+                stack.append((item, depth + 1, (key, trail)))
+            elif isinstance(item, str) and len(item) > MAX_TEXT and item is not carried:
+                raise _broken(_path((key, trail)), f"at most {MAX_TEXT:,} characters", item)
+            if isinstance(key, str) and len(key) > MAX_TEXT:
+                raise _broken(f"a key in {_path(trail)}", f"at most {MAX_TEXT:,} characters", key)
+
+
+def _path(trail):
+    """Where a trail of keys leads, as messages name it: ``results[0].result.graph``."""
+    keys = []
+    while trail is not None:
+        key, trail = trail
+        keys.append(key)
+    text = ""
+    for key in reversed(keys):
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else str(key))
+    return text or "the file"
+
+
+def _check_graph(graph, where):
+    """Bound one graph's nodes and arcs; returns its adjacency cells (nodes squared)."""
+    n = len(graph["nodes"])
+    _expect(n <= MAX_GRAPH_NODES, f"{where}.nodes", f"at most {MAX_GRAPH_NODES:,} nodes", f"{n:,} nodes")
+    pairs = sum(len(graph[k]) for k in ("arcs", "links") if isinstance(graph.get(k), list))
+    _expect(pairs <= MAX_GRAPH_ARCS, f"{where}.arcs", f"at most {MAX_GRAPH_ARCS:,} arcs and links",
+            f"{pairs:,}")
+    return n * n
+
+
+def _check_source(source):
+    """A data source of a known kind with fields in the Data page's ranges; bundled names from the lists."""
+    kind = source.get("kind")
+    if kind not in SOURCE_KINDS:
+        raise DataError(f"the session file is broken: unknown data source {_shown(kind)}; known are "
+                        f"{', '.join(SOURCE_KINDS)}; nothing was loaded")
+    name = source.get("name")
+    if kind == "bundled":
+        _expect(isinstance(name, str) and name in bundled.samples(), "data.source.name",
+                f"a bundled data set ({', '.join(bundled.samples())})", name)
+    elif kind == "network":
+        _expect(isinstance(name, str) and name in bundled.networks(), "data.source.name",
+                "a bundled network (" + ", ".join(bundled.networks()) + ")", name)
+        low, high = SAMPLED_ROWS
+        _expect(_whole(source.get("rows"), low, high), "data.source.rows", f"a whole number from {low} to {high:,}",
+                source.get("rows"))
+        _expect(_whole(source.get("seed"), 0, MAX_SEED), "data.source.seed", f"a whole number from 0 to {MAX_SEED:,}",
+                source.get("seed"))
+    else:
+        for key in ("label", "file_name"):
+            _expect(_text(source.get(key)) and len(source[key]) <= MAX_TEXT, f"data.source.{key}", "a name",
+                    source.get(key))
+        table_bytes(source)
+
+
+ENCODER_OPTIONS = tuple(inspect.signature(Encoder).parameters)
+"""The keys an encoding may have besides ``columns``: :class:`bnexplore.data.Encoder`'s keywords."""
+
+
+def _check_encoding(encoding):
+    _expect(isinstance(encoding, dict), "data.encoding", "an object of Encoder options", encoding)
+    unknown = sorted(set(encoding) - {*ENCODER_OPTIONS, "columns"})
+    _expect(not unknown, f"data.encoding.{unknown[0] if unknown else ''}",
+            f"one of {', '.join(ENCODER_OPTIONS)}, columns", "an unknown option")
+    columns = encoding.get("columns")
+    _expect(columns is None or (isinstance(columns, list) and all(isinstance(c, str) for c in columns)),
+            "data.encoding.columns", "a list of column names or null", columns)
+
+
+def _check_settings(settings):
+    """Settings typed and bounded as the Tune page writes them; other keys may hold plain values."""
+    _expect(isinstance(settings, dict), "settings", "an object", settings)
+    low, high = ESS_RANGE
+    checks = {
+        "score": (lambda v: v in SCORES, f"one of {', '.join(SCORES)}"),
+        "ess": (lambda v: _number(v) and low <= v <= high, f"a number from {low:g} to {high:g}"),
+        "bf": (lambda v: _number(v) and v >= 1, "a finite number >= 1"),
+        "max_indegree": (lambda v: v is None or _whole(v, 0, MAX_INDEGREE),
+                         f"a whole number from 0 to {MAX_INDEGREE} (0 or null: no limit)"),
+        "kl_max_parents": (lambda v: _whole(v, 0, MAX_KL_PARENTS), f"a whole number from 0 to {MAX_KL_PARENTS}"),
+        "kl_select": (lambda v: v in SELECT_RULES, f"one of {', '.join(SELECT_RULES)}"),
+    }
+    for key, value in settings.items():
+        check, must = checks.get(key, (lambda v: v is None or isinstance(v, (str, bool)) or _number(v),
+                                       "a plain value (text, number, true/false or null)"))
+        _expect(check(value), f"settings.{key}", must, value)
 
 
 def save_session(session, path):
