@@ -41,6 +41,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from .errors import DataError, option, subject
+from .limits import BoundedStream
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
@@ -1065,7 +1066,7 @@ class Encoder:
         constant = [name for name, spec in self.columns.items() if spec.constant]
         if not constant:
             return []
-        names = _short_list(constant, limit=None)
+        names = _short_list(constant, limit=20)
         if not self.drop_constant:
             drop = option("drop_constant", True)
             return [f"constant column(s) {names} have a single state and carry no information"
@@ -1269,7 +1270,14 @@ TABLE_SUFFIXES = {".csv": CSV, ".txt": CSV, ".tsv": CSV, ".gz": CSV, ".parquet":
                   ".feather": FEATHER, ".arrow": FEATHER, ".ipc": FEATHER, ".arrows": FEATHER}
 _MAGIC = {PARQUET: "PAR1", FEATHER: "ARROW1"}
 _PREFIX = 1 << 16  # bytes sniffed for the format and for binary content
-_CSV_BLOCK = 1 << 22  # bytes of CSV text per block Arrow parses
+_CSV_BLOCK = 1 << 22  # bytes of CSV text per block Arrow parses (raised for a row longer than a block)
+_CSV_BLOCK_MOST = 1 << 30  # Arrow's blocks grow to this for one long row (a 10 MB cell); a longer row is refused
+MAX_COLUMNS = 10_000
+"""Most columns a table may have: a wider file is refused before its columns are allocated (a network over
+more variables cannot be learned in useful time; Arrow and pandas spend memory per column before any row)."""
+SEPARATORS = (",", ";", "\t", "|")
+"""The field separators ``sep=None`` (or ``"auto"``) chooses between, in order of preference."""
+_SNIFFED_RECORDS = 50  # records of the first bytes the separator is sniffed from
 _CSV_PART = 1 << 25  # least bytes of CSV text per reader when the text is read in parallel
 _WORKERS = min(os.cpu_count() or 1, 8)  # threads reading and coding large tables
 _THREADED_CELLS = 1 << 22  # cells from which columns are coded on several threads
@@ -1281,7 +1289,7 @@ _NA_VALUES = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-na
 _NO_BOOLEANS = []  # CSV text is never read as booleans: TRUE / FALSE stay the file's own labels, as state names
 
 
-def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, **encoder_options):
+def read_table(path_or_buffer, header=True, sep=None, encoding=None, name=None, **encoder_options):
     """Read a CSV, Parquet or Feather file (or buffer) and encode it.
 
     The format is told by the content (Parquet starts with ``PAR1``, Feather
@@ -1300,8 +1308,12 @@ def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, *
     header : bool
         CSV only: whether the first line holds column names; without one the
         columns are named ``"X0" .. "X{n-1}"``.
-    sep : str
-        CSV only: one-character field separator.
+    sep : str, optional
+        CSV only: one-character field separator. None (or ``"auto"``), the
+        default, sniffs it from the first records: the first of
+        :data:`SEPARATORS` (``,`` ``;`` tab ``|``) that splits the header and
+        every following record into the same number of fields (more than
+        one), else ``,``.
     encoding : str, optional
         CSV only: text encoding. By default UTF-8 (UTF-16 and UTF-32 when the
         text starts with their byte-order mark), falling back to latin-1 with a
@@ -1321,9 +1333,26 @@ def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, *
     Raises
     ------
     DataError
-        For a file that cannot be read (not found, not a table, malformed),
-        naming the file and the line, column or byte at fault, and for
-        anything :class:`Encoder` refuses.
+        For a file that cannot be read (not found, not a table, malformed,
+        more than :data:`MAX_COLUMNS` columns, a column of lists or
+        structures), naming the file and the line, column or byte at fault,
+        and for anything :class:`Encoder` refuses.
+    ResourceError
+        For gzip text that expands past :func:`bnexplore.limits.max_expanded_bytes`
+        (refused while it is read, before more is held).
+
+    Notes
+    -----
+    A header cell that is blank or only spaces names its column
+    ``"column N"`` (N counted from 1, as in a spreadsheet), with a warning:
+    such a name could not be typed on a command line.
+
+    Examples
+    --------
+    >>> import io
+    >>> from bnexplore.data import read_table
+    >>> read_table(io.BytesIO(b"smoker;cough\nyes;no\nno;no\n")).names
+    ['smoker', 'cough']
     """
     encoder = Encoder(**encoder_options)
     table, notes = _read(path_or_buffer, header, sep, encoding, name, frame=False)
@@ -1335,7 +1364,7 @@ def read_table(path_or_buffer, header=True, sep=",", encoding=None, name=None, *
 read_csv = read_table  # the name it had before Parquet and Feather: the same function
 
 
-def read_frame(path_or_buffer, header=True, sep=",", encoding=None, name=None):
+def read_frame(path_or_buffer, header=True, sep=None, encoding=None, name=None):
     """Read a CSV, Parquet or Feather file (or buffer) into a DataFrame without encoding it.
 
     Parameters are those of :func:`read_table`. Empty cells and pandas'
@@ -1356,7 +1385,9 @@ def read_frame(path_or_buffer, header=True, sep=",", encoding=None, name=None):
 
 def _read(path_or_buffer, header, sep, encoding, name, frame):
     """``(_Table or DataFrame, warnings)`` of any supported file."""
-    if not (isinstance(sep, str) and len(sep) == 1):
+    if sep == "auto":
+        sep = None
+    if not (sep is None or isinstance(sep, str) and len(sep) == 1):
         raise DataError(f"{subject('sep', sep)} is not valid; give one character such as ',' or ';' or '\\t'")
     if encoding is not None:
         try:
@@ -1366,8 +1397,9 @@ def _read(path_or_buffer, header, sep, encoding, name, frame):
                             f"try 'utf-8' or 'latin-1'") from None
     source = _Source(path_or_buffer, name)
     if source.format != CSV:
-        return _read_arrow_file(source, frame), []
-    result, notes = _read_csv(source, header, sep, encoding, frame)
+        result, notes = _read_arrow_file(source, frame)
+    else:
+        result, notes = _read_csv(source, header, sep, encoding, frame)
     _emit(notes)
     return result, notes
 
@@ -1418,9 +1450,9 @@ class _Source:
             raise DataError(f"cannot read {str(self.path)!r}: {error.strerror or error}") from None
 
     def chunks(self, size=1 << 20):
-        """The (decompressed) bytes, ``size`` at a time."""
+        """The (decompressed) bytes, ``size`` at a time (gzip bounded by :class:`~bnexplore.limits.BoundedStream`)."""
         with self._open_raw() as raw:
-            stream = gzip.GzipFile(fileobj=raw) if self.gzip else raw
+            stream = BoundedStream(gzip.GzipFile(fileobj=raw), self.label) if self.gzip else raw
             try:
                 while chunk := stream.read(size):
                     yield chunk
@@ -1435,14 +1467,17 @@ class _Source:
         return self.path.stat().st_size if self.path is not None else len(memoryview(self.data))
 
     def text_stream(self, start=0, end=None):
-        """An Arrow input stream of bytes ``start .. end`` (all, decompressed, by default), for the CSV reader."""
+        """An Arrow input stream of bytes ``start .. end`` (all by default), for the CSV reader; gzip text is
+        decompressed whole, through a :class:`~bnexplore.limits.BoundedStream` that refuses it past the bound."""
+        if self.gzip:
+            whole = pa.input_stream(str(self.path) if self.path is not None else pa.py_buffer(self.data),
+                                    compression="gzip")
+            return pa.PythonFile(BoundedStream(whole, self.label), mode="r")
         if self.path is None:
             data = pa.py_buffer(self.data)
-            if self.gzip:
-                return pa.input_stream(data, compression="gzip")
             return pa.BufferReader(data.slice(start, (data.size if end is None else end) - start))
         if start == 0 and end is None:
-            return pa.input_stream(str(self.path), compression="gzip" if self.gzip else None)
+            return pa.input_stream(str(self.path))
         return pa.PythonFile(_FileRange(self.path, start, end), mode="r")
 
     def random_access(self):
@@ -1671,13 +1706,16 @@ def _read_arrow_file(source, frame):
     """A Parquet or Feather (Arrow IPC) file, collected by :func:`_collect`."""
     try:
         schema, batches, index = _arrow_file_batches(source, frame)
-        names = schema.names if frame else [n for n in schema.names if n not in index]
+        stored = schema.names if frame else [n for n in schema.names if n not in index]
+        _check_width(source, len(stored))
+        _check_single_values(source, schema, stored)
+        names, notes = _named(source, stored)
         _check_names(source, names)
-        ordered = [pa.types.is_dictionary(schema.field(n).type) for n in names]
+        ordered = [pa.types.is_dictionary(schema.field(n).type) for n in stored]
         if not frame and index:
-            batches = (batch.select(names) for batch in batches)
+            batches = (batch.select(stored) for batch in batches)
         no_rows = f"{source.label} has columns ({_short_list(names)}) but no data rows; choose a table with data"
-        return _joined([_collect(batches, ordered, frame)], schema, names, no_rows, frame)
+        return _joined([_collect(batches, ordered, frame)], schema, names, no_rows, frame), notes
     except (pa.ArrowException, OSError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise DataError(f"{source.label} cannot be read as {source.format}: {message}") from None
@@ -1710,6 +1748,19 @@ def _arrow_file_batches(source, frame):
     return reader.schema, batches, _pandas_index_columns(reader.schema)
 
 
+def _check_single_values(source, schema, names):
+    """DataError naming the first column whose cells hold lists, structures or maps (a variable takes one value)."""
+    nested = [name for name in names if pa.types.is_nested(schema.field(name).type)]
+    if nested:
+        name, dtype = nested[0], schema.field(nested[0]).type
+        kind = ("a structure" if pa.types.is_struct(dtype) else "a map" if pa.types.is_map(dtype) else
+                "several values" if pa.types.is_union(dtype) else "a list")
+        others = f" (so do {_short_list(nested[1:])})" if len(nested) > 1 else ""
+        raise DataError(f"{source.label} column {name!r} holds {kind} in each cell ({dtype}){others}, not one value; "
+                        f"a variable takes one value per row: leave the column out of the file, or split it into "
+                        f"columns of single values")
+
+
 def _pandas_index_columns(schema):
     """Columns that pandas stored as the index of the frame (not data)."""
     metadata = schema.pandas_metadata or {}
@@ -1727,15 +1778,24 @@ def _read_csv(source, header, sep, encoding, frame):
     block; a later value that does not fit (text after a million numbers)
     restarts the read with that column widened (to float, then text), so types
     are those of the whole column as pandas infers them. Text that is not UTF-8
-    restarts it as latin-1.
+    restarts it as latin-1. A row longer than Arrow's block (a cell of
+    megabytes, a very long header) restarts it with blocks four times as long,
+    up to :data:`_CSV_BLOCK_MOST`. Without ``sep`` the separator is sniffed
+    (:func:`_sniff_separator`); a first record of more than
+    :data:`MAX_COLUMNS` fields is refused before Arrow reads it.
     """
     text_encoding = _text_encoding(source, encoding)
     _check_text(source, text_encoding)
+    sniffed = sep is None
+    if sniffed:
+        sep = _sniff_separator(source, text_encoding)
+    _check_width(source, _first_record_fields(source, sep, text_encoding), at_least=True)
     ranges = _row_ranges(source, text_encoding)
-    notes, forced, names = [], {}, []
+    notes, forced, names, block = [], {}, [], _CSV_BLOCK
     while True:
         try:
-            return _parse_csv(source, header, sep, text_encoding, forced, ranges, frame, names), notes
+            result, renamed = _parse_csv(source, header, sep, text_encoding, forced, ranges, frame, names, block)
+            return result, notes + renamed
         except UnicodeDecodeError:
             raise _decode_error(source, text_encoding) from None
         except pa.ArrowInvalid as error:
@@ -1747,27 +1807,33 @@ def _read_csv(source, header, sep, encoding, frame):
                     raise _decode_error(source, text_encoding) from None
                 line, _ = _undecodable(source, "utf-8") or ("?", 0)
                 notes.append(f"{source.label} is not valid UTF-8 (first undecodable byte on line {line}); read it as "
-                             f"latin-1 — check accented characters, or pass {subject('encoding', ...)} if the file "
-                             f"uses another one")
+                             f"latin-1 — check accented characters, or set {subject('encoding')} if the file uses "
+                             f"another one")
                 text_encoding = "latin-1"
             elif conversion:
                 column, to, value = int(conversion[1]), conversion[2], conversion[3]
                 forced[names[column]] = pa.float64() if to in ("int64", "null") and _is_float(value) else pa.string()
             elif "Expected" in message and "columns" in message and ranges != [(0, None)]:
                 ranges = [(0, None)]  # a bad row is numbered from the top only by a reader that starts there
+            elif "straddl" in message or "Empty CSV file or block" in message:  # a row longer than a block
+                if block >= _CSV_BLOCK_MOST:
+                    raise DataError(f"{source.label} has a row longer than {_CSV_BLOCK_MOST >> 20:,} MB (a very "
+                                    f"long cell or header line), more than this reader takes; shorten it") from None
+                block *= 4
             else:
-                raise _parse_error(source, message, sep) from None
+                raise _parse_error(source, message, sep, sniffed) from None
         except OSError as error:
             if source.gzip:
                 raise source.gzip_error(error) from None
             raise DataError(f"cannot read {source.label}: {error}") from None
 
 
-def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names):
-    """One attempt at reading CSV text: the first range's reader infers the column types, the readers of
-    the other ranges (in threads) are given them. ``names`` receives Arrow's column names."""
+def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, block):
+    """One attempt at reading CSV text, in Arrow blocks of ``block`` bytes: the first range's reader infers the
+    column types, the readers of the other ranges (in threads) are given them. ``names`` receives Arrow's
+    column names. Returns ``(collected, warnings about column names)``."""
     with contextlib.closing(source.text_stream(*ranges[0])) as stream:
-        first = _open_csv(stream, header, sep, encoding, forced)
+        first = _open_csv(stream, header, sep, encoding, forced, block)
         schema = first.schema
         names[:] = schema.names
         if any(pa.types.is_binary(t) for t in schema.types):
@@ -1775,8 +1841,8 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names):
         widen = {n: pa.string() for n, t in zip(schema.names, schema.types) if _needs_text(t)}
         if widen:
             forced.update(widen)
-            return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names)
-        shown = _csv_names(schema.names, header)
+            return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, block)
+        shown, notes = _named(source, schema.names) if header else ([f"X{j}" for j in range(len(schema.names))], [])
         _check_names(source, shown)
         check_nul = not _wide(encoding)
         ordered = [False] * len(shown)
@@ -1784,7 +1850,7 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names):
 
         def read_range(span):
             with contextlib.closing(source.text_stream(*span)) as part:
-                reader = _open_csv(part, False, sep, encoding, types, names=schema.names)
+                reader = _open_csv(part, False, sep, encoding, types, block, names=schema.names)
                 return _collect(_checked(source, reader, check_nul), ordered, frame)
 
         with concurrent.futures.ThreadPoolExecutor(max(1, len(ranges) - 1)) as pool:
@@ -1792,7 +1858,7 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names):
             pieces = [_collect(_checked(source, first, check_nul), ordered, frame)]
             pieces += [future.result() for future in later]
     no_rows = f"{source.label} has a header line but no data rows; add data rows"
-    return _joined(pieces, schema, shown, no_rows, frame)
+    return _joined(pieces, schema, shown, no_rows, frame), notes
 
 
 def _checked(source, batches, check_nul):
@@ -1837,7 +1903,7 @@ def _row_starts(source, targets):
     return starts
 
 
-def _open_csv(stream, header, sep, encoding, forced, names=None):
+def _open_csv(stream, header, sep, encoding, forced, block, names=None):
     """Arrow's streaming CSV reader; ``names`` (for a range after the first) means there is no header line.
 
     One thread per reader: Arrow's own threads cost more CPU than they save on a streamed read, and
@@ -1845,7 +1911,7 @@ def _open_csv(stream, header, sep, encoding, forced, names=None):
     """
     return pa_csv.open_csv(
         stream,
-        read_options=pa_csv.ReadOptions(use_threads=False, block_size=_CSV_BLOCK, encoding=encoding,
+        read_options=pa_csv.ReadOptions(use_threads=False, block_size=block, encoding=encoding,
                                         column_names=names or [],
                                         autogenerate_column_names=names is None and not header),
         parse_options=pa_csv.ParseOptions(delimiter=sep, newlines_in_values=True),
@@ -1854,11 +1920,88 @@ def _open_csv(stream, header, sep, encoding, forced, names=None):
     )
 
 
-def _csv_names(raw, header):
-    """Column names as pandas gives them: ``X0, X1, ...`` without a header, ``Unnamed: j`` for a blank one."""
-    if not header:
-        return [f"X{j}" for j in range(len(raw))]
-    return [name if name else f"Unnamed: {j}" for j, name in enumerate(raw)]
+def _named(source, stored):
+    """``(names, warnings)``: the stored column names, a blank or all-space one replaced by ``column N`` (its
+    1-based position), which a command line can name; a warning says which."""
+    names, blank = [], []
+    for position, name in enumerate(stored, start=1):
+        if str(name).strip():
+            names.append(name)
+        else:
+            names.append(f"column {position}")
+            blank.append(f"column {position}" + (f" (its name was {name!r})" if name else ""))
+    if not blank:
+        return names, []
+    return names, [f"{source.label} has no name for {_short_list(blank, quote=False)}; "
+                   f"{'it is' if len(blank) == 1 else 'they are'} called so here: give "
+                   f"{'it a name' if len(blank) == 1 else 'them names'} in the file to choose another"]
+
+
+def _sniff_separator(source, encoding):
+    """The separator of the first records (up to :data:`_SNIFFED_RECORDS`, quotes respected): of the
+    :data:`SEPARATORS` that split the header into more than one field, the one that splits the most records
+    into as many fields as the header (the first listed on a tie); ``,`` when none splits the header."""
+    records = _records(source.prefix.decode(_python_encoding(encoding), errors="replace"),
+                       complete=len(source.prefix) < _PREFIX)
+    best, agreeing = ",", 0
+    for sep in SEPARATORS:
+        counts = [_count_outside_quotes(record, sep) for record in records]
+        alike = counts.count(counts[0]) if counts and counts[0] > 0 else 0
+        if alike > agreeing:
+            best, agreeing = sep, alike
+    return best
+
+
+def _records(text, complete):
+    """The first :data:`_SNIFFED_RECORDS` records of CSV text: split at newlines outside double quotes (the
+    last one dropped unless the text is ``complete``), blank ones skipped."""
+    records, start, quoted = [], 0, False
+    for match in re.finditer(r'["\n]', text):
+        if match.group() == '"':
+            quoted = not quoted
+        elif not quoted:
+            records.append(text[start: match.start()])
+            start = match.end()
+            if len(records) > _SNIFFED_RECORDS:
+                break
+    if complete and len(records) <= _SNIFFED_RECORDS:
+        records.append(text[start:])
+    return [record for record in records[:_SNIFFED_RECORDS] if record.strip()]
+
+
+def _count_outside_quotes(record, sep):
+    """How often ``sep`` occurs in a record outside double-quoted fields."""
+    return sum(part.count(sep) for part in record.split('"')[0::2])
+
+
+def _first_record_fields(source, sep, encoding):
+    """Fields of the first record (header), counted up to :data:`MAX_COLUMNS` + 1 while the text is streamed,
+    so a line of a million fields is refused after reading it once, never parsed."""
+    decoder = codecs.getincrementaldecoder(_python_encoding(encoding))(errors="replace")
+    fields, quoted = 1, False
+    for chunk in source.chunks():
+        for k, part in enumerate(decoder.decode(chunk).split('"')):
+            quoted = quoted != (k > 0)  # every quote after the first part toggles
+            if quoted:
+                continue
+            end = part.find("\n")
+            fields += part.count(sep, 0, len(part) if end < 0 else end)
+            if end >= 0 or fields > MAX_COLUMNS:
+                return min(fields, MAX_COLUMNS + 1)
+    return fields
+
+
+def _check_width(source, count, at_least=False):
+    """DataError for a table of more than :data:`MAX_COLUMNS` columns (``count``, or ``at_least`` that many)."""
+    if count > MAX_COLUMNS:
+        raise DataError(f"{source.label} has more than {MAX_COLUMNS:,} columns ({count:,}"
+                        f"{'+' if at_least else ''}), more than a network can be learned over "
+                        f"here; keep the columns you need (at most {MAX_COLUMNS:,}) in the file")
+
+
+def _python_encoding(encoding):
+    """Python's codec name for Arrow's encoding name (``utf8`` is ``utf-8``)."""
+    return "utf-8" if encoding == "utf8" else encoding
 
 
 def _needs_text(dtype):
@@ -1915,7 +2058,7 @@ def _not_text(source, found):
     hint = ""
     head = source.prefix
     if b"\x00" in head and max(head[0::2].count(0), head[1::2].count(0)) > 0.4 * len(head) / 2:
-        hint = f"; if it is UTF-16 text, pass {subject('encoding', 'utf-16')}"
+        hint = f"; if it is UTF-16 text, set {subject('encoding', 'utf-16')}"
     return DataError(f"{source.label} is not a text table ({found}); give a CSV, Parquet or Feather file{hint}")
 
 
@@ -1967,12 +2110,12 @@ def _undecodable(source, encoding):
 def _decode_error(source, encoding):
     line, _ = _undecodable(source, encoding) or ("?", 0)
     name = "utf-8" if encoding == "utf8" else encoding
-    return DataError(f"{source.label} line {line} is not valid {name} text; pass the file's encoding, "
+    return DataError(f"{source.label} line {line} is not valid {name} text; set the file's encoding, "
                      f"e.g. {subject('encoding', 'latin-1')}")
 
 
-def _parse_error(source, message, sep):
-    """DataError for text Arrow cannot split into rows of equal length."""
+def _parse_error(source, message, sep, sniffed):
+    """DataError for text Arrow cannot split into rows of equal length (``sniffed``: the separator was)."""
     fields = re.search(r"(?:Row #(\d+): )?Expected (\d+) columns, got (\d+)", message)
     if fields:
         row, expected, got = fields.groups()
@@ -1980,5 +2123,8 @@ def _parse_error(source, message, sep):
         what = f"{where} has {got} field{'s' if got != '1' else ''} where the first line has {expected}"
     else:
         what = message.replace("CSV parse error: ", "").strip().splitlines()[0]
+    told = option("sep")
+    check = (f"it was read with the separator {sep!r}" + (", sniffed from the first lines" if sniffed else "")
+             + (f"; if that is wrong, set {told}" if told else ""))
     return DataError(f"{source.label} could not be parsed: {what}; every line needs the same number of fields "
-                     f"(is {subject('sep', sep)} right?)")
+                     f"({check})")

@@ -615,7 +615,9 @@ TRICKY_CSV = {
 def test_arrow_reader_gives_the_dataset_pandas_parser_gave(name):
     """The loader before Arrow: pandas' C parser, then Dataset.from_frame (the same encoder)."""
     text = TRICKY_CSV[name]
-    old = quiet(Dataset.from_frame, pd.read_csv(io.BytesIO(text), low_memory=False), types="categorical")
+    pandas = pd.read_csv(io.BytesIO(text), low_memory=False)
+    pandas.columns = [f"column {j + 1}" if c.startswith("Unnamed: ") else c for j, c in enumerate(pandas.columns)]
+    old = quiet(Dataset.from_frame, pandas, types="categorical")  # a blank name is "column N" here (issue 30, 21)
     new = quiet(read_table, io.BytesIO(text), types="categorical")
     assert same_dataset(new, old)
     frame, _ = quiet(read_frame, io.BytesIO(text))
@@ -671,7 +673,7 @@ def test_utf16_text_reads_with_its_byte_order_mark_and_is_refused_without_one():
     ds = read_table(io.BytesIO(text.encode("utf-16")))
     assert ds.names == ["town", "size"] and ds.states[0] == ["Köln", "Paris"]
     bare = text.encode("utf-16-le")
-    with pytest.raises(DataError, match="not a text table .* if it is UTF-16 text, pass encoding='utf-16'"):
+    with pytest.raises(DataError, match="not a text table .* if it is UTF-16 text, set encoding='utf-16'"):
         read_table(io.BytesIO(bare))
     assert same_dataset(read_table(io.BytesIO(bare), encoding="utf-16-le"), ds)
 
