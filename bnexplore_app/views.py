@@ -189,3 +189,38 @@ def drawing(entry, view="DAG", colour_nodes=False, title=None):
                             node_values=values, node_titles=titles,
                             weight_label="thicker arc = adds more to the score (hover for the number)",
                             value_label="node colour: local score (log, higher = better fit)", title=title)
+
+
+def pick(name):
+    """The user picked network ``name`` on the data in use: every page shows it next, even if it belongs to
+    other data."""
+    state.set_focus(name)
+    st.session_state["focus_data"] = st.session_state["data_key"]
+
+
+def shown_first(entries):
+    """The network a page opens on, by name.
+
+    The focus (the newest result, or the user's pick) unless it was learned on
+    other data than the data in use and the user did not pick it since those
+    data were loaded: then the newest network of the data in use (its ground
+    truth when nothing was learned on them yet). Other data's networks stay
+    in the pickers, labelled (:func:`label`).
+    """
+    names = list(entries)
+    chosen = state.focus(names)
+    if entries[chosen].on_data_in_use() or st.session_state.get("focus_data") == st.session_state["data_key"]:
+        return chosen
+    own = [name for name in names if entries[name].on_data_in_use()]
+    return own[-1] if own else chosen
+
+
+def label(entries):
+    """How pickers name a network: as it is on the data in use, with the data it was learned on otherwise.
+
+    The names are worked out now, in the page's run: a widget's ``format_func`` is also called
+    outside it, where there is no session state to read.
+    """
+    labels = {name: name if entry.on_data_in_use() else f"{name} (other data: {entry.data_label or 'not recorded'})"
+              for name, entry in entries.items()}
+    return lambda name: labels.get(name, name)

@@ -240,13 +240,14 @@ def pruning_chart(stats):
     rows = [{"node": node["node"], "fate": RULE_LABELS[fate], "sets": count}
             for node in stats["per_node"]
             for fate, count in [("kept", node["kept"]), *node["removed"].items()] if count]
-    order = [RULE_LABELS[k] for k in RULE_LABELS]
+    colours = dict(zip(RULE_LABELS.values(), ["#2e7d32", "#90a4ae", "#ef6c00", "#8e24aa", "#1e88e5"]))
+    order = [label for label in RULE_LABELS.values() if any(row["fate"] == label for row in rows)]  # this score's
     chart = alt.Chart(pd.DataFrame(rows)).mark_bar().encode(
         y=alt.Y("node:N", sort=None, title=None),
         x=alt.X("sum(sets):Q", title="candidate parent sets considered (stacked by what became of them)"),
         color=alt.Color("fate:N", sort=order, title=None, legend=alt.Legend(orient="bottom", columns=2,
                                                                              labelLimit=400), scale=alt.Scale(
-            domain=order, range=["#2e7d32", "#90a4ae", "#ef6c00", "#8e24aa", "#1e88e5"])),
+            domain=order, range=[colours[label] for label in order])),
         order=alt.Order("fate_order:Q"),
         tooltip=["node", "fate", "sets"]).transform_calculate(
         fate_order=" + ".join(f"(datum.fate == '{label}' ? {i} : 0)" for i, label in enumerate(order)))

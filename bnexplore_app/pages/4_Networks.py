@@ -102,7 +102,8 @@ def page():
     names = list(entries)
     top_left, top_right = st.columns([2, 3])
     with top_left:
-        entry = entries[pick_one("Network", names, "net_pick_box", state.focus(names), state.set_focus)]
+        entry = entries[pick_one("Network", names, "net_pick_box", views.shown_first(entries), views.pick,
+                                 format_func=views.label(entries))]
     view = top_right.radio("View", list(VIEW_LABELS), format_func=VIEW_LABELS.get, horizontal=True,
                            key=state.KEEP + "net_view")
     if view == "ask":

@@ -119,22 +119,26 @@ def induced(graph, names):
 
 
 def default_pair(entries):
-    """The pair to compare after a new result: a reference (the ground truth, else the previous result on
-    the same variables) and the newest result."""
+    """The pair to compare after a new result or a change of data: a reference (the ground truth, else the
+    previous result on the same variables, those of the data in use first) and the network the pages show
+    (the newest of the data in use); just that network when nothing else has its variables."""
     names = list(entries)
-    newest = state.focus(names)
+    newest = views.shown_first(entries)
     variables = sorted(entries[newest].result.names)
     same = [n for n in names if n != newest and sorted(entries[n].result.names) == variables]
     truth = [n for n in same if entries[n].result.algorithm == "ground truth"]
-    reference = (truth or same[-1:] or [n for n in names if n != newest][-1:])[0]
-    return [reference, newest]
+    here = [n for n in same if entries[n].on_data_in_use()]
+    reference = (truth or here[-1:] or same[-1:])
+    return reference + [newest]
 
 
 def picked(entries):
-    """The networks to compare: the user's pick, reset to the default pair when a new result arrives."""
+    """The networks to compare: the user's pick, reset to the default pair when a new result arrives or other
+    data are loaded."""
     names = list(entries)
-    if st.session_state.get("cmp_generation") != state.generation() or "cmp_pick" not in st.session_state:
-        st.session_state["cmp_generation"] = state.generation()
+    marker = (state.generation(), st.session_state["data_key"])
+    if st.session_state.get("cmp_generation") != marker or "cmp_pick" not in st.session_state:
+        st.session_state["cmp_generation"] = marker
         st.session_state["cmp_pick"] = default_pair(entries)
         st.session_state.pop("cmp_a_pick", None)
         st.session_state.pop("cmp_b_pick", None)
@@ -142,7 +146,7 @@ def picked(entries):
     if len(chosen) < 2 and len(st.session_state["cmp_pick"]) >= 2:
         chosen = default_pair(entries)
     st.session_state["cmp_networks"] = chosen
-    chosen = st.multiselect("Networks to compare", names, key="cmp_networks",
+    chosen = st.multiselect("Networks to compare", names, key="cmp_networks", format_func=views.label(entries),
                             on_change=lambda: st.session_state.update(cmp_pick=st.session_state["cmp_networks"]))
     return chosen
 
@@ -159,7 +163,10 @@ def page():
         return
     chosen = picked(entries)
     if len(chosen) < 2:
-        st.info("Pick at least two networks.")
+        st.info("Pick at least two networks." + (
+            " No other network has the variables of the data in use yet: run a search on them (Search page), "
+            "or add a network learned on other data from the list (its edges can be compared on the variables "
+            "the two share)." if len(st.session_state.get("cmp_pick", [])) < 2 else ""))
         return
     left, right, mode = st.columns([2, 2, 2])
     kept_a, kept_b = st.session_state.get("cmp_a_pick"), st.session_state.get("cmp_b_pick")
