@@ -36,14 +36,19 @@ Decisions, each enforced by :func:`read_bif`:
 
 import gzip
 import itertools
+import math
 import re
+import unicodedata
+import zlib
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import numpy as np
 import pandas as pd
 
 from bnexplore.data import code_dtype
 from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError
+from bnexplore.limits import gunzip, max_expanded_bytes
 
 SUM_TOLERANCE = 1e-3
 """Largest accepted distance from one of the sum of a distribution in a file."""
@@ -51,12 +56,17 @@ SUM_TOLERANCE = 1e-3
 _RENORMALISE_ABOVE = 1e-9
 _CHECK_TOLERANCE = 1e-6
 _MAX_CPT_CELLS = 2**26
-_FORBIDDEN_IN_NAMES = re.compile(r"[\s{}()\[\];,|\"]|//|/\*")
-_FORBIDDEN_RUNS = re.compile(f"(?:{_FORBIDDEN_IN_NAMES.pattern})+")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_WRITABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_.\-]+")
+_FORMAT_WORDS = {"network", "variable", "probability", "property", "type", "discrete", "default", "table"}
+_BLOCK_WORDS = re.compile("variable|probability", re.IGNORECASE)
+_BLOCK_WORDS_INSIDE = re.compile("(?<=vari)(?=able)|(?<=probabil)(?=ity)", re.IGNORECASE)
+_ORIGINAL = re.compile(r'\s*property\s+bnexplore_(name|states)\s*=\s*"([^"]*)"\s*\Z')
+_COMMENT_START = re.compile(r"//|/\*")
 _BRACE = re.compile(r"[{}]")
 _HEADER = re.compile(r"\s*(network|variable|probability)(?![^\s(])(.*)\Z", re.DOTALL)
-_DISCRETE = re.compile(r"\s*type\s+discrete\s*\[\s*(\d+)\s*\]\s*\Z", re.DOTALL)
+_DISCRETE = re.compile(r"\s*type\s+discrete\s*\[\s*([0-9]+)\s*\]\s*\Z", re.DOTALL)
 _KEYWORD = re.compile(r"\s*(table|default|property)(?![^\s,])(.*)\Z", re.DOTALL)
 
 
@@ -203,40 +213,79 @@ def read_bif(source):
     return _Parser(text, default_name).network()
 
 
-def bif_safe_label(label):
-    """``label`` with every run of characters BIF cannot hold (white space,
-    ``{}()[];,|"``, comment markers) replaced by ``_``, e.g. the interval
-    state ``(-inf, 0.5]`` becomes ``-inf_0.5``; writable labels are kept as they are."""
-    if label and not _FORBIDDEN_IN_NAMES.search(label):
-        return label
-    return _FORBIDDEN_RUNS.sub("_", label).strip("_") or "_"
+def bif_name(label, state=False):
+    """The name ``label`` is written under in BIF: itself when every BIF reader takes it, else an identifier.
+
+    pyAgrum (3.3) and pgmpy (1.1) both read ``[A-Za-z_][A-Za-z0-9_.-]*`` as a
+    name, and a state may also be a whole number (``0``, ``-1``); the words of
+    the format (``network``, ``variable``, ``table`` ...) are not names. Any
+    other label has its accents dropped, every run of other characters
+    replaced by ``_`` (``_`` at the ends dropped), ``_`` put in front of a
+    first character that cannot start a name and ``_`` after a word of the
+    format: ``(-inf, 5.667]`` becomes ``_-inf_5.667``, ``<missing>``
+    ``missing``, ``master's degree`` ``master_s_degree``. :func:`write_bif`
+    keeps the original beside it, so :func:`read_bif` gives it back.
+
+    Parameters
+    ----------
+    label : str
+    state : bool
+        ``label`` is a state (whole numbers are kept).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> bif_name("(-inf, 5.667]", state=True), bif_name("2nd visit"), bif_name("table")
+    ('_-inf_5.667', '_2nd_visit', 'table_')
+    """
+    if _WRITABLE.match(label) or (state and _INTEGER.match(label)):
+        if label.lower() not in _FORMAT_WORDS:
+            return label
+    text = "".join(c for c in unicodedata.normalize("NFKD", label) if not unicodedata.combining(c))
+    text = _NOT_IN_NAMES.sub("_", text).strip("_")
+    if not _WRITABLE.match(text):
+        text = "_" + text
+    return text + "_" if text.lower() in _FORMAT_WORDS else text
 
 
-def _unique(labels):
-    """``labels`` made unique by suffixes ``_2``, ``_3``, ... (first one kept)."""
+def _unique(labels, state=False):
+    """The :func:`bif_name` of every label, made unique ignoring case (pgmpy
+    matches variable names without it) by suffixes ``_2``, ``_3``, ...; labels
+    written as they are get their names first, so they never change."""
+    written = [bif_name(label, state) for label in labels]
     seen = set()
-    out = []
-    for label in labels:
-        candidate, k = label, 1
-        while candidate in seen:
+    for i in sorted(range(len(labels)), key=lambda i: written[i] != labels[i]):
+        candidate, k = written[i], 1
+        while candidate.lower() in seen:
             k += 1
-            candidate = f"{label}_{k}"
-        seen.add(candidate)
-        out.append(candidate)
-    return out
+            candidate = f"{written[i]}_{k}"
+        seen.add(candidate.lower())
+        written[i] = candidate
+    return written
 
 
-def bif_safe(network):
-    """A copy of ``network`` whose network, variable and state names BIF can
-    hold (see :func:`bif_safe_label`; names that collide get ``_2``, ``_3``,
-    ... suffixes). Tables and structure are unchanged."""
-    names = _unique([bif_safe_label(name) for name in network.names])
-    states = [_unique([bif_safe_label(state) for state in labels]) for labels in network.states]
-    return Network(bif_safe_label(network.name), names, states, network.parents, network.cpts)
+def _encoded(text):
+    """``text`` as a property value every reader keeps whole: percent-encoded
+    UTF-8 (no quote, comma, brace, semicolon, space or slash), the words
+    ``variable`` and ``probability`` with their first letter encoded too
+    (pgmpy looks for its blocks by these words anywhere in a file)."""
+    return _BLOCK_WORDS.sub(lambda m: f"%{ord(m.group()[0]):02X}{m.group()[1:]}", quote(text, safe=""))
 
 
-def write_bif(network, path=None, rename=False):
-    """Write a network as BIF text that :func:`read_bif` reads back exactly.
+def write_bif(network, path=None):
+    """Write a network as BIF text that pyAgrum, pgmpy and :func:`read_bif` read.
+
+    Every name is written as :func:`bif_name` makes it (unique within its
+    kind, ignoring case); where that differs from the original, the block
+    keeps the original in a property that :func:`read_bif` reads and other
+    readers skip: ``property bnexplore_name = "...";`` (network and variable
+    blocks) and ``property bnexplore_states = "s1,s2,...";`` (every state of
+    the variable), each percent-encoded (see ``_encoded``). So bnexplore
+    reads back the very network written, names included, and other tools
+    read the same tables under names they accept.
 
     Probabilities are written with ``repr`` (the shortest text that parses to
     the same float), rows in the order of the CPT (last parent fastest).
@@ -246,42 +295,54 @@ def write_bif(network, path=None, rename=False):
     network : Network
     path : str or pathlib.Path, optional
         File to write; gzipped when the name ends with ``.gz``.
-    rename : bool
-        Write names BIF cannot hold through :func:`bif_safe` instead of
-        raising (interval states of discretized columns, names with spaces).
 
     Returns
     -------
     str
         The BIF text.
 
-    Raises
-    ------
-    BIFError
-        If a variable or state name cannot be written in BIF (it holds white
-        space or one of ``{}()[];,|"``) and ``rename`` is False.
+    Examples
+    --------
+    >>> net = Network("n", ["x y"], [["<missing>", "a"]], [[]], [[0.5, 0.5]])
+    >>> print(write_bif(net))  # doctest: +NORMALIZE_WHITESPACE
+    network n {
+    }
+    variable x_y {
+      type discrete [ 2 ] { missing, a };
+      property bnexplore_name = "x%20y";
+      property bnexplore_states = "%3Cmissing%3E,a";
+    }
+    probability ( x_y ) {
+      table 0.5, 0.5;
+    }
+    >>> read_bif(write_bif(net)).states
+    [['<missing>', 'a']]
     """
-    if rename:
-        network = bif_safe(network)
-    for v, name in enumerate(network.names):
-        _check_writable(name, f"variable name {name!r}")
-        for state in network.states[v]:
-            _check_writable(state, f"state {state!r} of variable {name!r}")
-    _check_writable(network.name, f"network name {network.name!r}")
-    parts = [f"network {network.name} {{\n}}\n"]
-    for v, name in enumerate(network.names):
-        states = ", ".join(network.states[v])
-        parts.append(
-            f"variable {name} {{\n  type discrete [ {len(network.states[v])} ] {{ {states} }};\n}}\n",
-        )
+    names = _unique(network.names)
+    states = [_unique(labels, state=True) for labels in network.states]
+    title = _BLOCK_WORDS_INSIDE.sub("_", bif_name(network.name))
+    parts = [f"network {title} {{\n{_original(network.name, [title])}}}\n"]
+    for v, name in enumerate(names):
+        original = _original(network.names[v], [name]) + _original(network.states[v], states[v], "states")
+        parts.append(f"variable {name} {{\n  type discrete [ {len(states[v])} ] {{ {', '.join(states[v])} }};\n"
+                     f"{original}}}\n")
     for v in range(network.n_vars):
-        parts.append(_probability_text(network, v))
+        parts.append(_probability_text(network, v, names, states))
     text = "".join(parts)
     if path is not None:
         path = Path(path)
         data = text.encode("utf-8")
         path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
     return text
+
+
+def _original(original, written, what="name"):
+    """The property line keeping ``original`` (a name, or a list of states)
+    when the ``written`` names differ from it, else ``""``."""
+    original = [original] if isinstance(original, str) else original
+    if original == written:
+        return ""
+    return f'  property bnexplore_{what} = "{",".join(map(_encoded, original))}";\n'
 
 
 def sample_codes(network, n, seed=None):
@@ -578,22 +639,14 @@ def _check_unique(labels, where, what):
         seen.add(label)
 
 
-def _check_writable(label, what):
-    if not label or _FORBIDDEN_IN_NAMES.search(label):
-        raise BIFError(
-            f"{what} cannot be written as BIF: it is empty or holds white space or one of {{}}()[];,|\"; "
-            "rename it",
-        )
-
-
-def _probability_text(network, v):
-    name = network.names[v]
+def _probability_text(network, v, names, states):
+    """The probability block of ``v``, naming variables and states as written (``names``, ``states``)."""
     parents = network.parents[v]
     table = network.cpts[v].reshape(-1, len(network.states[v]))
     if not parents:
-        return f"probability ( {name} ) {{\n  table {', '.join(map(repr, table[0].tolist()))};\n}}\n"
-    header = f"probability ( {name} | {', '.join(network.names[p] for p in parents)} ) {{\n"
-    configs = itertools.product(*(network.states[p] for p in parents))
+        return f"probability ( {names[v]} ) {{\n  table {', '.join(map(repr, table[0].tolist()))};\n}}\n"
+    header = f"probability ( {names[v]} | {', '.join(names[p] for p in parents)} ) {{\n"
+    configs = itertools.product(*(states[p] for p in parents))
     rows = [
         f"  ({', '.join(config)}) {', '.join(map(repr, row))};\n"
         for config, row in zip(configs, table.tolist())
@@ -601,48 +654,79 @@ def _probability_text(network, v):
     return header + "".join(rows) + "}\n"
 
 
+def max_text_bytes():
+    """The most BIF text :func:`read_bif` reads, in bytes: an eighth of
+    :func:`bnexplore.limits.max_expanded_bytes` (64 MB by default), as parsing
+    holds several times the text in tokens. The largest bundled network
+    (diabetes) is 5.5 MB of text."""
+    return max_expanded_bytes() // 8
+
+
 def _read_source(source):
-    """BIF text of ``source`` and the network name to use for ``unknown``."""
+    """BIF text of ``source`` and the network name to use for ``unknown``;
+    gzip is read through :mod:`bnexplore.limits`, and no more than
+    :func:`max_text_bytes` of text is taken."""
+    limit = max_text_bytes()
     if isinstance(source, str) and "{" in source:
-        return source, None
+        return _bounded(source, "the BIF text", limit), None
     if isinstance(source, (str, Path)):
         path = Path(source)
         try:
-            data = path.read_bytes()
+            with path.open("rb") as file:
+                text = _text_of(file, f"BIF file {path.name!r}", limit)
         except OSError as error:
             raise BIFError(f"cannot read BIF file {str(path)!r}: {error.strerror}; check the path") from None
-        return _decode(data, str(path)), re.sub(r"(\.bif)?(\.gz)?$", "", path.name, flags=re.IGNORECASE)
+        return text, re.sub(r"(\.bif)?(\.gz)?$", "", path.name, flags=re.IGNORECASE)
     if hasattr(source, "read"):
-        data = source.read()
-        return (data if isinstance(data, str) else _decode(data, "the BIF stream")), None
+        return _text_of(source, "the BIF stream", limit), None
     raise BIFError(
         f"cannot read a BIF network from a {type(source).__name__}; give a path, BIF text or an open file",
     )
 
 
-def _decode(data, where):
+def _text_of(file, what, limit):
+    """The text of an open file (text or bytes, plain or gzipped), read up to ``limit``."""
+    data = _bounded(file.read(limit + 1), what, limit)
+    if isinstance(data, str):
+        return data
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as error:
-            raise BIFError(f"{where} is not a valid gzip file ({error}); check the file") from None
+            data = gunzip(data, what, limit)
+        except (EOFError, zlib.error) as error:
+            raise BIFError(f"{what} is not a valid gzip file ({error}); check the file") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
 
 
+def _bounded(text, what, limit):
+    if len(text) > limit:
+        raise ResourceError(f"{what} holds more than {limit / (1 << 20):,.1f} MB of BIF text, the limit of this "
+                            f"server (set BNEXPLORE_MAX_EXPANDED_MB to allow more); nothing was loaded")
+    return text
+
+
 class _Parser:
     """One pass over comment-free BIF text, block by block.
 
     Offsets are into the comment-free text, which keeps every newline of the
-    original, so line numbers are those of the file.
+    original, so line numbers are those of the file. Everything is bounded
+    before it is allocated: the text by :func:`max_text_bytes`, the tables
+    together by ``max_cells`` (the expansion bound of :mod:`bnexplore.limits`
+    in float64 cells), as a ``default`` row expands a line into a table.
     """
 
     def __init__(self, text, default_name):
-        self.text = _COMMENT.sub(lambda comment: "\n" * comment.group().count("\n"), text)
+        self.text = text  # the line numbers of a comment never closed
+        self.text = self._without_comments(text)
         self.default_name = default_name
+        self.max_cells = max_expanded_bytes() // 8
+        self.cells = 0
         self.name = None
+        self.network_line = 0
+        self.original_name = None
+        self.originals = {}
         self.names = []
         self.states = []
         self.variable_line = []
@@ -658,19 +742,39 @@ class _Parser:
     def _line(self, offset):
         return self.text.count("\n", 0, offset) + 1
 
+    def _without_comments(self, text):
+        """``text`` with every ``//`` and ``/* */`` comment replaced by its
+        newlines, in one pass (each character is looked at a bounded number of times)."""
+        parts = []
+        at = 0
+        while (start := _COMMENT_START.search(text, at)) is not None:
+            parts.append(text[at:start.start()])
+            if start.group() == "//":
+                end = text.find("\n", start.end())
+                end = len(text) if end < 0 else end
+            else:
+                end = text.find("*/", start.end())
+                if end < 0:
+                    self.fail(start.start(), "comment '/*' is never closed; add '*/'")
+                end += 2
+            parts.append("\n" * text.count("\n", start.start(), end))
+            at = end
+        parts.append(text[at:])
+        return "".join(parts)
+
     def network(self):
-        unclosed = self.text.find("/*")
-        if unclosed >= 0:
-            self.fail(unclosed, "comment '/*' is never closed; add '*/'")
         for keyword, header, header_at, body, body_at in self._blocks():
             if keyword == "network":
-                self._network_block(header, header_at)
+                self._network_block(header, header_at, body, body_at)
             elif keyword == "variable":
                 self._variable_block(header, header_at, body, body_at)
             else:
                 self._probability_block(header, header_at, body, body_at)
         if self.name is None:
             self.fail(0, "no 'network' block; start the file with 'network name { }'")
+        if not self.names:
+            self.fail(self.network_line, "the file declares no variables; a network needs at least one 'variable' "
+                                         "block")
         for v, name in enumerate(self.names):
             if v not in self.cpts:
                 self.fail(self.variable_line[v], f"variable {name!r} has no 'probability' block; add one")
@@ -682,7 +786,54 @@ class _Parser:
                 f"the parents form a cycle {_cycle_text(cycle, self.names)}; remove one arc",
             )
         cpts = [self.cpts[v] for v in range(len(self.names))]
-        return Network(self.name, self.names, self.states, parents, cpts)
+        names, states = self._original_names()
+        return Network(self.original_name or self.name, names, states, parents, cpts)
+
+    def _original_names(self):
+        """Variable and state names with the originals that :func:`write_bif` kept in properties put back."""
+        names, states = list(self.names), list(self.states)
+        for (v, what), (offset, value) in self.originals.items():
+            if what == "name":
+                names[v] = value[0]
+            elif len(value) != len(states[v]):
+                self.fail(offset, f"'bnexplore_states' of variable {self.names[v]!r} lists {len(value)} names for "
+                                  f"its {len(states[v])} states; give one per state")
+            else:
+                try:
+                    _check_unique(value, f"variable {self.names[v]!r}", "state")
+                except BIFError as error:
+                    self.fail(offset, f"'bnexplore_states': {error}")
+                states[v] = value
+        first = {}
+        for v, name in enumerate(names):
+            if name in first:
+                self.fail(self.variable_line[v], f"variable {self.names[v]!r} is named {name!r} by its "
+                                                 f"'bnexplore_name', as is {self.names[first[name]]!r}; give "
+                                                 "each variable a distinct name")
+            first[name] = v
+        return names, states
+
+    def _property(self, statement, offset, v=None):
+        """Keep the original name(s) of a ``property bnexplore_name / bnexplore_states = "...";``
+        statement (of variable ``v``, or of the network); other properties are skipped."""
+        match = _ORIGINAL.match(statement)
+        if match is None:
+            return
+        what, value = match.groups()
+        if v is None and what == "states":
+            self.fail(offset, "'bnexplore_states' belongs in a variable block, not the network block; remove it")
+        if (v, what) in self.originals or (v is None and self.original_name is not None):
+            self.fail(offset, f"a second 'bnexplore_{what}' property in this block; keep one")
+        try:
+            decoded = [unquote(piece, errors="strict") for piece in value.split(",")]
+        except UnicodeDecodeError:
+            self.fail(offset, f"'bnexplore_{what}' is not percent-encoded UTF-8; fix or remove it")
+        if what == "name" and len(decoded) != 1:
+            self.fail(offset, "'bnexplore_name' holds one name, percent-encoded; fix or remove it")
+        if v is None:
+            self.original_name = decoded[0]
+        else:
+            self.originals[v, what] = (offset, decoded)
 
     def _blocks(self):
         """Yield ``(keyword, header, header offset, body, body offset)`` for
@@ -694,13 +845,16 @@ class _Parser:
             if match.group() == "{":
                 if depth == 0:
                     opened = at
+                    keyword, header, header_at = self._header(end, opened)
+                elif depth > 1 or keyword != "variable":
+                    self.fail(at, f"'{{' inside {'braces in ' if depth > 1 else ''}a '{keyword}' block; only a "
+                                  "variable's list of states is in braces: remove it")
                 depth += 1
                 continue
             if depth == 0:
                 self.fail(at, "'}' closes no block; remove it or add the missing '{'")
             depth -= 1
             if depth == 0:
-                keyword, header, header_at = self._header(end, opened)
                 yield keyword, header, header_at, self.text[opened + 1:at], opened + 1
                 end = at + 1
         if depth:
@@ -724,13 +878,20 @@ class _Parser:
             )
         return match.group(1), match.group(2), first
 
-    def _network_block(self, header, at):
+    def _network_block(self, header, at, body, body_at):
         if self.name is not None:
             self.fail(at, "a second 'network' block; a file holds one network")
         name = header.strip().strip('"')
         if name in ("", "unknown") and self.default_name:
             name = self.default_name
         self.name = name or "unknown"
+        self.network_line = at
+        for statement, offset in self._statements(body, body_at):
+            keyword = _KEYWORD.match(statement)
+            if keyword and keyword.group(1) == "property":
+                self._property(statement, offset)
+            elif statement:
+                self.fail(offset, f"expected 'property ...;' in the network block, found {statement[:30]!r}")
 
     def _variable_block(self, header, at, body, body_at):
         name = header.strip()
@@ -756,6 +917,7 @@ class _Parser:
                 continue
             keyword = _KEYWORD.match(statement)
             if keyword and keyword.group(1) == "property":
+                self._property(statement, offset, len(self.names))
                 continue
             open_at = statement.find("{")
             close_at = statement.rfind("}")
@@ -769,11 +931,12 @@ class _Parser:
             if found is not None:
                 self.fail(offset, f"variable {name!r} has two 'type' statements; keep one")
             found = _tokens(statement[open_at + 1:close_at])
-            count = int(kind.group(1))
-            if count != len(found) or count == 0:
+            count = kind.group(1).lstrip("0")
+            if count != str(len(found)) or not found:
                 self.fail(
                     offset,
-                    f"variable {name!r} declares [ {count} ] states but lists {len(found)}; make them agree",
+                    f"variable {name!r} declares [ {count[:12] or 0} ] states but lists {len(found)}; make them "
+                    "agree",
                 )
             try:
                 _check_unique(found, f"variable {name!r}", "state")
@@ -805,13 +968,18 @@ class _Parser:
             )
         r = len(self.states[child])
         arities = [len(self.states[p]) for p in parents]
-        q = int(np.prod(arities, dtype=np.float64))
+        q = math.prod(arities)
         if q * r > _MAX_CPT_CELLS:
             self.fail(
                 at,
                 f"the CPT of {self.names[child]!r} would have {q * r} cells (more than {_MAX_CPT_CELLS}); "
                 "give it fewer parents",
             )
+        self.cells += q * r
+        if self.cells > self.max_cells:
+            self.fail(at, f"with the CPT of {self.names[child]!r} ({q * r:,} cells) the network's tables would hold "
+                          f"{self.cells:,} cells, more than the {self.max_cells:,} this server allows (set "
+                          "BNEXPLORE_MAX_EXPANDED_MB to allow more); nothing was allocated")
         rows, whole, default = self._probability_statements(body, body_at, child, parents, r * q)
         table = np.full((q, r), np.nan)
         row_at = np.full(q, body_at, dtype=np.int64)

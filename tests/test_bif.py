@@ -14,6 +14,7 @@ from scipy import stats
 
 from bnexplore.bif import (
     Network,
+    bif_name,
     fit_network,
     log_likelihood,
     read_bif,
@@ -308,24 +309,63 @@ def test_round_trip_of_the_fixture_and_of_a_fitted_network(tmp_path):
     assert_same_network(read_bif(write_bif(fitted)), fitted)
 
 
-def test_names_that_cannot_be_written_raise_bif_error():
-    net = Network("n", ["A"], [["a 0", "a1"]], [[]], [np.array([0.5, 0.5])])
-    with pytest.raises(BIFError, match="'a 0'"):
-        write_bif(net)
+HOSTILE = Network(
+    "my variable net", ["x y", "X_Y", "1st", "table", "Größe", "a;b", "<b>"],
+    [["(-inf, 5.667]", "(5.667, inf)"], ["<missing>", "master's degree", "missing"], ["0", "-1"],
+     ["yes", "Yes"], ["é", "e"], ["{a}", "a"], ["", "//", "/*"]],
+    [[], [0], [1], [], [1, 3], [], [5]],
+    [np.array([0.3, 0.7]), np.array([[0.1, 0.2, 0.7], [0.3, 0.3, 0.4]]), np.array([[0.5, 0.5]] * 3),
+     np.array([0.5, 0.5]), np.array([[[0.1, 0.9], [0.2, 0.8]], [[0.3, 0.7], [0.4, 0.6]], [[0.5, 0.5], [0.6, 0.4]]]),
+     np.array([0.25, 0.75]), np.array([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])])
+"""Names no BIF reader takes: spaces, brackets, quotes, accents, a leading digit, a keyword, comment markers,
+names equal but for case or once sanitised."""
 
 
-def test_rename_writes_unwritable_names_safely():
-    net = Network("my net", ["x y", "x;y", "B"],
-                  [["(-inf, 0.5]", "(0.5, inf)"], ["a", "{a}"], ["b0", "b1"]], [[], [0], [0, 1]],
-                  [np.array([0.3, 0.7]), np.array([[0.1, 0.9], [0.6, 0.4]]),
-                   np.full((2, 2, 2), 0.5)])
-    back = read_bif(write_bif(net, rename=True))
-    assert back.name == "my_net"
-    assert back.names == ["x_y", "x_y_2", "B"]  # collisions get a suffix
-    assert back.states == [["-inf_0.5", "0.5_inf"], ["a", "a_2"], ["b0", "b1"]]
-    assert back.parents == net.parents
-    for a, b in zip(back.cpts, net.cpts):
-        assert np.array_equal(a, b)
+def test_names_bif_cannot_hold_are_written_as_identifiers_and_read_back_as_they_were():
+    text = write_bif(HOSTILE)
+    assert_same_network(read_bif(text), HOSTILE)
+    written = re.findall(r"^variable (\S+) \{", text, flags=re.MULTILINE)
+    assert written == ["x_y_2", "X_Y", "_1st", "table_", "Gro_e", "a_b", "b"]
+    states = [s.split(", ") for s in re.findall(r"\{ (.*) \};", text)]
+    assert states[0] == ["_-inf_5.667", "_5.667_inf"]
+    assert states[1] == ["missing_2", "master_s_degree", "missing"]  # a name kept as it is has priority
+    assert states[2] == ["0", "-1"] and states[3] == ["yes", "Yes_2"]  # unique ignoring case
+    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*|-?[0-9]+", s) for labels in states for s in labels)
+    assert "network my_vari_able_net {" in text  # pgmpy finds blocks by 'variable' anywhere
+
+
+def test_only_names_that_change_get_a_property():
+    net = read_bif(network_path("alarm"))
+    assert "property" not in write_bif(net)
+    assert 'property bnexplore_states = "%3Cmissing%3E,master%27s%20degree,missing";' in write_bif(HOSTILE)
+
+
+@pytest.mark.parametrize("label, state, name", [
+    ("(-inf, 5.667]", True, "_-inf_5.667"), ("(8.333, inf)", True, "_8.333_inf"), ("<missing>", True, "missing"),
+    ("master's_degree", True, "master_s_degree"), ("-1", True, "-1"), ("-1", False, "_-1"), ("12", True, "12"),
+    ("12", False, "_12"), ("1.5", True, "_1.5"), ("Default", True, "Default_"), ("a.b-c", False, "a.b-c"),
+    ("", True, "_"), ("日本", False, "_"), ("café au lait", False, "cafe_au_lait"),
+])
+def test_bif_name(label, state, name):
+    assert bif_name(label, state) == name
+
+
+@pytest.mark.parametrize("case, old, new, where, words", [
+    ("states count", '"%3Cmissing%3E,', '"', '"master%27s', "lists 2 names for its 3 states"),
+    ("states repeat", '"%3Cmissing%3E,master%27s%20degree,', '"a,a,', '"a,a,', "'a' appears twice"),
+    ("names collide", 'bnexplore_name = "x%20y"', 'bnexplore_name = "X_Y"', "variable X_Y {", "distinct"),
+    ("not UTF-8", '"x%20y"', '"x%FFy"', '"x%FFy"', "not percent-encoded UTF-8"),
+    ("two names", '"x%20y";', '"x%20y";\n  property bnexplore_name = "z";', 'bnexplore_name = "z"', "second"),
+    ("states of the network", "\n}\nvariable x_y_2", '\n  property bnexplore_states = "a";\n}\nvariable x_y_2',
+     'bnexplore_states = "a"', "variable block"),
+])
+def test_damaged_original_names_raise_bif_error_naming_the_line(case, old, new, where, words):
+    text = write_bif(HOSTILE)
+    assert old in text
+    text = text.replace(old, new, 1)
+    with pytest.raises(BIFError) as error:
+        read_bif(text)
+    assert f"line {line_of(text, where)}:" in str(error.value) and words in str(error.value), str(error.value)
 
 
 # -- sampling -----------------------------------------------------------------------
