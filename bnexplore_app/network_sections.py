@@ -201,7 +201,7 @@ def _class_network_downloads(entry, chosen, is_selected, classes):
     stem = file_stem(entry.name)
     columns = st.columns(2)
     for column, network, label in zip(columns, networks, classes):
-        column.download_button(f"BIF: class {label}", data=lambda net=network: write_bif(net, rename=True),
+        column.download_button(f"BIF: class {label}", data=lambda net=network: write_bif(net),
                                file_name=f"{stem}-{network.name}.bif", mime="text/plain",
                                key=f"bnkl-bif-{entry.name}-{network.name}", on_click="ignore",
                                help=f"This DAG with the tables of class {label} (zeros reset to 1/(3n), as the "

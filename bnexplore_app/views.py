@@ -115,11 +115,11 @@ def fitted(entry):
 
 
 def bif_text(entry, name):
-    """The entry's fitted network as BIF text; names BIF cannot hold are written with ``_``
-    (see :func:`bnexplore.bif.bif_safe`)."""
+    """The entry's fitted network as BIF text (names other tools cannot read are written as
+    identifiers, the originals kept for bnexplore: see :func:`bnexplore.bif.write_bif`)."""
     def compute():
         network = fitted(entry)
-        return write_bif(Network(name, network.names, network.states, network.parents, network.cpts), rename=True)
+        return write_bif(Network(name, network.names, network.states, network.parents, network.cpts))
     return _cached(entry, "bif", compute)
 
 
