@@ -29,23 +29,31 @@ threshold is the ``p`` quantile of the strengths (type 1, the inverse of ``F``).
 Resample ``r`` draws its rows from ``numpy.random.SeedSequence(seed,
 spawn_key=(r,))``, so a result depends on the seed only, never on how many
 workers ran it or in which order resamples finished.
+
+The resamples are handed out lazily, a few chunks per worker at a time, so
+memory does not grow with ``R`` before the work starts (``R`` is at most
+:data:`MAX_RESAMPLES`). A stop or time limit terminates the worker processes at
+once: the cores are free when :func:`bootstrap` returns, and the resamples
+they were learning are dropped (as a stopped resample is in this process).
 """
 
 import inspect
+import itertools
 import math
 import multiprocessing
 import os
+import queue
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .control import Control
 from .data import Dataset
-from .errors import SearchError
+from .errors import ResourceError, SearchError
 from .graphs import DAG, PDAG, pdag_extension
 from .knowledge import knowledge_params, search_options
+from .options import seed_number, whole_number
 
 POOL_START_SECONDS = 6.0
 """About what starting a worker process costs (spawn, import, loading the
@@ -56,6 +64,16 @@ on one core (estimated from the first resample, learned in this process).
 
 POLL_SECONDS = 0.25
 """Longest wait for a resample before the stop flag is checked again."""
+
+MAX_RESAMPLES = 100_000
+"""Most resamples one bootstrap takes (bnlearn's examples use 200 to 1,000; every
+resample's graph is kept, so a result of this many holds tens of megabytes)."""
+
+MAX_CHUNK = 32
+"""Most resamples in one task, so progress and a stop are never a whole share of ``R`` away."""
+
+IN_FLIGHT = 2
+"""Chunks handed to each worker ahead of its results (the rest are made as these finish)."""
 
 _WORKER = {}
 """In each worker process: the data set and settings shipped once."""
@@ -317,6 +335,16 @@ def _worker_task(indices):
     return [(r, learn_resample(_WORKER["data"], r, _WORKER["settings"])) for r in indices]
 
 
+def _worker_loop(tasks, results, codes, arities, names, settings):
+    """A worker process: learn the chunks of ``tasks`` until None, sending ``(ok, value)`` to ``results``."""
+    _start_worker(codes, arities, names, settings)
+    for chunk in iter(tasks.get, None):
+        try:
+            results.put((True, _worker_task(chunk)))
+        except Exception as err:  # the parent raises it
+            results.put((False, err))
+
+
 def _dask_task(indices, payload):
     if _WORKER.get("token") != payload["token"]:
         _start_worker(payload["codes"], payload["arities"], payload["names"], payload["settings"])
@@ -335,7 +363,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     algorithm : str
         Any search of :func:`bnexplore.learn` ("hc", "tabu", "rpdag", ...).
     R : int
-        Number of resamples.
+        Number of resamples, 1 to :data:`MAX_RESAMPLES`.
     seed : int, optional
         Same seed, same result, whatever ``workers``. Without one, fresh
         entropy is drawn and recorded in ``params["seed"]``.
@@ -356,10 +384,13 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
         Address of a Dask scheduler (``"tcp://host:port"``): run the
         resamples on that cluster instead (needs dask.distributed).
     chunk_size : int, optional
-        Resamples per task (default: about 8 tasks per worker).
+        Resamples per task (default: about 8 tasks per worker, at most
+        :data:`MAX_CHUNK`).
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`. A stop or time limit keeps the
-        resamples finished so far (``stats["stopped"]`` says why).
+        resamples finished so far (``stats["stopped"]`` says why) and ends
+        the worker processes before returning (on a Dask cluster the tasks not
+        started are cancelled; a running one finishes its chunk).
     **options
         Passed to the search (``max_indegree``, ``restarts``, ...). A search
         that takes a ``seed`` (hill climbing's restarts) gets one per
@@ -368,15 +399,23 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     Returns
     -------
     BootstrapResult
+
+    Examples
+    --------
+    >>> import bnexplore as bx
+    >>> from bnexplore.bootstrap import bootstrap
+    >>> data = bx.read_csv("sample_data/asia.csv").subset(slice(0, 500))  # doctest: +SKIP
+    >>> bootstrap(data, "hc", R=20, seed=1, workers=1).averaged().graph  # doctest: +SKIP
     """
     from .search import ALGORITHMS
 
     control = Control.of(control, progress, time_limit, stop)
     if algorithm not in ALGORITHMS:
         raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
-    if isinstance(R, bool) or int(R) != R or R < 1:
-        raise SearchError(f"R must be a whole number of resamples >= 1, got {R!r}")
-    R = int(R)
+    R = whole_number(R, "R", 1, MAX_RESAMPLES, error=SearchError)
+    seed = seed_number(seed)
+    if chunk_size is not None:
+        chunk_size = whole_number(chunk_size, "chunk_size", 1)
     options = dict(options, **search_options(knowledge, algorithm, data, options.get("max_indegree")))
     entropy = np.random.SeedSequence(seed).entropy
     seeded = "seed" in inspect.signature(ALGORITHMS[algorithm]).parameters and "seed" not in options
@@ -384,12 +423,10 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
                 "cpdag": bool(cpdag), "seeded": seeded, "R": R}
     data.subset(slice(0, 2))  # fail early on an unusable data set, not in a worker
     auto = workers is None
-    workers = (os.cpu_count() or 1) if auto else int(workers)
-    if workers < 1:
-        raise SearchError(f"workers must be a whole number >= 1, got {workers!r}")
+    workers = (os.cpu_count() or 1) if auto else whole_number(workers, "workers", 1)
     started = time.perf_counter()
     found = {}
-    todo = list(range(R))
+    todo = range(R)  # lazy: nothing here grows with R
     backend = "serial"
     if scheduler is not None:
         backend = "dask"
@@ -430,8 +467,9 @@ def _report(control, found, R):
 
 
 def _chunks(todo, workers, chunk_size):
-    size = int(chunk_size) if chunk_size else max(1, math.ceil(len(todo) / (8 * workers)))
-    return [todo[i:i + size] for i in range(0, len(todo), size)]
+    """The chunks of the range ``todo``, made one at a time (ranges themselves)."""
+    size = chunk_size or min(MAX_CHUNK, max(1, math.ceil(len(todo) / (8 * workers))))
+    return (todo[i:i + size] for i in range(0, len(todo), size))
 
 
 def _run_serial(data, settings, todo, control, found, R):
@@ -447,24 +485,52 @@ def _run_serial(data, settings, todo, control, found, R):
 
 
 def _run_processes(data, settings, todo, workers, chunk_size, control, found):
-    """Resamples on a pool of spawned processes (numba kernels hold the GIL, so threads would not help)."""
+    """Resamples on spawned processes (numba kernels hold the GIL, so threads would not help).
+
+    Each worker gets :data:`IN_FLIGHT` chunks ahead and one more per result,
+    so nothing grows with ``R``. The processes are terminated when this returns,
+    whether the work finished, was stopped or failed: a stop frees the cores at
+    once. A worker that dies (killed for memory) is a ResourceError, not a hang.
+    """
     context = multiprocessing.get_context("spawn")
-    initargs = (np.asarray(data.codes), np.asarray(data.arities), list(data.names), settings)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                               initargs=initargs)
-    R = settings["R"]
-    pending = {pool.submit(_worker_task, chunk) for chunk in _chunks(todo, workers, chunk_size)}
+    tasks, results = context.Queue(), context.Queue()
+    args = (tasks, results, np.asarray(data.codes), np.asarray(data.arities), list(data.names), settings)
+    processes = [context.Process(target=_worker_loop, args=args, daemon=True) for _ in range(workers)]
+    chunks = _chunks(todo, workers, chunk_size)
+    waiting = 0
     try:
-        while pending:
-            if control.should_stop():
-                break
-            done, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-            for future in done:
-                found.update(future.result())
-                _report(control, found, R)
+        for process in processes:
+            process.start()
+        for chunk in itertools.islice(chunks, IN_FLIGHT * workers):
+            tasks.put(chunk)
+            waiting += 1
+        while waiting and not control.should_stop():
+            try:
+                ok, value = results.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                dead = [p.exitcode for p in processes if not p.is_alive()]
+                if dead:
+                    raise ResourceError(f"a bootstrap worker process ended unexpectedly (exit code {dead[0]}; "
+                                        "out of memory?); use fewer workers or a smaller data set") from None
+                continue
+            waiting -= 1
+            if not ok:
+                raise value
+            found.update(value)
+            _report(control, found, settings["R"])
+            for chunk in itertools.islice(chunks, 1):
+                tasks.put(chunk)
+                waiting += 1
     finally:
-        # a stop returns at once: the chunks not started are cancelled, those running end on their own
-        pool.shutdown(wait=not pending, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        for process in processes:
+            if process.pid is not None:
+                process.join()
+        for channel in (tasks, results):
+            channel.cancel_join_thread()  # chunks never read are dropped, not waited for
+            channel.close()
 
 
 def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
@@ -479,8 +545,9 @@ def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
         payload = {"token": uuid.uuid4().hex, "codes": np.asarray(data.codes), "arities": np.asarray(data.arities),
                    "names": list(data.names), "settings": settings}
         [shipped] = client.scatter([payload], broadcast=True, hash=False)
+        chunks = _chunks(todo, n_workers, chunk_size)
         pending = [client.submit(_dask_task, chunk, shipped, pure=False)
-                   for chunk in _chunks(todo, n_workers, chunk_size)]
+                   for chunk in itertools.islice(chunks, IN_FLIGHT * n_workers)]
         while pending:
             if control.should_stop():
                 client.cancel(pending)
@@ -493,3 +560,5 @@ def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
                 pending.remove(future)
                 found.update(future.result())
                 _report(control, found, settings["R"])
+                pending += [client.submit(_dask_task, chunk, shipped, pure=False)
+                            for chunk in itertools.islice(chunks, 1)]

@@ -7,6 +7,8 @@ wires them to ``st.progress`` and a Stop button, the CLI to a terminal bar.
 
 import time
 
+from .options import positive_number
+
 
 class Control:
     """Progress callback, time limit and stop flag of one computation.
@@ -18,7 +20,8 @@ class Control:
         (fraction in [0, 1], or None when unknown) and ``"message"``; searches
         add ``"score"`` (best score so far) and ``"iteration"``.
     time_limit : float, optional
-        Seconds after which :meth:`should_stop` becomes true.
+        Seconds after which :meth:`should_stop` becomes true (a finite
+        number > 0, else :class:`bnexplore.errors.OptionError`).
     stop : threading.Event or callable, optional
         Checked by :meth:`should_stop`; set it (or return True) to stop.
     min_interval : float
@@ -31,8 +34,8 @@ class Control:
     """
 
     def __init__(self, progress=None, time_limit=None, stop=None, min_interval=0.1, clock=time.perf_counter):
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        if time_limit is not None:
+            time_limit = positive_number(time_limit, "time_limit", unit=" of seconds")
         self.progress = progress
         self.time_limit = time_limit
         self.stop = stop

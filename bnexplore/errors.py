@@ -37,6 +37,10 @@ class SearchError(BNExploreError, ValueError):
     """A search was given impossible parameters or graphs."""
 
 
+class OptionError(BNExploreError, ValueError):
+    """An option (API keyword, command-line flag, app widget) was given an impossible value."""
+
+
 class ResourceError(BNExploreError, MemoryError):
     """A request would need more memory or time than the machine has."""
 

@@ -2,19 +2,25 @@
 threshold rule by hand, the acyclic repair, stops that keep the resamples
 done, and the same result on one or two workers."""
 
+import importlib
+import multiprocessing
+import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 
 from fakes import FakeClock, StopAfter
 from bnexplore.control import Control
-from bnexplore.bootstrap import averaged_network, bootstrap, l1_fraction, l1_threshold
+from bnexplore.bootstrap import MAX_RESAMPLES, averaged_network, bootstrap, l1_fraction, l1_threshold
 from bnexplore.data import read_csv
-from bnexplore.errors import SearchError
+from bnexplore.errors import OptionError, ResourceError, SearchError
 from bnexplore.knowledge import Knowledge
 from bnexplore.search import learn
 
+bootstrap_module = importlib.import_module("bnexplore.bootstrap")  # the package exports the function of that name
 ASIA = Path(__file__).resolve().parents[1] / "sample_data" / "asia.csv"
 
 
@@ -190,8 +196,14 @@ def test_knowledge_reaches_every_resample(asia):
 
 
 def test_bad_arguments_are_refused(asia):
-    with pytest.raises(SearchError, match="R must be a whole number"):
+    with pytest.raises(SearchError, match="R must be a whole number >= 1"):
         bootstrap(asia, R=0)
+    with pytest.raises(SearchError, match=f"R must be a whole number >= 1 and <= {MAX_RESAMPLES:,}, got 1000000000"):
+        bootstrap(asia, R=10**9)
+    with pytest.raises(OptionError, match="seed must be a whole number >= 0"):
+        bootstrap(asia, R=2, seed="abc")
+    with pytest.raises(OptionError, match="workers must be a whole number >= 1"):
+        bootstrap(asia, R=2, workers=0)
     with pytest.raises(SearchError, match="unknown algorithm 'hcc'"):
         bootstrap(asia, "hcc")
     with pytest.raises(SearchError, match="hc does not take foo"):
@@ -238,3 +250,59 @@ def test_by_default_processes_start_only_when_the_work_pays_for_them(asia, step,
     result = bootstrap(asia, "hc", R=3, seed=9, control=control)
     assert result.stats["backend"] == backend and result.resamples == 3
     assert np.array_equal(result.counts, bootstrap(asia, "hc", R=3, seed=9, workers=1).counts)
+
+
+class StopRecordingChildren(StopAfter):
+    """StopAfter(k) that also records the process ids of this process's children at every check."""
+
+    def __init__(self, k):
+        super().__init__(k)
+        self.pids = set()
+
+    def __call__(self):
+        self.pids.update(p.pid for p in multiprocessing.active_children())
+        return super().__call__()
+
+
+def gone(pid):
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_a_stop_ends_the_worker_processes_before_returning(asia):
+    stop = StopRecordingChildren(6)  # the 1st check precedes the workers; by the 6th both are learning
+    result = bootstrap(asia, "hc", R=MAX_RESAMPLES, seed=1, workers=2, chunk_size=1, stop=stop)
+    assert result.stats["backend"] == "processes" and result.stats["stopped"] == "stopped"
+    assert result.resamples < MAX_RESAMPLES and len(stop.pids) == 2
+    # terminated and reaped before bootstrap returned; a generous bound only in case the kernel is slow to tell
+    deadline = time.monotonic() + 60
+    while not all(gone(pid) for pid in stop.pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(gone(pid) for pid in stop.pids)
+    assert not multiprocessing.active_children()
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang(asia):
+    def kill_one():
+        children = multiprocessing.active_children()
+        if children:
+            children[0].kill()
+        return False
+
+    with pytest.raises(ResourceError, match="worker process ended unexpectedly"):
+        bootstrap(asia, "hc", R=MAX_RESAMPLES, seed=1, workers=2, chunk_size=1, stop=kill_one)
+    assert not multiprocessing.active_children()
+
+
+def test_a_huge_R_starts_without_memory_growing_with_R(asia, monkeypatch):
+    monkeypatch.setattr(bootstrap_module, "MAX_RESAMPLES", 10**7)
+    tracemalloc.start()
+    try:
+        result = bootstrap(asia, "hc", R=10**7, seed=1, workers=1, stop=StopAfter(200))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert 0 < result.resamples < 10**7 and result.stats["stopped"] == "stopped"
+    assert peak < 20 * 2**20  # a list of 10^7 resample indices alone would take 360 MB

@@ -10,10 +10,17 @@ number of variables per computed statistic (NVar).
 import numpy as np
 
 from ..errors import ScoreError
+from ..options import positive_number
 from . import kernels
 
 SCORES = tuple(kernels.SCORE_CODES)
 """Names of the local scores a Scorer computes."""
+
+MAX_ESS = 1e6
+"""Largest BDeu equivalent sample size accepted. The score sums differences of
+``lgamma`` values near ``lgamma(ess)``, which lose digits as ``ess`` grows: on
+asia (5,000 rows) the difference of two local scores is right to 1e-9 at 1e6, to
+1e-5 at 1e10, of random sign at 1e12, and every score is 0 (null) at 1e300."""
 
 
 def pack_parent_sets(parent_sets):
@@ -50,7 +57,8 @@ class Scorer:
         BIC ``= LL - log(N)/2 * q (r - 1)``; AIC ``= LL - q (r - 1)``; the
         maximised log-likelihood LL. All natural log, higher is better.
     ess : float
-        Equivalent sample size of BDeu (ignored by the other scores).
+        Equivalent sample size of BDeu (ignored by the other scores): a
+        number in ``(0, MAX_ESS]``, else a ScoreError naming ``ess``.
     cache : bool
         Keep every computed local score (turn off only to measure kernels).
 
@@ -66,8 +74,8 @@ class Scorer:
         name = str(score).lower()
         if name not in kernels.SCORE_CODES:
             raise ScoreError(f"unknown score {score!r}: choose one of {', '.join(SCORES)}")
-        if name == "bdeu" and not (np.isfinite(ess) and ess > 0):
-            raise ScoreError(f"the BDeu equivalent sample size must be a positive number, got ess={ess!r}")
+        ess = positive_number(ess, "ess", high=MAX_ESS, unit=" (the BDeu equivalent sample size)",
+                              error=ScoreError)
         codes = np.asarray(data.codes)
         if codes.ndim != 2 or codes.shape[0] == 0:
             raise ScoreError("the data set has no rows: load data before scoring")

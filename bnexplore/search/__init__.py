@@ -3,6 +3,7 @@
 import inspect
 
 from ..errors import SearchError
+from ..options import seed_number
 from ..scores import Scorer
 from .credible import CredibleSet, credible_set
 from .exact import ENGINES, choose_engine, exact_search
@@ -46,6 +47,13 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     Returns
     -------
     Result
+
+    Raises
+    ------
+    BNExploreError
+        On an unknown algorithm or option, or an impossible value (an
+        :class:`bnexplore.errors.OptionError` naming the keyword, e.g.
+        ``ess='1'``, ``time_limit=-5``, ``seed='abc'``), before any search.
     """
     try:
         function = ALGORITHMS[algorithm]
@@ -55,6 +63,8 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise SearchError(f"{algorithm} does not take {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
+    if "seed" in options:
+        options["seed"] = seed_number(options["seed"])
     if scorer is None:
         scorer = Scorer(data, score=score, ess=ess)
     return function(scorer, **options)
