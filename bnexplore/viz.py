@@ -467,35 +467,105 @@ def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, t
     return Drawing(nodes, edges, legend, None, title)
 
 
-def _bars_svg(node, width=190):
+BAR_NODE_WIDTH = 220
+"""Width of a belief node's picture in pixels (at full size: its state names are 13 px, the name 15 px)."""
+BAR_ROW, BAR_TOP = 19, 26
+STATE_CHARS = 11
+"""Most characters of a state name drawn in a belief node (a longer one is shortened in the middle)."""
+
+
+def _bars_svg(node, width=BAR_NODE_WIDTH):
     """The SVG of a belief node: its name, then one bar per state (prior faint behind, posterior dark)."""
-    row, top = 17, 24
+    row, top = BAR_ROW, BAR_TOP
     height = top + row * len(node.bars) + 6
     colour = EVIDENCE_COLOR if node.observed is not None else NODE_BORDER
+    font = 'font-family="DejaVu Sans, Arial, sans-serif"'
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
              f'<rect x="1" y="1" width="{width - 2}" height="{height - 2}" rx="6" fill="#ffffff" '
              f'stroke="{colour}" stroke-width="{3 if node.observed is not None else 2}"/>',
-             f'<text x="{width / 2}" y="17" font-family="DejaVu Sans, Arial, sans-serif" font-size="14" '
-             f'font-weight="bold" text-anchor="middle" fill="{colour}">{html.escape(_clip(node.name, 22))}</text>']
-    bar_x = 66
-    bar_w = width - bar_x - 44
-    for i, (state, p, prior) in enumerate(node.bars):
+             f'<text x="{width / 2}" y="19" {font} font-size="15" font-weight="bold" text-anchor="middle" '
+             f'fill="{colour}">{html.escape(_clip(node.name, 24))}</text>']
+    bar_x = 92
+    bar_w = width - bar_x - 50
+    labels = short_labels([state for state, _, _ in node.bars], STATE_CHARS)
+    for i, ((state, p, prior), label) in enumerate(zip(node.bars, labels)):
         y = top + i * row
-        parts.append(f'<text x="6" y="{y + 12}" font-family="DejaVu Sans, Arial, sans-serif" font-size="11" '
-                     f'fill="#37474f">{html.escape(_clip(state, 9))}</text>')
-        parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{bar_w * min(max(prior, 0), 1):.1f}" height="11" '
+        parts.append(f'<text x="6" y="{y + 14}" {font} font-size="13" fill="#37474f">{html.escape(label)}</text>')
+        parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{bar_w * min(max(prior, 0), 1):.1f}" height="13" '
                      f'fill="{PRIOR_COLOR}"/>')
         fill = EVIDENCE_COLOR if node.observed == state else BAR_COLOR
-        parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{bar_w * min(max(p, 0), 1):.1f}" height="6" '
+        parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{bar_w * min(max(p, 0), 1):.1f}" height="7" '
                      f'fill="{fill}"/>')
-        parts.append(f'<text x="{width - 5}" y="{y + 12}" font-family="DejaVu Sans, Arial, sans-serif" '
-                     f'font-size="11" text-anchor="end" fill="#37474f">{100 * p:.0f}%</text>')
+        parts.append(f'<text x="{width - 5}" y="{y + 14}" {font} font-size="13" text-anchor="end" '
+                     f'fill="#37474f">{100 * p:.0f}%</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def _clip(text, length):
     return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def short_labels(labels, length):
+    """Labels of at most ``length`` characters that can still be told apart.
+
+    A longer label keeps its beginning and its end with "…" between them
+    ("Independent worker" -> "Indep…orker"); where
+    labels shortened that way coincide, the split moves until they differ,
+    and if none works they are numbered.
+
+    Parameters
+    ----------
+    labels : list of str
+    length : int
+        Most characters of a shortened label (at least 3).
+
+    Returns
+    -------
+    list of str
+        One label per input, in order; unchanged when all fit.
+
+    Examples
+    --------
+    >>> short_labels(["Independent worker", "Independent contractor", "yes"], 11)
+    ['Indep…orker', 'Indep…actor', 'yes']
+    """
+    if all(len(label) <= length for label in labels):
+        return list(labels)
+    for head in [(length - 1) // 2] + [h for h in range(length - 2, 0, -1) if h != (length - 1) // 2]:
+        tail = length - 1 - head
+        short = [label if len(label) <= length else label[:head] + "…" + label[-tail:] for label in labels]
+        if len(set(short)) == len(short):
+            return short
+    return [f"{i + 1}: {_clip(label, length - 2 - len(str(i + 1)))}" for i, label in enumerate(labels)]
+
+
+def belief_positions(positions, drawing):
+    """Positions for a :func:`belief_drawing`: the layout spread so that its taller, wider nodes do not touch.
+
+    Parameters
+    ----------
+    positions : dict
+        Name -> (x, y) from :func:`layered_layout` (boxes with names).
+    drawing : Drawing
+        The belief drawing (its nodes' bar counts set the row height).
+
+    Returns
+    -------
+    dict
+        Name -> (x, y).
+    """
+    rows_at = {}
+    for x, y in positions.values():
+        rows_at.setdefault(y, []).append(x)
+    gaps = [b - a for xs in rows_at.values() for a, b in zip(sorted(xs), sorted(xs)[1:]) if b - a > 1]
+    ys = sorted(rows_at)
+    dx = min(gaps, default=BAR_NODE_WIDTH + 30)
+    dy = min((b - a for a, b in zip(ys, ys[1:]) if b - a > 1), default=140.0)
+    rows = max((len(node.bars or ()) for node in drawing.nodes), default=1)
+    across = (BAR_NODE_WIDTH + 30) / dx
+    down = (BAR_TOP + BAR_ROW * rows + 6 + 40) / dy
+    return {name: (round(x * across, 1), round(y * down, 1)) for name, (x, y) in positions.items()}
 
 
 FAINT_COLOR = "#b0bec5"
@@ -801,6 +871,27 @@ _HOVER_SCRIPT = """
 })();
 </script>
 """
+_FIT_SCRIPT = """
+<script>
+(function () {
+  // vis-network fits the graph once, at its first draw; but an embedding frame often gets its final size
+  // only afterwards, and picture nodes their size only once their image has loaded. So fit again after
+  // any draw at which the frame's size or a node's size has changed since the last fit (a fit with
+  // nothing changed is not repeated: the user's own zoom and pan stay).
+  var fitted = null;
+  network.on("afterDrawing", function () {
+    var frame = network.canvas.frame.canvas;
+    var sizes = [frame.clientWidth, frame.clientHeight];
+    nodes.getIds().forEach(function (id) {
+      var shape = network.body.nodes[id].shape;
+      sizes.push(Math.round(shape.width || 0), Math.round(shape.height || 0));
+    });
+    var key = sizes.join(",");
+    if (key !== fitted) { fitted = key; network.fit({animation: false}); }
+  });
+})();
+</script>
+"""
 
 
 def _line_sample(item, length=34):
@@ -860,7 +951,8 @@ def to_html(drawing, positions, height=620):
         if node.bars is not None:
             image = "data:image/svg+xml;charset=utf-8," + urllib.parse.quote(_bars_svg(node))
             net.add_node(node.name, label=" ", title=node.title, x=x, y=y, physics=False, shape="image",
-                         image=image, shapeProperties={"useImageSize": True, "useBorderWithImage": False})
+                         image=image, shapeProperties={"useImageSize": True, "useBorderWithImage": False},
+                         font={"size": 1})  # the name is in the picture: no label space below it
             continue
         net.add_node(node.name, label=node.name, title=node.title, x=x, y=y, physics=False, shape="box",
                      color={"background": node.fill, "border": node.border,
@@ -883,7 +975,7 @@ def to_html(drawing, positions, height=620):
     page = _EMPTY_HEADING.sub("", page)
     page = page.replace("</head>", _STYLE + "</head>", 1)
     page = page.replace("<body>", "<body>" + legend_html(drawing), 1)
-    return page.replace("</body>", _HOVER_SCRIPT + "</body>", 1)
+    return page.replace("</body>", _HOVER_SCRIPT + _FIT_SCRIPT + "</body>", 1)
 
 
 # ---------------------------------------------------------------------------

@@ -144,9 +144,7 @@ def render(entry, positions, most):
             name].items()) for name in network.names}
     drawing = viz.belief_drawing(entry.result.graph, answer.posterior, priors, evidence, titles,
                                  title=f"{entry.name} — asked")
-    rows = max(len(s) for s in network.states)
-    spread = {name: (1.45 * x, y * (40 + 17 * min(rows, viz.BAR_STATES)) / 140 + y * 0.35)
-              for name, (x, y) in positions.items()}
+    spread = viz.belief_positions(positions, drawing)
     with graph_column:
         show_graph(drawing, spread, f"Each node shows the probability of each of its states given the evidence "
                    f"(dark bar and percentage), with its probability before any evidence behind it (faint); "
