@@ -106,24 +106,25 @@ class SavedResult:
     @classmethod
     def from_json(cls, doc, where="result"):
         """Read :meth:`to_json` output, checking every field (DataError naming ``where`` and the field)."""
-        _expect(isinstance(doc, dict), where, "an object", doc)
+        check_field(isinstance(doc, dict), where, "an object", doc)
         name, label, key = (doc.get(k) for k in ("name", "data_label", "data_key"))
-        _expect(isinstance(name, str) and name.strip(), f"{where}.name", "a name", name)
-        _expect(label is None or isinstance(label, str), f"{where}.data_label", "text", label)
-        _expect(key is None or isinstance(key, str), f"{where}.data_key", "text or null", key)
+        check_field(isinstance(name, str) and name.strip(), f"{where}.name", "a name", name)
+        check_field(label is None or isinstance(label, str), f"{where}.data_label", "text", label)
+        check_field(key is None or isinstance(key, str), f"{where}.data_key", "text or null", key)
         body = doc.get("result")
-        _expect(isinstance(body, dict), f"{where}.result", "a result object", body)
+        check_field(isinstance(body, dict), f"{where}.result", "a result object", body)
         for part, kind, must in (("algorithm", str, "text"), ("score_name", str, "text"), ("params", dict, "an object"),
                                  ("stats", dict, "an object"), ("trajectory", list, "a list"),
                                  ("extra", dict, "an object")):
-            _expect(part not in body or isinstance(body[part], kind), f"{where}.result.{part}", must, body.get(part))
+            check_field(part not in body or isinstance(body[part], kind), f"{where}.result.{part}", must,
+                        body.get(part))
         result = _read(Result.from_json, body, f"{where}.result")
         credible = doc.get("credible")
         if credible is not None:
-            _expect(isinstance(credible, dict) and isinstance(credible.get("names"), list)
-                    and len(credible["names"]) <= MAX_VARIABLES,
-                    f"{where}.credible.names", f"a list of at most {MAX_VARIABLES} names", credible.get("names")
-                    if isinstance(credible, dict) else credible)
+            check_field(isinstance(credible, dict) and isinstance(credible.get("names"), list)
+                        and len(credible["names"]) <= MAX_VARIABLES,
+                        f"{where}.credible.names", f"a list of at most {MAX_VARIABLES} names", credible.get("names")
+                        if isinstance(credible, dict) else credible)
             credible = _read(CredibleSet.from_json, credible, f"{where}.credible")
         return cls(name, result, label or "", key, credible)
 
@@ -224,25 +225,25 @@ class Session:
                             f"this one reads version {VERSION}: update bnexplore to open it")
         _check_tree(doc)
         part = doc.get("data")
-        _expect(isinstance(part, dict), "data", "an object with the data source", part)
+        check_field(isinstance(part, dict), "data", "an object with the data source", part)
         source = part.get("source")
-        _expect(isinstance(source, dict), "data.source", "an object", source)
+        check_field(isinstance(source, dict), "data.source", "an object", source)
         _check_source(source)
         encoding = part.get("encoding") or {}
         _check_encoding(encoding)
         class_column = part.get("class_column")
-        _expect(class_column is None or isinstance(class_column, str), "data.class_column", "a column name or null",
-                class_column)
+        check_field(class_column is None or isinstance(class_column, str), "data.class_column", "a column name or null",
+                    class_column)
         settings = doc.get("settings") or {}
         _check_settings(settings)
         knowledge = doc.get("knowledge")
-        _expect(knowledge is None or isinstance(knowledge, dict), "knowledge", "an object or null", knowledge)
+        check_field(knowledge is None or isinstance(knowledge, dict), "knowledge", "an object or null", knowledge)
         if knowledge is not None:
             _read(Knowledge.from_json, knowledge, "knowledge")
         app = doc.get("app") or {}
-        _expect(isinstance(app, dict), "app", "an object", app)
+        check_field(isinstance(app, dict), "app", "an object", app)
         results = doc.get("results") or []
-        _expect(isinstance(results, list), "results", "a list", results)
+        check_field(isinstance(results, list), "results", "a list", results)
         results = [SavedResult.from_json(r, f"results[{i}]") for i, r in enumerate(results)]
         return cls(source=dict(source), encoding=dict(encoding), class_column=class_column,
                    settings=dict(settings), knowledge=knowledge, results=results, app=dict(app))
@@ -277,7 +278,7 @@ def table_bytes(source):
     b'a,b\\n0,1\\n'
     """
     text = source.get("bytes")
-    _expect(isinstance(text, str), "data.source.bytes", "the table's file in base64", text)
+    check_field(isinstance(text, str), "data.source.bytes", "the table's file in base64", text)
     what = f"the table {_shown(source.get('file_name'))} in the session file"
     limit = limits.max_expanded_bytes()
     if len(text) > 4 * (limit // 3 + 1):
@@ -339,8 +340,18 @@ def _broken(where, must, value):
     return DataError(f"the session file is broken: {where} must be {must}, got {_shown(value)}; nothing was loaded")
 
 
-def _expect(condition, where, must, value):
-    """Raise the DataError "``where`` must be ``must``, got ``value``" unless ``condition``."""
+def check_field(condition, where, must, value):
+    """Raise the DataError "the session file is broken: ``where`` must be ``must``, got ``value``" unless
+    ``condition`` (for a front end checking its own fields of a session, ``Session.app``).
+
+    Examples
+    --------
+    >>> check_field(2 > 1, "settings.bf", "a number", 2)
+    >>> check_field(False, "settings.bf", "a number", "x")
+    Traceback (most recent call last):
+    ...
+    bnexplore.errors.DataError: the session file is broken: settings.bf must be a number, got 'x'; nothing was loaded
+    """
     if not condition:
         raise _broken(where, must, value)
 
@@ -416,10 +427,10 @@ def _path(trail):
 def _check_graph(graph, where):
     """Bound one graph's nodes and arcs; returns its adjacency cells (nodes squared)."""
     n = len(graph["nodes"])
-    _expect(n <= MAX_GRAPH_NODES, f"{where}.nodes", f"at most {MAX_GRAPH_NODES:,} nodes", f"{n:,} nodes")
+    check_field(n <= MAX_GRAPH_NODES, f"{where}.nodes", f"at most {MAX_GRAPH_NODES:,} nodes", f"{n:,} nodes")
     pairs = sum(len(graph[k]) for k in ("arcs", "links") if isinstance(graph.get(k), list))
-    _expect(pairs <= MAX_GRAPH_ARCS, f"{where}.arcs", f"at most {MAX_GRAPH_ARCS:,} arcs and links",
-            f"{pairs:,}")
+    check_field(pairs <= MAX_GRAPH_ARCS, f"{where}.arcs", f"at most {MAX_GRAPH_ARCS:,} arcs and links",
+                f"{pairs:,}")
     return n * n
 
 
@@ -431,20 +442,20 @@ def _check_source(source):
                         f"{', '.join(SOURCE_KINDS)}; nothing was loaded")
     name = source.get("name")
     if kind == "bundled":
-        _expect(isinstance(name, str) and name in bundled.samples(), "data.source.name",
-                f"a bundled data set ({', '.join(bundled.samples())})", name)
+        check_field(isinstance(name, str) and name in bundled.samples(), "data.source.name",
+                    f"a bundled data set ({', '.join(bundled.samples())})", name)
     elif kind == "network":
-        _expect(isinstance(name, str) and name in bundled.networks(), "data.source.name",
-                "a bundled network (" + ", ".join(bundled.networks()) + ")", name)
+        check_field(isinstance(name, str) and name in bundled.networks(), "data.source.name",
+                    "a bundled network (" + ", ".join(bundled.networks()) + ")", name)
         low, high = SAMPLED_ROWS
-        _expect(_whole(source.get("rows"), low, high), "data.source.rows", f"a whole number from {low} to {high:,}",
-                source.get("rows"))
-        _expect(_whole(source.get("seed"), 0, MAX_SEED), "data.source.seed", f"a whole number from 0 to {MAX_SEED:,}",
-                source.get("seed"))
+        check_field(_whole(source.get("rows"), low, high), "data.source.rows", f"a whole number from {low} to {high:,}",
+                    source.get("rows"))
+        check_field(_whole(source.get("seed"), 0, MAX_SEED), "data.source.seed",
+                    f"a whole number from 0 to {MAX_SEED:,}", source.get("seed"))
     else:
         for key in ("label", "file_name"):
-            _expect(_text(source.get(key)) and len(source[key]) <= MAX_TEXT, f"data.source.{key}", "a name",
-                    source.get(key))
+            check_field(_text(source.get(key)) and len(source[key]) <= MAX_TEXT, f"data.source.{key}", "a name",
+                        source.get(key))
         table_bytes(source)
 
 
@@ -453,18 +464,18 @@ ENCODER_OPTIONS = tuple(inspect.signature(Encoder).parameters)
 
 
 def _check_encoding(encoding):
-    _expect(isinstance(encoding, dict), "data.encoding", "an object of Encoder options", encoding)
+    check_field(isinstance(encoding, dict), "data.encoding", "an object of Encoder options", encoding)
     unknown = sorted(set(encoding) - {*ENCODER_OPTIONS, "columns"})
-    _expect(not unknown, f"data.encoding.{unknown[0] if unknown else ''}",
-            f"one of {', '.join(ENCODER_OPTIONS)}, columns", "an unknown option")
+    check_field(not unknown, f"data.encoding.{unknown[0] if unknown else ''}",
+                f"one of {', '.join(ENCODER_OPTIONS)}, columns", "an unknown option")
     columns = encoding.get("columns")
-    _expect(columns is None or (isinstance(columns, list) and all(isinstance(c, str) for c in columns)),
-            "data.encoding.columns", "a list of column names or null", columns)
+    check_field(columns is None or (isinstance(columns, list) and all(isinstance(c, str) for c in columns)),
+                "data.encoding.columns", "a list of column names or null", columns)
 
 
 def _check_settings(settings):
     """Settings typed and bounded as the Tune page writes them; other keys may hold plain values."""
-    _expect(isinstance(settings, dict), "settings", "an object", settings)
+    check_field(isinstance(settings, dict), "settings", "an object", settings)
     low, high = ESS_RANGE
     checks = {
         "score": (lambda v: v in SCORES, f"one of {', '.join(SCORES)}"),
@@ -478,7 +489,7 @@ def _check_settings(settings):
     for key, value in settings.items():
         check, must = checks.get(key, (lambda v: v is None or isinstance(v, (str, bool)) or _number(v),
                                        "a plain value (text, number, true/false or null)"))
-        _expect(check(value), f"settings.{key}", must, value)
+        check_field(check(value), f"settings.{key}", must, value)
 
 
 def save_session(session, path):

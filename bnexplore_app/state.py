@@ -17,6 +17,7 @@
 - ``layouts``: node positions per node set, computed once and reused by every
   view and every comparison;
 - ``job``: the background search, if any, and ``search_notes`` its messages;
+- ``scorers``: this user's Scorers (:func:`scorer`), never shared with another session;
 - ``knowledge``: what the user knows (``Knowledge.to_json()``), ``evidence``: the evidence set per
   network in the Ask view.
 
@@ -24,8 +25,8 @@ Nothing is dropped on an error or a page switch. Loading functions are cached
 with ``st.cache_data`` / ``st.cache_resource`` so pages answer quickly.
 """
 
-import base64
 import hashlib
+import re
 import io
 import json
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from bnexplore.bif import read_bif, sample
 from bnexplore.data import Encoder, read_frame
 from bnexplore.errors import DataError
 from bnexplore.scores import Scorer
-from bnexplore.session import SavedResult, Session
+from bnexplore.session import SavedResult, Session, check_field, table_bytes
 
 SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
 TWO_CLASS_SAMPLE = "breast_cancer_wdbc"
@@ -66,6 +67,8 @@ class Table:
         The data in a few characters, for result names ("alarm 5k").
     source : dict
         How to get the same rows again (a ``bnexplore.session`` data source), for saving the session.
+    notes : list of str
+        What reading the file warned about (a column renamed, text read as latin-1), for the Data page.
     """
 
     frame: object
@@ -74,6 +77,7 @@ class Table:
     truth_name: str | None = None
     short: str = ""
     source: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
 
 
 @dataclass
@@ -128,10 +132,23 @@ def network_sample(name, rows, seed):
     return sample(network(name), rows, seed=seed)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
-def scorer(data_key, score, ess, _dataset):
-    """A Scorer (with its cache) for the data identified by ``data_key``."""
-    return Scorer(_dataset, score=score, ess=ess)
+SCORERS_KEPT = 4
+"""How many Scorers (with their caches) one session keeps, the most recently used."""
+
+
+def scorer(data_key, score, ess, data):
+    """A Scorer (with its cache) for ``data``, identified by ``data_key``, kept in this user's session.
+
+    Not shared between sessions: a Scorer counts the local scores it computes, and
+    two users searching the same data at once would count into one object.
+    """
+    kept = st.session_state.setdefault("scorers", {})
+    key = (data_key, score, float(ess))
+    found = kept.pop(key, None)
+    kept[key] = found if found is not None else Scorer(data, score=score, ess=ess)  # newest last
+    while len(kept) > SCORERS_KEPT:
+        kept.pop(next(iter(kept)))
+    return kept[key]
 
 
 def available_samples():
@@ -205,17 +222,19 @@ def sample_table(name):
                  f"{SHORT_NAMES.get(name, name)} {short_count(len(frame))}", {"kind": "bundled", "name": name})
 
 
-def upload_table(name, data, file_name):
+def upload_table(name, data, file_name, sep=None, encoding=None):
     """A Table from uploaded or pasted bytes (raises DataError on a bad table).
 
     ``name`` is what the user reads ("upload people.csv"); the stem of
-    ``file_name`` names the data in result names ("people").
+    ``file_name`` names the data in result names ("people"). ``sep`` and
+    ``encoding`` are read_frame's (None: sniffed, detected).
     """
-    frame, _ = read_frame(io.BytesIO(data), name=file_name)
-    digest = hashlib.sha1(data).hexdigest()[:12]
+    frame, notes = read_frame(io.BytesIO(data), name=file_name, sep=sep, encoding=encoding)
+    digest = hashlib.sha256(data).hexdigest()  # the whole digest: equal keys mean equal bytes
     stem = file_name.removesuffix(".gz").rsplit(".", 1)[0] or file_name
-    return Table(frame, name, f"upload:{name}:{digest}", None, f"{stem} {short_count(len(frame))}",
-                 Session.table_source(data, file_name, name))
+    read_as = f":{sep!r}:{encoding}" if sep or encoding else ""  # the same bytes read otherwise are other data
+    return Table(frame, name, f"upload:{name}:{digest}{read_as}", None, f"{stem} {short_count(len(frame))}",
+                 Session.table_source(data, file_name, name), notes)
 
 
 def network_table(name, rows, seed):
@@ -226,13 +245,44 @@ def network_table(name, rows, seed):
 
 
 def table_from_source(source):
-    """The Table a saved session's data source stands for (the same rows, label and key)."""
+    """The Table a saved session's data source stands for (the same rows, label and key).
+
+    ``source`` was checked by :meth:`Session.loads` (bundled names from the lists, rows and seed
+    in range, the carried file bounded)."""
     kind = source.get("kind")
     if kind == "bundled":
         return sample_table(source["name"])
     if kind == "network":
         return network_table(source["name"], int(source["rows"]), int(source["seed"]))
-    return upload_table(source["label"], base64.b64decode(source["bytes"]), source["file_name"])
+    return upload_table(source["label"], table_bytes(source), source["file_name"])
+
+
+METHOD = re.compile(r"uniform3|(quantile|width):([2-9]|1[0-9]|20)")
+"""A discretization the Data page writes (``manual:<cut points>`` besides, per column)."""
+
+
+def check_encoding(encoding):
+    """Check the Data page's encoding settings read from a session file (``app.encoding``) before
+    they are used: the keys and types the page writes, in its ranges (DataError naming the field)."""
+    where = "app.encoding"
+    check_field(isinstance(encoding, dict) and set(encoding) == set(DEFAULT_ENCODING), where,
+                f"an object with {', '.join(DEFAULT_ENCODING)}", encoding)
+    check_field(isinstance(encoding["default_method"], str) and METHOD.fullmatch(encoding["default_method"]),
+                f"{where}.default_method", "uniform3, quantile:K or width:K (K from 2 to 20)",
+                encoding["default_method"])
+    methods = encoding["methods"]
+    check_field(isinstance(methods, dict) and all(
+        isinstance(m, str) and (METHOD.fullmatch(m) or m.startswith("manual:")) for m in methods.values()),
+        f"{where}.methods", "an object of column: method", methods)
+    for key in ("as_categorical", "as_numeric", "leave_out"):
+        value = encoding[key]
+        check_field(isinstance(value, list) and all(isinstance(v, str) for v in value), f"{where}.{key}",
+                    "a list of column names", value)
+    check_field(encoding["missing"] in ("state", "drop", "error"), f"{where}.missing", "state, drop or error",
+                encoding["missing"])
+    value = encoding["max_levels"]
+    check_field(isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= 10_000,
+                f"{where}.max_levels", "a whole number from 2 to 10,000", value)
 
 
 def encoder_options(encoding, frame):
@@ -256,8 +306,10 @@ def encode(table, encoding):
     """Encode a table with the Data page's settings: ``(dataset, key, (options, columns))``, the last
     as :func:`encoder_options` gives them (DataError on failure)."""
     options, columns = encoder_options(encoding, table.frame)
-    if not columns:
-        raise DataError("every column is left out; keep at least two columns to learn a network")
+    if len(columns) < 2:  # one variable has no network (and the Tune page's in-degree slider no range)
+        raise DataError(f"{table.label} has {len(columns) or 'no'} column{'' if len(columns) == 1 else 's'} in "
+                        f"use{''.join(f' ({c!r})' for c in columns)}; a network needs at least two variables: "
+                        "keep, or load a table with, at least two columns")
     dataset = Encoder(**options).fit_transform(table.frame[columns])
     key = table.key + ":" + hashlib.sha1(json.dumps(encoding, sort_keys=True).encode()).hexdigest()[:12]
     return dataset, key, (options, columns)
@@ -401,10 +453,17 @@ def snapshot(state=None):
 
 def open_session(session):
     """Continue a saved session: its data, encoding and settings replace the current ones, its results
-    join the kept results (nothing kept is dropped). Raises DataError and changes nothing on failure."""
+    join the kept results (nothing kept is dropped).
+
+    ``session`` comes from :meth:`Session.loads`, which checked every library field; the app's
+    own (``app.encoding``) is checked here, and the table read and encoded, before anything is
+    replaced: on failure this raises DataError and changes nothing.
+    """
     state = st.session_state
+    encoding = session.app.get("encoding") or DEFAULT_ENCODING
+    check_encoding(encoding)
     table = table_from_source(session.source)
-    use_table(table, session.app.get("encoding") or DEFAULT_ENCODING)
+    use_table(table, encoding)
     state.pop("draft", None)  # else the Data page would put the table it was preparing back in use
     state["settings"] = {**DEFAULT_SETTINGS, **session.settings}
     state["knowledge"] = session.knowledge

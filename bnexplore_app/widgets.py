@@ -43,13 +43,37 @@ def show_graph(drawing, positions, caption, height=None, width=900, most=620):
     st.caption(caption)
 
 
+def literal(text):
+    """Markdown that shows ``text`` exactly as it is: an inline code span, which no Markdown, link,
+    HTML, emoji or LaTeX inside it escapes.
+
+    Names and labels from files and uploads are someone else's text: rendered as Markdown, a
+    label ``[results](http://...)`` would become a link in every user's page. Line breaks become
+    spaces (a blank line would end the span), and the fence is one backtick longer than any run
+    of backticks in the text.
+
+    Examples
+    --------
+    >>> literal("sample asia")
+    '`sample asia`'
+    >>> literal("a `b` c")
+    '`` a `b` c ``'
+    """
+    text = re.sub(r"[\r\n]+", " ", str(text))
+    if not text.strip():
+        return f'"{text}"'
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if "`" in text or text.startswith(" ") or text.endswith(" ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def data_status():
-    """One line saying which data are in use (shown on every page)."""
+    """One line saying which data are in use (shown on every page; the label and column as text)."""
     data = state.dataset()
     truth = " · ground truth known" if state.truth_for(data.names) is not None else ""
     target = st.session_state.get("class_column")
-    klass = f" · class column {target}" if target else ""
-    st.caption(f"Data in use: **{st.session_state['data_label']}** — {data.n_rows:,} rows × "
+    klass = f" · class column {literal(target)}" if target else ""
+    st.caption(f"Data in use: {literal(st.session_state['data_label'])} — {data.n_rows:,} rows × "
                f"{data.n_vars} variables{truth}{klass}")
 
 
@@ -88,7 +112,7 @@ def results_table(entries):
                      "algorithm": result.algorithm, "score": result.score,
                      "score function": state.score_label(result.score_name, result.params.get("ess")),
                      "edges": result.graph.n_edges, "seconds": stats.get("seconds"),
-                     "stopped?": stats.get("stopped") or "",
+                     "stopped?": stats.get("stopped_note") or stats.get("stopped") or "",
                      "settings": ", ".join(f"{k}={v}" for k, v in (result.params or {}).items() if v is not None)})
     frame = pd.DataFrame(rows)
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
@@ -170,9 +194,9 @@ def import_results(key):
         try:
             result = Result.from_json(upload.getvalue())
         except BNExploreError as error:
-            notes.append(("error", f"{upload.name} cannot be imported: {error}. Export a result with the JSON "
-                                   "button of the Networks page (or the command line's --json) and import that "
-                                   "file."))
+            notes.append(("error", f"{literal(upload.name)} cannot be imported: {literal(error)}. Export a result "
+                                   "with the JSON button of the Networks page (or the command line's --json) and "
+                                   "import that file."))
             continue
         origin = result.extra.get("app") or {}
         same_data = origin.get("data_key") == st.session_state["data_key"]
@@ -181,34 +205,53 @@ def import_results(key):
         entry = state.add_result(name, result, state.dataset() if same_data else None,
                                  st.session_state["data_key"] if same_data else None, label)
         where = ("learned on the data in use" if same_data else
-                 f"learned on {label}" if origin else "the data it was learned on is not recorded in the file")
-        notes.append(("success", f"Imported {upload.name} as **{entry.name}**: {result.graph.n_edges} edges, "
-                                 f"score {result.score:,.2f} ({where})."))
+                 f"learned on {literal(label)}" if origin else "the data it was learned on is not recorded in the file")
+        notes.append(("success", f"Imported {literal(upload.name)} as {literal(entry.name)}: {result.graph.n_edges} "
+                                 f"edges, score {result.score:,.2f} ({where})."))
     if notes:  # run the page again, so every picker on it starts on the imported network
         st.session_state["import_notes"] = notes
         st.rerun()
 
 
+SESSION_FILE = "bnexplore-session.bnx"
+
+
 def session_controls():
-    """Sidebar: save the whole session (data source, encoding, settings, every result) or open a saved one."""
+    """Sidebar: save the whole session (data source, encoding, settings, every result) or open a saved one.
+
+    *Save session* (key ``session_save``) writes the file in this run, from this run's session
+    state, and offers it with *Download the session file* (key ``session_download``): a
+    download button's callable would run outside the session, where there is no state to read.
+    *Open a saved session* is a new, empty uploader after every file it opened (key
+    ``session_open``, then ``session_open-1``, ...), so no chip of an old file stays beside the
+    data in use; a file that fails changes nothing and says which field is wrong.
+    """
     st.markdown("**Session**")
-    st.download_button("Save session", data=lambda: state.snapshot().dumps(), file_name="bnexplore-session.bnx",
-                       mime="application/gzip", key="session_save", on_click="ignore", width="stretch",
-                       help="One file with the data (or where it comes from), the Data and Tune settings and "
-                            "every result; open it here later to carry on.")
+    if st.button("Save session", key="session_save", width="stretch",
+                 help="One file with the data (or where it comes from), the Data and Tune settings and every "
+                      "result; open it here later to carry on."):
+        data = state.snapshot().dumps()
+        st.download_button("Download the session file", data=data, file_name=SESSION_FILE, mime="application/gzip",
+                           key="session_download", on_click="ignore", type="primary", width="stretch")
+        count = len(st.session_state["results"])
+        st.caption(f"{SESSION_FILE}: {len(data) / 1024:,.0f} KB, the data in use, the settings and {count} "
+                   f"result(s).")
     for level, text in st.session_state.pop("session_notes", []):
         (st.success if level == "success" else st.error)(text)
-    upload = st.file_uploader("Open a saved session", type=["bnx"], key="session_open",
+    opened = st.session_state.get("_sessions_opened", 0)
+    upload = st.file_uploader("Open a saved session", type=["bnx"],
+                              key="session_open" if not opened else f"session_open-{opened}",
                               help="Its data and settings replace the current ones; its results join yours.")
-    if upload is None or st.session_state.get("_session_opened") == upload.file_id:
+    if upload is None:
         return
-    st.session_state["_session_opened"] = upload.file_id
+    st.session_state["_sessions_opened"] = opened + 1  # the next run draws a new, empty uploader
     try:
         names = state.open_session(Session.loads(upload.getvalue()))
     except BNExploreError as error:
-        st.session_state["session_notes"] = [("error", f"{upload.name} was not opened: {error}")]
+        st.session_state["session_notes"] = [("error", f"{literal(upload.name)} was not opened, nothing changed: "
+                                                       f"{literal(error)}")]
     else:
-        st.session_state["session_notes"] = [("success", f"Opened {upload.name}: now using "
-                                                         f"{st.session_state['data_label']}, with "
+        st.session_state["session_notes"] = [("success", f"Opened {literal(upload.name)}: now using "
+                                                         f"{literal(st.session_state['data_label'])}, with "
                                                          f"{len(names)} saved result(s).")]
     st.rerun()

@@ -371,7 +371,7 @@ def test_export_json_and_import_it_again(searched):
     name = f"{HC} (2)"  # the name it was saved under, made unique
     imported = at.session_state["results"][name].result
     messages = " ".join(s.value for s in at.success)
-    assert f"Imported hc.json as **{name}**" in messages and "learned on the data in use" in messages
+    assert f"Imported `hc.json` as `{name}`" in messages and "learned on the data in use" in messages
     assert "imported imported" not in messages.lower()
     assert at.session_state["results"][name].data_key == at.session_state["data_key"]
     assert imported.graph == original.graph and imported.score == original.score
@@ -383,7 +383,7 @@ def test_import_of_a_bad_file_shows_an_error(at):
     at.file_uploader(key="net_import").set_value(("bad.json", b'{"graph": 1}', "application/json"))
     at.run()
     no_exception(at)
-    assert "bad.json cannot be imported: not a bnexplore result file" in errors(at)
+    assert "`bad.json` cannot be imported: `not a bnexplore result file" in errors(at)
 
 
 def test_results_survive_page_switches(searched):
@@ -699,7 +699,7 @@ def test_import_of_a_binary_file_says_what_it_is(at):
     at.file_uploader(key="net_import").set_value(("picture.json", b"\x89PNG\r\n\x1a\n\x00\x00", "application/json"))
     at.run()
     no_exception(at)
-    assert "picture.json cannot be imported: not a bnexplore result file: it is not UTF-8 JSON text" in errors(at)
+    assert "`picture.json` cannot be imported: `not a bnexplore result file: it is not UTF-8 JSON text" in errors(at)
     assert "UnicodeDecodeError" not in errors(at)
 
 
@@ -827,7 +827,9 @@ def test_save_the_session_and_open_it_in_a_new_one(at):
     at.run()
     job = run_search(at, algorithms=("hc", "credible"))
     assert not job.errors, job.errors
-    assert [b.label for b in at.sidebar.get("download_button")] == ["Save session"]
+    at.sidebar.button(key="session_save").click()
+    at.run()  # tests/test_app_session.py opens the bytes this button gives
+    assert [b.label for b in at.sidebar.get("download_button")] == ["Download the session file"]
     data_key, names = at.session_state["data_key"], list(at.session_state["results"])
     credible_size = len(at.session_state["results"][names[1]].cache["credible"])
     saved = state.snapshot(at.session_state).dumps()  # what the Save session button writes
@@ -836,7 +838,7 @@ def test_save_the_session_and_open_it_in_a_new_one(at):
     other.sidebar.file_uploader(key="session_open").set_value(("work.bnx", saved, "application/gzip"))
     other.run()
     no_exception(other)
-    assert any("Opened work.bnx: now using upload people.csv, with 2 saved result(s)" in s.value
+    assert any("Opened `work.bnx`: now using `upload people.csv`, with 2 saved result(s)" in s.value
                for s in other.sidebar.success)
     other.run()  # the Data page's next run keeps the session's data
     no_exception(other)
@@ -854,7 +856,7 @@ def test_a_broken_session_file_is_refused_and_nothing_changes(at):
     at.sidebar.file_uploader(key="session_open").set_value(("old.bnx", b"\x1f\x8b\x08\x00broken", "application/gzip"))
     at.run()
     no_exception(at)
-    assert any("old.bnx was not opened: the session file is a damaged gzip file" in e.value
+    assert any("`old.bnx` was not opened, nothing changed: `the session file is a damaged gzip file" in e.value
                for e in at.sidebar.error)
     assert at.session_state["dataset"].names == ASIA
 
