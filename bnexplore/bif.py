@@ -675,7 +675,7 @@ def _read_source(source):
             with path.open("rb") as file:
                 text = _text_of(file, f"BIF file {path.name!r}", limit)
         except OSError as error:
-            raise BIFError(f"cannot read BIF file {str(path)!r}: {error.strerror}; check the path") from None
+            raise BIFError(f"cannot read BIF file {_clip(str(path))!r}: {error.strerror}; check the path") from None
         return text, re.sub(r"(\.bif)?(\.gz)?$", "", path.name, flags=re.IGNORECASE)
     if hasattr(source, "read"):
         return _text_of(source, "the BIF stream", limit), None
@@ -698,6 +698,10 @@ def _text_of(file, what, limit):
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def _clip(text, length=80):
+    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _bounded(text, what, limit):
