@@ -17,7 +17,6 @@ one size, in parallel) so that a layer only reads the one before it.
 """
 
 import math
-import os
 import time
 
 import numpy as np
@@ -29,6 +28,7 @@ from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..parents import ParentSets
 from ..parents.pruning import RULES, candidate_parent_sets
+from ..resources import available_memory
 from ..result import Result
 
 MAX_VARIABLES = 62
@@ -71,21 +71,6 @@ def memory_needed(n):
     return 8 * (1 << int(n)) + _OVERHEAD
 
 
-def available_memory():
-    """Bytes of memory available now: ``MemAvailable`` of /proc/meminfo, else free physical pages."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
 def format_bytes(n_bytes):
     """``n_bytes`` as a short human-readable string (binary units)."""
     value = float(n_bytes)
@@ -97,7 +82,11 @@ def format_bytes(n_bytes):
 
 
 def check_memory(needed, what, hint=None):
-    """Raise ResourceError when ``needed`` bytes exceed the available memory (``hint``: what to change)."""
+    """Raise ResourceError when ``needed`` bytes exceed the available memory (``hint``: what to change).
+
+    The available memory is :func:`bnexplore.resources.available_memory`: the
+    least of the machine's, the cgroup's and the address-space limit's.
+    """
     available = available_memory()
     if available is not None and needed > available:
         hint = hint or "use fewer variables or a heuristic search (hill climbing, ordering-based)"
@@ -111,8 +100,12 @@ def dp_seconds(n, candidates=None):
     ``n 2^n`` (node, subset) steps, and with ``candidates`` (a
     :class:`Candidates`) the candidates its scans check (:func:`dp_checks`):
     with tens of thousands of candidate sets per node these dominate (sensors,
-    25 variables: about 10 s from the steps alone, minutes in all).
+    25 variables: about 10 s from the steps alone, minutes in all). Infinite
+    beyond :data:`MAX_VARIABLES` (the DP cannot run; ``2.0 ** n`` would
+    overflow from 1,024 variables).
     """
+    if n > MAX_VARIABLES:
+        return math.inf
     seconds = DP_SECONDS_PER_STEP * n * 2.0 ** n
     if candidates is not None:
         seconds += DP_SECONDS_PER_CHECK * dp_checks(candidates)
@@ -259,6 +252,9 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
             f"the subset DP over {n} variables would need {format_bytes(needed)} of memory"
             if needed is not None else f"the subset DP handles at most {MAX_VARIABLES} variables")
         return "ilp", f"ILP engine ({why}): {ilp_reason}", None
+    if engine == "dp" and needed is None:
+        raise ResourceError(f"the subset DP handles at most {MAX_VARIABLES} variables (subsets are 64-bit masks), "
+                            f"this problem has {n}; {_dp_hint()}")
     dp_reason = f"subset DP over {n} variables: {format_bytes(needed)} of memory, about {seconds:.2g} s"
     if engine == "dp":
         if not fits:

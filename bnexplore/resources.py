@@ -1,0 +1,120 @@
+"""How much memory this process may still allocate: the smallest of what the machine, its container and its limits allow.
+
+``MemAvailable`` of ``/proc/meminfo`` says what the machine has free, but a
+server often runs under tighter limits that a guard reading only that would
+miss (and the run would then die in numpy, or be killed):
+
+- a **cgroup** memory limit (containers, systemd services): for cgroup v2
+  ``memory.max - memory.current``, for v1 ``memory.limit_in_bytes -
+  memory.usage_in_bytes``, in the process's own cgroup (``/proc/self/cgroup``)
+  and every cgroup above it (a parent's limit holds for its children);
+- an **address-space limit** (``ulimit -v``, ``RLIMIT_AS``): the soft limit
+  minus the process's current virtual size (``VmSize`` of
+  ``/proc/self/status``).
+
+:func:`available_memory` is the smallest of these that can be read (None when
+none can: then no guard can say no).
+
+Examples
+--------
+>>> from bnexplore.resources import available_memory
+>>> available_memory() > 0
+True
+"""
+
+import os
+import resource
+from pathlib import Path
+
+PROC = Path("/proc")
+"""Where the kernel's process files are (tests point it at a fake tree)."""
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+"""Where the cgroup file systems are mounted."""
+
+CGROUP_FILES = {"v2": ("memory.max", "memory.current"), "v1": ("memory.limit_in_bytes", "memory.usage_in_bytes")}
+"""The limit and usage files of a cgroup, by version."""
+
+
+def _number(path):
+    """The integer in a one-line file, or None (absent, unreadable, ``max``)."""
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def machine_available():
+    """Bytes the machine has available: ``MemAvailable`` of /proc/meminfo, else free physical pages, else None."""
+    try:
+        with open(PROC / "meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _cgroup_folders():
+    """The cgroup folders of this process and their ancestors, as ``(version, folder)``."""
+    try:
+        lines = (PROC / "self" / "cgroup").read_text().splitlines()
+    except OSError:
+        return []
+    folders = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, own = parts
+        if controllers == "":
+            version, base = "v2", CGROUP_ROOT
+            if not (base / "cgroup.controllers").exists():
+                base = CGROUP_ROOT / "unified"  # the hybrid layout mounts v2 here
+        elif "memory" in controllers.split(","):
+            version, base = "v1", CGROUP_ROOT / "memory"
+        else:
+            continue
+        folder = base.joinpath(*[p for p in own.split("/") if p not in ("", ".", "..")])
+        while True:
+            folders.append((version, folder))
+            if folder == base:
+                break
+            folder = folder.parent
+    return folders
+
+
+def cgroup_available():
+    """Bytes left under the tightest cgroup memory limit over this process, or None when none is set or readable."""
+    left = []
+    for version, folder in _cgroup_folders():
+        limit_file, usage_file = CGROUP_FILES[version]
+        limit, usage = _number(folder / limit_file), _number(folder / usage_file)
+        if limit is not None and usage is not None:
+            left.append(max(0, limit - usage))
+    return min(left, default=None)
+
+
+def address_space_available():
+    """Bytes left under the soft ``RLIMIT_AS`` (minus ``VmSize`` now), or None without such a limit."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    try:
+        with open(PROC / "self" / "status") as f:
+            size = next((int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")), 0)
+    except (OSError, ValueError, IndexError):
+        size = 0
+    return max(0, soft - size)
+
+
+def available_memory():
+    """Bytes of memory this process may allocate now: the smallest of :func:`machine_available`,
+    :func:`cgroup_available` and :func:`address_space_available` that can be read, else None."""
+    readings = [machine_available(), cgroup_available(), address_space_available()]
+    return min((r for r in readings if r is not None), default=None)
