@@ -655,8 +655,11 @@ def strength_drawing(averaged, strength, direction, threshold, title=""):
                                        title=f"{html.escape(names[a])} → {html.escape(names[b])}<br>strength "
                                              f"{strength[a, b]:.3f} (below the threshold {threshold:.3f}), "
                                              f"direction {direction[a, b]:.3f}", kind="below threshold"))
-    legend = [LegendItem(f"in the averaged network (strength > {threshold:.2f}); width = strength", ARC_COLOR),
-              LegendItem("joined in some resamples, below the threshold", FAINT_COLOR, dashed=True)]
+    legend = [LegendItem(f"in the averaged network (strength > {threshold:.2f}); width = strength", ARC_COLOR)]
+    if averaged.links():
+        legend.append(LegendItem("no arrow: as many resamples point it one way as the other (direction 0.5)",
+                                 ARC_COLOR, dashed=True, directed=False))
+    legend.append(LegendItem("joined in some resamples, below the threshold", FAINT_COLOR, dashed=True))
     return Drawing(_node_styles(names), edges, legend, None, title)
 
 

@@ -82,10 +82,8 @@ def _path_chart(path, picks, select, index):
     for rule, pick in picks.items():
         frame.loc[pick, "mark"] = f"picked by {rule}" if frame.loc[pick, "mark"] == "on the path" else (
             frame.loc[pick, "mark"] + f", {rule}")
-    frame.loc[index, "mark"] = "shown" if index not in picks.values() else frame.loc[index, "mark"]
-    marks = list(dict.fromkeys(["on the path", "shown", *frame["mark"]]))
-    palette = {"on the path": "#90a4ae", "shown": "#1f77b4"}
-    colours = [palette.get(m, "#d81b60" if select in m else "#ef6c00") for m in marks]
+    marks = list(dict.fromkeys(["on the path", *frame["mark"]]))
+    colours = ["#90a4ae" if m == "on the path" else "#d81b60" if select in m else "#ef6c00" for m in marks]
     line = alt.Chart(frame).mark_line(color="#90a4ae").encode(
         x=alt.X("df:Q", title="complexity df = Σ q_i (r_i − 1) (free parameters)"),
         y=alt.Y("R:Q", title="class difference R (nats)"))
@@ -96,11 +94,16 @@ def _path_chart(path, picks, select, index):
                         legend=alt.Legend(orient="bottom", labelLimit=400)),
         tooltip=[alt.Tooltip("network:Q", title="network #"), alt.Tooltip("df:Q", title="df"),
                  alt.Tooltip("R:Q", format=".6f"), alt.Tooltip("S:Q", title="S = R / df", format=".6f")])
-    show_chart(line + points, "The complexity path: the best network at each complexity, and what each rule picks",
+    shown = alt.Chart(frame.iloc[[index]].assign(ring="shown below")).mark_point(
+        filled=False, size=520, strokeWidth=3).encode(
+        x="df:Q", y="R:Q", color=alt.Color("ring:N", title=None, scale=alt.Scale(range=["#1f77b4"]),
+                                           legend=alt.Legend(orient="bottom", symbolFillColor="transparent")))
+    show_chart(alt.layer(line, points, shown).resolve_scale(color="independent"),
+               "The complexity path: the best network at each complexity, and what each rule picks",
                f"Each point is the network with the largest class difference R among those with that many free "
                f"parameters. Magenta: the {select} rule, used for this result; orange: what the other rules would "
-               "pick; blue: the network shown below. R grows with df, but ever more slowly, so a rule that charges "
-               "more per parameter picks a simpler network.", height=300)
+               "pick; the blue ring: the network shown below (also when a rule picked it). R grows with df, but "
+               "ever more slowly, so a rule that charges more per parameter picks a simpler network.", height=300)
 
 
 def _path_dag(point, names):
@@ -298,12 +301,16 @@ def _class_result(entry, found, chosen):
 
 def _render_credible(entry, positions):
     found = entry.cache["credible"]
+    kind = st.radio("Group the credible DAGs by", list(GROUPINGS), format_func=lambda k: GROUPINGS[k][0],
+                    horizontal=True, key=f"cred-group-{entry.name}")
+    classes = found.classes if kind == "mec" else found.rpdag_classes
     a, b, c, d = st.columns(4)
     a.metric("OPT", f"{found.opt:,.2f}", help=f"the optimal {found.score_name} score, exactly {found.opt!r}")
-    b.metric("ε = ln(BF)", f"{found.epsilon:.3f}", help=f"Bayes factor {found.bayes_factor:g}")
+    b.metric("ε = ln(BF)", f"{found.epsilon:.3f}", help=f"Bayes factor {views.number(found.bayes_factor)}")
     c.metric("Credible DAGs", f"{len(found):,}")
-    d.metric("Equivalence classes", f"{len(found.classes):,}",
-             help=f"{len(found.rpdag_classes):,} RPDAG classes")
+    other = found.rpdag_classes if kind == "mec" else found.classes
+    d.metric("Markov classes" if kind == "mec" else "RPDAG classes", f"{len(classes):,}",
+             help=f"grouped as chosen above; {len(other):,} " + ("RPDAG" if kind == "mec" else "Markov") + " classes")
     if found.truncated:
         complete = ("" if found.complete_epsilon is None else
                     f" Every network within a Bayes factor of {math.exp(found.complete_epsilon):.3g} is here; "
@@ -313,10 +320,7 @@ def _render_credible(entry, positions):
                  "its best networks are the answer here too: no new search ran.")
         st.warning(f"The set is incomplete: {found.truncated_reason}.{complete}{again} Classes and probabilities "
                    "describe the networks kept.")
-    kind = st.radio("Group the credible DAGs by", list(GROUPINGS), format_func=lambda k: GROUPINGS[k][0],
-                    horizontal=True, key=f"cred-group-{entry.name}")
     st.caption(GROUPINGS[kind][1])
-    classes = found.classes if kind == "mec" else found.rpdag_classes
     _classes_table(found, classes)
     rank = st.number_input(f"Class to draw (rank 1–{len(classes)})", 1, len(classes), 1,
                            key=f"cred-rank-{entry.name}-{kind}")

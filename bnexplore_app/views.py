@@ -1,6 +1,7 @@
 """What the pages draw for a kept result: drawings with hover texts, cached per entry."""
 
 import html
+import math
 
 import streamlit as st
 
@@ -32,8 +33,38 @@ def what_it_is(entry):
         return f"The true network the rows of {entry.data_label} were drawn from."
     seconds = result.stats.get("seconds")
     took = f" in {seconds:.2f} s" if seconds is not None else ""
-    stopped = f", stopped early ({result.stats['stopped']})" if result.stats.get("stopped") else ""
+    stopped = f"; {stopped_text(result)}" if result.stats.get("stopped") else ""
     return f"Learned by {result.algorithm} on {entry.data_label or 'unrecorded data'}{took}{stopped}."
+
+
+def number(value):
+    """A setting as people typed it: a float to 6 significant digits (a Bayes factor kept as
+    exp(ln 20) = 19.999999999999996 reads 20); anything else as it is."""
+    if isinstance(value, float) and math.isfinite(value):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def settings_text(params):
+    """A result's settings in one line, ``name=value, ...`` (numbers rounded by :func:`number`)."""
+    return ", ".join(f"{k}={number(v)}" for k, v in (params or {}).items() if v is not None)
+
+
+def stopped_text(result):
+    """What a result's early stop means, or "" when it ran to its end.
+
+    An exact search stopped with a proven upper bound on the optimum
+    (``stats["bound"]``, ``stats["gap"]``, from :mod:`bnexplore.search.exact`
+    and :mod:`bnexplore.search.ilp`) says how far from the optimum its
+    network may be; any other stop says why it stopped.
+    """
+    stats = result.stats or {}
+    if not stats.get("stopped"):
+        return ""
+    bound, gap = stats.get("bound"), stats.get("gap")
+    if bound is not None and gap is not None and math.isfinite(bound):
+        return f"stopped: within {gap:,.4g} of the optimum (proven bound {bound:,.2f})"
+    return f"stopped early ({stats.get('stopped_note') or stats['stopped']})"
 
 
 def caption(entry, view, contribution=None):

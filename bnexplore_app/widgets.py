@@ -112,11 +112,11 @@ def results_table(entries):
                      "algorithm": result.algorithm, "score": result.score,
                      "score function": state.score_label(result.score_name, result.params.get("ess")),
                      "edges": result.graph.n_edges, "seconds": stats.get("seconds"),
-                     "stopped?": stats.get("stopped_note") or stats.get("stopped") or "",
-                     "settings": ", ".join(f"{k}={v}" for k, v in (result.params or {}).items() if v is not None)})
+                     "stopped?": views.stopped_text(result),
+                     "settings": views.settings_text(result.params)})
     frame = pd.DataFrame(rows)
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
-        "name": st.column_config.TextColumn("name", width="medium"),
+        "name": st.column_config.TextColumn("name", width="medium", pinned=True),
         "learned on": st.column_config.TextColumn("learned on", width="medium",
                                                   help="the data the search ran on"),
         "data in use?": st.column_config.TextColumn(

@@ -45,6 +45,20 @@ def learn_here(at, name=HC):
     return result
 
 
+def run_search(at, algorithms=("hc",)):
+    """Press Run on the Search page and wait for the background thread; returns the job."""
+    go(at, "3_Search")
+    at.multiselect(key="keep.search_algorithms").set_value(list(algorithms))
+    at.run()
+    at.button(key="search_run").click()
+    at.run()
+    job = at.session_state["job"]
+    assert job.wait(300), "the search did not finish"
+    at.run()
+    no_exception(at)
+    return job
+
+
 def load_sample(at, name):
     go(at, "1_Data")
     at.selectbox(key="data_sample").set_value(name)
@@ -91,3 +105,76 @@ def test_the_pruning_legend_lists_only_the_rules_of_the_score():
     legend = " ".join(json_text for spec in chart_specs(at) for json_text in [str(spec)] if "fate" in json_text)
     assert "pruned: BDeu bound" in legend or "pruned: a subset" in legend
     assert "BIC penalty" not in legend and "BIC entropy" not in legend
+
+
+def import_result(at, result, name):
+    """Bring ``result`` in through the Networks page's import, as learned on the data in use."""
+    result.extra["app"] = {"name": name, "data_label": at.session_state["data_label"],
+                           "data_key": at.session_state["data_key"]}
+    go(at, "4_Networks")
+    at.file_uploader(key="net_import").set_value((f"{name}.json", result.dumps().encode(), "application/json"))
+    at.run()
+    no_exception(at)
+
+
+def test_a_stopped_exact_search_shows_its_proven_gap_and_settings_read_as_typed():
+    import math
+
+    import bnexplore as bx
+    from bnexplore.result import Result
+
+    at = new_session()
+    learned = bx.learn(at.session_state["dataset"], algorithm="hc", score="bdeu")
+    stopped = Result(graph=learned.graph, score=learned.score, score_name="bdeu", algorithm="exact",
+                     params={"ess": 1.0, "bf": math.exp(math.log(20)), "max_indegree": 3},
+                     stats={"seconds": 4.2, "stopped": "stop", "bound": learned.score + 0.5312, "gap": 0.5312})
+    assert stopped.params["bf"] != 20  # as the Tune page keeps it: exp(ln 20)
+    import_result(at, stopped, "exact stopped")
+    # the Networks page, beside the graph and in its caption
+    captions = " ".join(c.value for c in at.caption)
+    expected = f"within 0.5312 of the optimum (proven bound {learned.score + 0.5312:,.2f})"
+    assert f"Stopped: {expected}." in captions
+    assert f"stopped: {expected}" in captions
+    # the Results table on the Search page
+    go(at, "3_Search")
+    table = next(t.value for t in at.dataframe if "stopped?" in t.value.columns).set_index("name")
+    assert table.loc["exact stopped", "stopped?"] == f"stopped: {expected}"
+    assert "bf=20," in table.loc["exact stopped", "settings"]
+    assert "19.99" not in table.loc["exact stopped", "settings"]
+
+
+def test_the_class_count_follows_the_chosen_grouping():
+    at = new_session()
+    go(at, "2_Tune")
+    at.select_slider(key="tune_bf").set_value(150)
+    at.run()
+    run_search(at, algorithms=("credible",))
+    go(at, "4_Networks")
+    name = next(n for n in at.session_state["results"] if n.startswith("credible"))
+    found = at.session_state["results"][name].cache["credible"]
+    assert len(found.classes) != len(found.rpdag_classes)  # asia, BDeu(1), BF 150: the groupings differ
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Markov classes"] == f"{len(found.classes):,}"
+    at.radio(key=f"cred-group-{name}").set_value("rpdag")
+    at.run()
+    no_exception(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["RPDAG classes"] == f"{len(found.rpdag_classes):,}" and "Markov classes" not in metrics
+    assert at.number_input(key=f"cred-rank-{name}-rpdag").max == len(found.rpdag_classes)
+
+
+def test_the_bnkl_path_chart_rings_the_network_shown_also_when_a_rule_picked_it():
+    import pyarrow as pa
+
+    at = new_session()
+    load_sample(at, "breast_cancer_wdbc")
+    job = run_search(at, algorithms=("bnkl",))
+    assert not job.errors, job.errors
+    selected = job.results[0][1].extra["selected"]
+    go(at, "4_Networks")
+    (chart,) = [c for c in at.get("vega_lite_chart") if "complexity" in c.proto.spec]
+    frames = [pa.ipc.open_stream(d.data.data).read_pandas() for d in chart.proto.datasets]
+    (ring,) = [f for f in frames if "ring" in f.columns]
+    assert ring["network"].tolist() == [selected] and ring["ring"].tolist() == ["shown below"]
+    (path,) = [f for f in frames if "mark" in f.columns and "ring" not in f.columns]
+    assert path.set_index("network").loc[selected, "mark"].startswith("picked by")  # the ring is over a pick

@@ -33,6 +33,9 @@ def summary(entry):
              help="Markov equivalent DAGs: same skeleton and v-structures; they fit every data set equally well. "
                   f"Its RPDAG class (same skeleton and head-to-head patterns, Acid & de Campos 2003) holds "
                   f"{graph.rpdag().n_dags():,}.")
+    if result.stats.get("stopped"):
+        text = views.stopped_text(result)
+        st.caption(text[:1].upper() + text[1:] + ".")
     if not entry.on_data_in_use() and result.algorithm != "ground truth":
         st.caption("Learned on other data than the data in use.")
 

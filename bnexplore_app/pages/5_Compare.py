@@ -64,16 +64,20 @@ def metrics_table(reference, chosen, entries, names):
     if not frame["knowledge"].any():
         frame = frame.drop(columns="knowledge")
     gaps = frame["gap to exact optimum"]
+    gap_help = "optimal score minus this score (0 = optimal)"
+    gap_column = st.column_config.NumberColumn(format="%.4f", help=gap_help)
     if gaps.isna().all():
         frame = frame.drop(columns="gap to exact optimum")
     elif gaps.isna().any():
         missing = ", ".join(frame.loc[gaps.isna(), "network"])
-        st.caption(f"No gap for {missing}: no finished exact search on the same data and score covers its graph "
-                   "(run the exact optimum with at least its number of parents per node).")
+        st.caption(f"No gap for {missing} (—): no finished exact search on the same data and score covers its "
+                   "graph (run the exact optimum with at least its number of parents per node).")
+        frame["gap to exact optimum"] = [f"{gap:.4f}" if pd.notna(gap) else "—" for gap in gaps]
+        gap_column = st.column_config.TextColumn(help=gap_help)
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "network": st.column_config.TextColumn(pinned=True),
         "score": st.column_config.NumberColumn(format="%.2f", help="natural log, higher is better"),
-        "gap to exact optimum": st.column_config.NumberColumn(format="%.4f",
-                                                              help="optimal score minus this score (0 = optimal)"),
+        "gap to exact optimum": gap_column,
         "SHD (DAGs)": st.column_config.NumberColumn(help="node pairs whose edge differs between the two DAGs"),
         "H = A + D + I": st.column_config.NumberColumn(
             help="structural errors between the equivalence classes (CPDAGs): added, deleted and "
