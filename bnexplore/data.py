@@ -2019,15 +2019,17 @@ def _is_float(text):
 
 
 def _text_encoding(source, encoding):
-    """Arrow's name of the encoding to read with: the one given, else UTF-8 or a byte-order mark's."""
+    """Arrow's name of the encoding to read with: the one given, else UTF-8 or a byte-order mark's. UTF-16 or
+    UTF-32 given for text without a byte-order mark (which Python's decoders of those names refuse) is read
+    little-endian when the text starts with a byte that is not NUL, else big-endian."""
+    head = source.prefix
+    boms = {"utf-32": (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE), "utf-16": (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)}
     if encoding is None:
-        head = source.prefix
-        if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-            return "utf-32"
-        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-            return "utf-16"
-        return "utf8"
-    return "utf8" if codecs.lookup(encoding).name == "utf-8" else encoding
+        return next((name for name, marks in boms.items() if head.startswith(marks)), "utf8")
+    name = codecs.lookup(encoding).name
+    if name in boms and not head.startswith(boms[name]):
+        return name + ("-be" if head[:1] == b"\x00" else "-le")
+    return "utf8" if name == "utf-8" else encoding
 
 
 def _wide(encoding):

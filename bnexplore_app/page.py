@@ -26,8 +26,8 @@ WIDGETS = {
     "max_levels": "Most levels a text column may have",
     "missing": "Missing values",
     "discretize": "Discretize numeric columns with",
-    "encoding": None,  # the app reads text in UTF-8, falling back to latin-1; nothing to set
-    "sep": None,
+    "encoding": "Encoding",
+    "sep": "Separator",
     "drop_constant": None,
 }
 """The Data page's widget for each library option messages may name (None: the app has none)."""

@@ -236,3 +236,11 @@ def test_a_semicolon_file_with_latin1_text_reads_in_the_api():
     frame, notes = quiet(read_frame, text)
     assert frame["ville"].tolist() == ["K\u00f6ln", "Paris"] and "not valid UTF-8" in notes[0]
     assert pd.api.types.is_integer_dtype(frame["taille"])
+
+
+@pytest.mark.parametrize("stored", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_utf16_or_utf32_given_reads_text_without_a_byte_order_mark(stored):
+    """The hint says encoding='utf-16'; Python's decoder of that name refuses text without a byte-order mark."""
+    text = "town,size\nK\u00f6ln,1\nParis,2\n"
+    frame, _ = read_frame(text.encode(stored), encoding=stored[:6])
+    assert frame.values.tolist() == [["K\u00f6ln", 1], ["Paris", 2]]

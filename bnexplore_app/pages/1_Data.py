@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnexplore.data import TABLE_SUFFIXES, Encoder, learn_cut_points
-from bnexplore.errors import DataError
+from bnexplore.data import MISSING_LABEL, TABLE_SUFFIXES, Encoder, learn_cut_points
+from bnexplore.errors import BNExploreError, DataError
 from bnexplore_app import state
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, pick_one, show_chart
@@ -18,6 +18,10 @@ METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Bal
                "with about the same number of rows; width:K: K bins of equal width; manual: your cut points.")
 CLASS_NAMES = ("class", "diagnosis", "label", "target", "y", "group")
 UPLOAD_LIMIT_MB = st.get_option("server.maxUploadSize")
+# The Separator choices and what read_frame is given (None: sniffed from the first lines).
+SEPARATORS = {"auto": None, ",": ",", ";": ";", "tab": "\t", "|": "|"}
+# The Encoding choices (auto: UTF-8, or UTF-16/32 by a byte-order mark, falling back to latin-1).
+ENCODINGS = ("auto", "utf-8", "latin-1", "cp1252", "utf-16", "utf-32")
 
 
 def draft():
@@ -36,7 +40,11 @@ def load(make_table):
     """
     try:
         table = make_table()
-    except DataError as error:
+        if len(table.frame.columns) < 2:
+            names = "".join(f" ({name!r})" for name in table.frame.columns)
+            raise DataError(f"{table.label} has one column{names}; a network needs at least two variables: load a "
+                            "table with two or more columns (for a CSV file, is the *Separator* right?)")
+    except BNExploreError as error:  # a DataError, or a ResourceError (a gzip past the server's bound)
         st.error(f"{error}")
         st.info(f"Nothing changed: the data in use are still **{st.session_state['data_label']}**.")
         return True
@@ -64,11 +72,26 @@ def try_use(table, encoding):
     st.rerun()  # so every line of the page, the status line at the top included, shows the new data
 
 
+def class_columns(data):
+    """The variables that can be the class column, each with its rows whose class is blank: those with two
+    states, and those with two states besides the missing-value state (its rows are left out of two-class
+    analyses; the other pages read this from ``st.session_state["dataset"]`` the same way)."""
+    found = {}
+    for i, name in enumerate(data.names):
+        states = data.states[i]
+        if len(states) == 2 and MISSING_LABEL not in states:
+            found[name] = 0
+        elif len(states) == 3 and states[-1] == MISSING_LABEL:
+            found[name] = int(np.count_nonzero(data.codes[:, i] == 2))
+    return found
+
+
 def choose_class_column():
-    """Pick the class column after loading when the choice is unambiguous: exactly one two-state column
-    named like a class ('class', 'diagnosis', ...). Otherwise the user picks it below."""
+    """Pick the class column after loading when the choice is unambiguous: exactly one column that can be the
+    class column (:func:`class_columns`) named like a class ('class', 'diagnosis', ...). Otherwise the user
+    picks it below."""
     data = state.dataset()
-    named = [name for i, name in enumerate(data.names) if name.lower() in CLASS_NAMES and data.arities[i] == 2]
+    named = [name for name in class_columns(data) if name.lower() in CLASS_NAMES]
     st.session_state["class_column"] = named[0] if len(named) == 1 else None
     if len(named) > 1:
         st.session_state["data_flash_note"] = (f"{' and '.join(named)} could each be the class column: pick one "
@@ -90,19 +113,27 @@ def source_section():
         if right.button("Load sample", type="primary", key="data_load_sample"):
             return load(lambda: state.sample_table(name))
     elif kind == "Upload a file":
-        st.markdown(f"**CSV, Parquet or Feather, up to {UPLOAD_LIMIT_MB} MB** (the server's limit, "
-                    "`server.maxUploadSize` in `.streamlit/config.toml`). One row per sample; a CSV's first line "
-                    "holds the column names. Gzipped CSV (.csv.gz) works too.")
-        upload = st.file_uploader("Table file", type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES],
-                                  key="data_upload")
-        if upload is not None and st.session_state.get("_last_upload") != upload.file_id:
-            st.session_state["_last_upload"] = upload.file_id
-            return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), upload.name))
+        st.markdown("CSV, Parquet or Feather, one row per sample; a CSV's first line holds the column names. "
+                    "Gzipped CSV (.csv.gz) works too.")
+        sep, encoding = text_options()
+        upload = st.file_uploader(f"Table file (at most {UPLOAD_LIMIT_MB} MB)",
+                                  type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES], key="data_upload",
+                                  help=f"The server's limit is `server.maxUploadSize` = {UPLOAD_LIMIT_MB} in "
+                                       "`.streamlit/config.toml`.")
+        st.markdown(f"**A file over {UPLOAD_LIMIT_MB} MB is refused by your browser** before it reaches the app: "
+                    "the uploader marks it in red and nothing here changes. Gzip a CSV (.csv.gz) or save the "
+                    "table as Parquet to make it several times smaller.")
+        read_as = (upload.file_id, sep, encoding) if upload is not None else None
+        if upload is not None and st.session_state.get("_last_upload") != read_as:
+            st.session_state["_last_upload"] = read_as  # read again when the separator or encoding changes
+            return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), upload.name,
+                                                   sep, encoding))
     elif kind == "Paste CSV text":
+        sep, _ = text_options(encoding=False)
         text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
                             placeholder="smoker,cancer\nyes,no\nno,no\n...")
         if st.button("Use this table", type="primary", key="data_use_paste"):
-            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted.csv"))
+            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted.csv", sep))
     else:
         st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
                    "the ground truth, so the Compare page can score what a search finds against it.")
@@ -117,6 +148,20 @@ def source_section():
         if d.button("Sample", type="primary", key="data_draw"):
             return load(lambda: state.network_table(name, int(rows), int(seed)))
     return False
+
+
+def text_options(encoding=True):
+    """The Separator (and Encoding) of CSV text: ``(sep, encoding)`` as read_frame takes them."""
+    left, right, _ = st.columns([1, 1, 2])
+    sep = left.selectbox("Separator", list(SEPARATORS), key="data_sep",
+                         help="The character between fields. auto: the one of , ; tab | that splits the first "
+                              "lines into the same number of fields.")
+    chosen = "auto"
+    if encoding:
+        chosen = right.selectbox("Encoding", ENCODINGS, key="data_encoding",
+                                 help="How the text's characters are stored. auto: UTF-8 (UTF-16 or UTF-32 when "
+                                      "the file starts with their byte-order mark), else latin-1 with a warning.")
+    return SEPARATORS[sep], None if chosen == "auto" else chosen
 
 
 def numeric_values(frame, column):
@@ -181,6 +226,8 @@ def columns_section(current):
     st.subheader(f"Columns of {table.label}")
     st.dataframe(frame.head(100), height=220, width="stretch")
     st.caption(f"The first {min(100, len(frame))} of {len(frame):,} rows, as read.")
+    for note in table.notes:
+        st.warning(note)
 
     names = [str(c) for c in frame.columns]
     encoding["leave_out"] = st.multiselect("Leave out these columns", names, default=[
@@ -199,8 +246,8 @@ def columns_section(current):
                                        "missing value; error: refuse the table.")
     encoding["max_levels"] = int(a.number_input("Most levels a text column may have", 2, 10_000,
                                                 int(encoding["max_levels"]), key=prefix + "maxlevels"))
-    if not kept:
-        st.error("Every column is left out; keep at least two columns to learn a network.")
+    if len(kept) < 2:
+        st.error("A network needs at least two variables: leave out fewer columns.")
         return None
     numeric_like = [n for n in kept if pd.api.types.is_numeric_dtype(frame[n])
                     and not pd.api.types.is_bool_dtype(frame[n])]
@@ -267,13 +314,18 @@ def encoded_section(profile):
                "values and missing values, and the range of numeric columns.")
     for warning in data.warnings:
         st.warning(warning)
-    binary = [name for name, r in zip(data.names, data.arities) if r == 2]
-    options = ["(none)", *binary]
+    blanks = class_columns(data)
+    options = ["(none)", *blanks]
     current = st.session_state.get("class_column")
     pick_one("Class column for two-class analysis", options, "data_class", current if current in options else "(none)",
              lambda name: st.session_state.update(class_column=None if name == "(none)" else name),
-             help="A column with exactly two states, e.g. a diagnosis. Two-class methods compare the network of "
+             format_func=lambda name: (f"{name} (its {blanks[name]:,} blank rows left out)" if blanks.get(name)
+                                       else name),
+             help="A column with exactly two states, e.g. a diagnosis; one with blank cells besides is offered "
+                  "too, and two-class methods leave its blank rows out. Two-class methods compare the network of "
                   "one class with that of the other.")
+    if current in blanks and blanks[current]:
+        st.caption(f"Two-class analyses use the {data.n_rows - blanks[current]:,} rows whose {current} is not blank.")
 
 
 def page():

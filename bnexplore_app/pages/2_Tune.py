@@ -7,9 +7,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bnexplore.errors import BNExploreError, DataError
+from bnexplore.data import MISSING_LABEL
+from bnexplore.errors import BNExploreError
 from bnexplore.parents import candidate_parent_sets
-from bnexplore.search.bnkl import SELECT_RULES, encode_classes, n_statistics
+from bnexplore.search.bnkl import SELECT_RULES, n_statistics
 from bnexplore.search.credible import ilp_first_budget
 from bnexplore.search.exact import choose_engine
 
@@ -101,11 +102,17 @@ def bayes_factor_section(settings):
 
 
 def indegree_section(settings, n):
+    """The in-degree limit: a slider from 1 to min(n - 1, 10); with two variables (n >= 2 is the Data page's
+    rule) there is nothing to choose, and a slider from 1 to 1 is not drawn."""
     st.subheader("Parents per node")
-    limit = st.slider("Maximum number of parents (in-degree)", 1, max(1, min(n - 1, 10)),
-                      min(int(settings["max_indegree"] or 3), max(1, min(n - 1, 10))), key="tune_indegree",
-                      help="Searches never give a node more parents than this; smaller is faster and needs "
-                           "less data.")
+    most = min(n - 1, 10)
+    if most < 2:
+        st.markdown(f"With {n} variables a node has at most **1 parent**: nothing to choose.")
+        settings["max_indegree"] = 1
+        return
+    limit = st.slider("Maximum number of parents (in-degree)", 1, most, min(int(settings["max_indegree"] or 3), most),
+                      key="tune_indegree", help="Searches never give a node more parents than this; smaller is "
+                                                "faster and needs less data.")
     settings["max_indegree"] = int(limit)
 
 
@@ -193,10 +200,12 @@ def two_class_section(settings):
     if not column:
         return
     st.subheader("Two-class score: KL between the classes (BNKL)")
-    try:
-        _, labels = encode_classes(st.session_state["table"].frame[column], column=column)
-    except DataError as error:
-        st.warning(f"{error}. Choose another class column on the Data page.")
+    data = state.dataset()
+    states = data.states[data.index(column)]
+    labels = [label for label in states if label != MISSING_LABEL]  # blank rows are left out (Data page)
+    if len(labels) != 2:
+        st.warning(f"The class column {column!r} has {len(labels)} classes, not two. Choose another class column "
+                   "on the Data page.")
         return
     st.latex(r"R(G) = \frac{1}{n}\sum_i \sum_j \sum_k n_{ijk}\log\frac{P_{ijk}}{P^0_{ijk}},\quad "
              r"df(G) = \sum_i q_i (r_i - 1)")
@@ -223,7 +232,6 @@ def two_class_section(settings):
                                         key="tune_kl_select",
                                         help="ratio: largest R / df (the paper); bic: N R − df log(N) / 2; "
                                              "aic: N R − df.")
-    data = state.dataset()
     count = n_statistics(data.n_vars - 1, settings["kl_max_parents"])
     rate = local_score_rate(st.session_state["data_key"], "bic", 1.0, min(settings["kl_max_parents"], 3), data)
     st.caption(f"{data.n_vars - 1} variables besides {column}: the search computes {count:,} KL statistics; "
