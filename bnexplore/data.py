@@ -980,7 +980,7 @@ class Encoder:
         if undiscretized:
             example = undiscretized[0]
             raise DataError(
-                f"numeric column(s) {_short_list(undiscretized, limit=None)} need a discretization: pass "
+                f"numeric column(s) {_short_list(undiscretized, limit=20)} need a discretization: pass "
                 f"{subject('discretize', 'uniform3')} (or 'quantile:K', 'width:K', 'manual:...'), or "
                 f"{subject('types', {example: CATEGORICAL})} to use their values as categories"
             )

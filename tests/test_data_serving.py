@@ -244,3 +244,14 @@ def test_utf16_or_utf32_given_reads_text_without_a_byte_order_mark(stored):
     text = "town,size\nK\u00f6ln,1\nParis,2\n"
     frame, _ = read_frame(text.encode(stored), encoding=stored[:6])
     assert frame.values.tolist() == [["K\u00f6ln", 1], ["Paris", 2]]
+
+
+def test_messages_about_thousands_of_columns_stay_short():
+    wide = pd.DataFrame({f"c{j}": [0.5 + j, 1.5 + j, 2.25 + j] for j in range(3000)})
+    with pytest.raises(DataError) as refused:
+        quiet(read_table, wide.to_csv(index=False).encode())
+    assert len(str(refused.value)) < 1000 and "(+2980 more)" in str(refused.value)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        read_table(pd.DataFrame({f"k{j}": ["a"] * 3 for j in range(3000)}).to_csv(index=False).encode())
+    assert max(len(str(w.message)) for w in seen) < 1000
