@@ -6,7 +6,13 @@ The Python API in one place::
     data = bx.read_csv("sample_data/asia.csv")
     result = bx.learn(data, algorithm="hc", score="bdeu")
     print(result.score, result.graph.arcs())
+
+Importing it chooses how numba's parallel threads wait (see :mod:`bnexplore.threads`).
 """
+
+from . import threads
+
+threads.configure()  # before any numba kernel runs: libgomp reads the wait policy once
 
 from .bif import Network, fit_network, read_bif, sample, write_bif
 from .bootstrap import BootstrapResult, bootstrap
