@@ -1124,13 +1124,16 @@ def _draw_legend(draw, drawing, font, width):
 # DOT and GraphML
 
 
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
 def _plain_text(text):
-    """Hover HTML as one line of plain text (tags dropped, entities decoded)."""
-    return html.unescape(re.sub(r"<br\s*/?>|</tr>", "; ", re.sub(r"</t[dh]>", " ", text))).replace("  ", " ")
-
-
-def _strip_tags(text):
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", _plain_text(text))).strip()
+    """Hover HTML as one line of plain text: cell ends become spaces, line and row ends "; ", tags are
+    dropped and only then entities decoded, so a name that looks like a tag (``<missing>``, which the
+    hover HTML holds as ``&lt;missing&gt;``) is kept as text."""
+    text = re.sub(r"<[^>]*>", "", re.sub(r"<br\s*/?>|</tr>", "\n", re.sub(r"</t[dh]>", " ", text)))
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return html.unescape("; ".join(line for line in lines if line))
 
 
 def to_dot(drawing, positions=None):
@@ -1158,12 +1161,12 @@ def to_dot(drawing, positions=None):
             x, y = positions[node.name]
             pos = f", pos={quote(f'{x:.1f},{-y:.1f}!')}"
         lines.append(f"  {quote(node.name)} [fillcolor={quote(node.fill)}, color={quote(node.border)}, "
-                     f"fontcolor={quote(text_color(node.fill))}, tooltip={quote(_strip_tags(node.title))}{pos}];")
+                     f"fontcolor={quote(text_color(node.fill))}, tooltip={quote(_plain_text(node.title))}{pos}];")
     for edge in drawing.edges:
         style = "dashed" if edge.dashed else "solid"
         lines.append(f"  {quote(edge.u)} -> {quote(edge.v)} [color={quote(edge.color)}, "
                      f"penwidth={edge.width:.2f}, style={style}, dir={'forward' if edge.directed else 'none'}, "
-                     f"tooltip={quote(_strip_tags(edge.title))}, kind={quote(edge.kind)}];")
+                     f"tooltip={quote(_plain_text(edge.title))}, kind={quote(edge.kind)}];")
     lines.append("}")
     return "\n".join(line for line in lines if line) + "\n"
 
@@ -1174,7 +1177,9 @@ def to_graphml(drawing, positions=None):
     Every edge is stored once from ``u`` to ``v`` with the attributes
     ``directed`` (False for a link), ``kind``, ``color``, ``width``,
     ``dashed`` and ``info`` (the hover text as plain text); nodes carry
-    ``color``, ``info`` and, when given, ``x`` and ``y``.
+    ``color``, ``info`` and, when given, ``x`` and ``y``. Names and texts
+    are kept whole (XML-escaped by networkx), but for the control
+    characters XML 1.0 cannot hold, written as U+FFFD.
 
     Returns
     -------
@@ -1182,11 +1187,11 @@ def to_graphml(drawing, positions=None):
     """
     graph = nx.DiGraph(title=drawing.title)
     for node in drawing.nodes:
-        attributes = {"color": node.fill, "info": _strip_tags(node.title)}
+        attributes = {"color": node.fill, "info": _plain_text(node.title)}
         if positions is not None:
             attributes["x"], attributes["y"] = map(float, positions[node.name])
         graph.add_node(node.name, **attributes)
     for edge in drawing.edges:
         graph.add_edge(edge.u, edge.v, directed=edge.directed, kind=edge.kind, color=edge.color,
-                       width=float(edge.width), dashed=edge.dashed, info=_strip_tags(edge.title))
-    return "\n".join(nx.generate_graphml(graph)) + "\n"
+                       width=float(edge.width), dashed=edge.dashed, info=_plain_text(edge.title))
+    return _XML_INVALID.sub("\ufffd", "\n".join(nx.generate_graphml(graph))) + "\n"

@@ -305,3 +305,58 @@ def test_png_font_draws_every_character_of_titles_and_names():
         assert pixels(font, ch) != missing, ch
     builtin = ImageFont.load_default(size=20)
     assert pixels(builtin, "—") == pixels(builtin, "\U000F0000")  # why a font is shipped
+
+
+# --- exports keep names that look like tags (issue 29 item 13, issue 30 item 23) -----------------
+
+
+def tag_like_drawings():
+    """A fitted-network view (CPT hover tables) and an Ask it view over names and states that look like tags."""
+    names = ["<b>x</b>", "y & <i>"]
+    network = Network("n", names, [["<missing>", "a"], ["<script>alert(1)</script>", "b"]], [[], [0]],
+                      [np.array([0.25, 0.75]), np.array([[0.5, 0.5], [0.125, 0.875]])])
+    dag = DAG.from_arcs([(names[0], names[1])], names)
+    import html
+    titles = {name: f"<b>{html.escape(name)}</b><br>" + viz.cpt_html(network, v) for v, name in enumerate(names)}
+    plain = viz.pdag_drawing(dag, node_titles=titles)
+    posterior = {name: dict(zip(network.states[v], [0.5, 0.5])) for v, name in enumerate(names)}
+    asked = viz.belief_drawing(dag, posterior, posterior, {names[0]: "<missing>"},
+                               {name: f"<b>{html.escape(name)}</b><br>" + "<br>".join(
+                                   f"{html.escape(s)}: 0.5000" for s in network.states[v])
+                                for v, name in enumerate(names)})
+    return names, plain, asked
+
+
+def dot_attributes(text, attribute):
+    """``{node id: attribute value}`` of the node statements of DOT text, quotes undone."""
+    string = r'"((?:[^"\\]|\\.)*)"'
+    found = re.findall(rf"^  {string} \[[^\n]*?{attribute}={string}", text, flags=re.MULTILINE)
+    undo = lambda s: re.sub(r"\\(.)", r"\1", s)  # noqa: E731
+    return {undo(node): undo(value) for node, value in found}
+
+
+def test_dot_keeps_names_and_states_that_look_like_tags():
+    names, plain, asked = tag_like_drawings()
+    tips = dot_attributes(viz.to_dot(plain), "tooltip")
+    assert set(tips) == set(names)
+    assert tips["<b>x</b>"] == "<b>x</b>; P(<missing>) P(a); 0.250 0.750"
+    assert tips["y & <i>"] == ("y & <i>; <b>x</b> P(<script>alert(1)</script>) P(b); <missing> 0.500 0.500; "
+                               "a 0.125 0.875")
+    tips = dot_attributes(viz.to_dot(asked), "tooltip")
+    assert tips["<b>x</b>"] == "<b>x</b>; <missing>: 0.5000; a: 0.5000"
+
+
+def test_graphml_keeps_names_and_states_that_look_like_tags():
+    names, plain, asked = tag_like_drawings()
+    for drawing in (plain, asked):
+        graph = nx.parse_graphml(viz.to_graphml(drawing))
+        assert set(graph.nodes) == set(names)
+        assert "<missing>" in graph.nodes["<b>x</b>"]["info"]
+        assert "<script>alert(1)</script>" in graph.nodes["y & <i>"]["info"]
+    assert nx.parse_graphml(viz.to_graphml(asked)).nodes["<b>x</b>"]["info"] == "<b>x</b>; <missing>: 0.5000; a: 0.5000"
+
+
+def test_graphml_of_names_with_control_characters_is_well_formed():
+    dag = DAG.from_arcs([("a\x01b", "c")], ["a\x01b", "c"])
+    graph = nx.parse_graphml(viz.to_graphml(viz.pdag_drawing(dag)))
+    assert set(graph.nodes) == {"a\ufffdb", "c"} and graph.has_edge("a\ufffdb", "c")
