@@ -119,12 +119,14 @@ class EdgeStyle:
 
 @dataclass
 class LegendItem:
-    """One legend entry: a line sample (edge) or a swatch (node) and its label."""
+    """One legend entry: a line sample (edge) or a swatch (node) and its label; ``bar`` entries stand for
+    the bars of a belief node (the PNG draws them as bars)."""
 
     label: str
     color: str
     dashed: bool = False
     directed: bool = True
+    bar: bool = False
 
 
 @dataclass
@@ -460,10 +462,10 @@ def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, t
                                border=EVIDENCE_COLOR if observed is not None else NODE_BORDER, bars=rows,
                                observed=None if observed is None else str(observed)))
     edges = [EdgeStyle(graph.names[u], graph.names[v]) for u, v in graph.arcs()]
-    legend = [LegendItem("arc", ARC_COLOR), LegendItem("given the evidence", BAR_COLOR, directed=False),
-              LegendItem("before any evidence", PRIOR_COLOR, directed=False)]
+    legend = [LegendItem("arc", ARC_COLOR), LegendItem("given the evidence", BAR_COLOR, directed=False, bar=True),
+              LegendItem("before any evidence", PRIOR_COLOR, directed=False, bar=True)]
     if evidence:
-        legend.append(LegendItem("observed", EVIDENCE_COLOR, directed=False))
+        legend.append(LegendItem("observed", EVIDENCE_COLOR, directed=False, bar=True))
     return Drawing(nodes, edges, legend, None, title)
 
 
@@ -485,21 +487,25 @@ def _bars_svg(node, width=BAR_NODE_WIDTH):
              f'stroke="{colour}" stroke-width="{3 if node.observed is not None else 2}"/>',
              f'<text x="{width / 2}" y="19" {font} font-size="15" font-weight="bold" text-anchor="middle" '
              f'fill="{colour}">{html.escape(_clip(node.name, 24))}</text>']
-    bar_x = 92
-    bar_w = width - bar_x - 50
-    labels = short_labels([state for state, _, _ in node.bars], STATE_CHARS)
-    for i, ((state, p, prior), label) in enumerate(zip(node.bars, labels)):
-        y = top + i * row
+    for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, width):
         parts.append(f'<text x="6" y="{y + 14}" {font} font-size="13" fill="#37474f">{html.escape(label)}</text>')
-        parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{bar_w * min(max(prior, 0), 1):.1f}" height="13" '
-                     f'fill="{PRIOR_COLOR}"/>')
-        fill = EVIDENCE_COLOR if node.observed == state else BAR_COLOR
-        parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{bar_w * min(max(p, 0), 1):.1f}" height="7" '
-                     f'fill="{fill}"/>')
+        parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{prior_w:.1f}" height="13" fill="{PRIOR_COLOR}"/>')
+        parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{p_w:.1f}" height="7" fill="{fill}"/>')
         parts.append(f'<text x="{width - 5}" y="{y + 14}" {font} font-size="13" text-anchor="end" '
                      f'fill="#37474f">{100 * p:.0f}%</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _bar_rows(node, width):
+    """The rows of a belief node's picture, for its SVG and its PNG alike: per state ``(label, top of the
+    row, left of the bars, prior bar width, posterior bar width, probability, posterior bar colour)``."""
+    bar_x = 92
+    bar_w = width - bar_x - 50
+    labels = short_labels([state for state, _, _ in node.bars], STATE_CHARS)
+    return [(label, BAR_TOP + i * BAR_ROW, bar_x, bar_w * min(max(prior, 0), 1), bar_w * min(max(p, 0), 1), p,
+             EVIDENCE_COLOR if node.observed == state else BAR_COLOR)
+            for i, ((state, p, prior), label) in enumerate(zip(node.bars, labels))]
 
 
 def _clip(text, length):
@@ -1010,16 +1016,23 @@ def to_png(drawing, positions, width=None, scale=1.0):
     small = ImageFont.truetype(str(PNG_FONT), round(17 * scale))
     legend_height = _legend_height(drawing, small)
     probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
-    boxes = {name: _text_size(probe, name, font) for name in drawing.names}
+    half = {}
+    for node in drawing.nodes:
+        if node.bars is not None:
+            half[node.name] = (BAR_NODE_WIDTH / 2, (BAR_TOP + BAR_ROW * len(node.bars) + 6) / 2)
+        else:
+            w, h = _text_size(probe, node.name, font)
+            half[node.name] = ((w + 16) / 2, (h + 12) / 2)
     xs = [positions[n][0] for n in drawing.names] or [0.0]
     ys = [positions[n][1] for n in drawing.names] or [0.0]
-    pad = 30 + max((w for w, _ in boxes.values()), default=0) / 2 + 10
+    pad = 30 + max((w for w, _ in half.values()), default=0) + 2
+    margin = max(50, 20 + max((h for _, h in half.values()), default=0))
     span_x = max(xs) - min(xs) or 1.0
     if width is None:
         width = int(min(4000, max(1000, span_x + 2 * pad)))
     factor = min(1.0, (width - 2 * pad) / span_x) if span_x > 1 else 1.0
     factor = max(factor, 0.35)
-    graph_height = (max(ys) - min(ys)) * factor + 2 * 50
+    graph_height = (max(ys) - min(ys)) * factor + 2 * margin
     height = int(legend_height + graph_height + 20)
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
@@ -1027,14 +1040,16 @@ def to_png(drawing, positions, width=None, scale=1.0):
 
     def place(name):
         x, y = positions[name]
-        return width / 2 + (x - centre) * factor, legend_height + 50 + (y - min(ys)) * factor
+        return width / 2 + (x - centre) * factor, legend_height + margin + (y - min(ys)) * factor
 
-    half = {name: ((w + 16) / 2, (h + 12) / 2) for name, (w, h) in boxes.items()}
     for edge in drawing.edges:
         _draw_edge(draw, place(edge.u), place(edge.v), half[edge.v], half[edge.u], edge)
     for node in drawing.nodes:
         x, y = place(node.name)
         hw, hh = half[node.name]
+        if node.bars is not None:
+            _draw_bars(draw, node, (x - hw, y - hh), 2 * hh)
+            continue
         draw.rounded_rectangle([x - hw, y - hh, x + hw, y + hh], radius=6, fill=node.fill, outline=node.border,
                                width=2)
         draw.text((x, y), node.name, fill=text_color(node.fill), font=font, anchor="mm")
@@ -1042,6 +1057,29 @@ def to_png(drawing, positions, width=None, scale=1.0):
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
+
+
+def _draw_bars(draw, node, corner, height):
+    """A belief node in a PNG, as :func:`_bars_svg` draws it: its name, then per state the prior bar (faint),
+    the posterior bar (dark; the observed state in the evidence colour) and the percentage."""
+    from PIL import ImageFont
+
+    left, top = corner
+    observed = node.observed is not None
+    colour = EVIDENCE_COLOR if observed else NODE_BORDER
+    name_font = ImageFont.truetype(str(PNG_FONT), 15)
+    font = ImageFont.truetype(str(PNG_FONT), 13)
+    draw.rounded_rectangle([left + 1, top + 1, left + BAR_NODE_WIDTH - 1, top + height - 1], radius=6,
+                           fill="#ffffff", outline=colour, width=3 if observed else 2)
+    draw.text((left + BAR_NODE_WIDTH / 2, top + 19), _clip(node.name, 24), fill=colour, font=name_font, anchor="ms")
+    for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, BAR_NODE_WIDTH):
+        y += top
+        draw.text((left + 6, y + 14), label, fill="#37474f", font=font, anchor="ls")
+        if prior_w >= 0.5:
+            draw.rectangle([left + bar_x, y + 3, left + bar_x + prior_w, y + 16], fill=PRIOR_COLOR)
+        if p_w >= 0.5:
+            draw.rectangle([left + bar_x, y + 6, left + bar_x + p_w, y + 13], fill=fill)
+        draw.text((left + BAR_NODE_WIDTH - 5, y + 14), f"{100 * p:.0f}%", fill="#37474f", font=font, anchor="rs")
 
 
 def _text_size(draw, text, font):
@@ -1102,8 +1140,12 @@ def _draw_legend(draw, drawing, font, width):
         y += step
     for item in drawing.legend:
         mid = y + step / 2 - 2
-        _draw_edge(draw, (14, mid), (60, mid), (0, 0), (0, 0),
-                   EdgeStyle("", "", directed=item.directed, dashed=item.dashed, color=item.color, width=3))
+        if item.bar:  # a belief node's bar: the prior one tall and faint, the others short and dark
+            thick = 7 if item.color == PRIOR_COLOR else 4
+            draw.rectangle([14, mid - thick, 60, mid + thick], fill=item.color)
+        else:
+            _draw_edge(draw, (14, mid), (60, mid), (0, 0), (0, 0),
+                       EdgeStyle("", "", directed=item.directed, dashed=item.dashed, color=item.color, width=3))
         draw.text((70, y), item.label, fill="#000000", font=font)
         y += step
     bar = drawing.colorbar

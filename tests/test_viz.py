@@ -360,3 +360,36 @@ def test_graphml_of_names_with_control_characters_is_well_formed():
     dag = DAG.from_arcs([("a\x01b", "c")], ["a\x01b", "c"])
     graph = nx.parse_graphml(viz.to_graphml(viz.pdag_drawing(dag)))
     assert set(graph.nodes) == {"a\ufffdb", "c"} and graph.has_edge("a\ufffdb", "c")
+
+
+def test_png_of_an_ask_view_draws_the_bars_of_its_nodes_and_of_its_legend():
+    """The PNG of Ask it drew boxes with names only, under a legend about bars (issue 29 item 13)."""
+    from PIL import ImageFont
+
+    dag = DAG.from_arcs([("smoke", "lung"), ("lung", "either")], ["smoke", "lung", "either"])
+    posterior = {"smoke": {"yes": 1.0, "no": 0.0}, "lung": {"<missing>": 0.25, "no": 0.75},
+                 "either": {"a": 0.5, "b": 0.5}}
+    prior = {"smoke": {"yes": 0.5, "no": 0.5}, "lung": {"<missing>": 0.1, "no": 0.9}, "either": {"a": 0.3, "b": 0.7}}
+    drawing = viz.belief_drawing(dag, posterior, prior, {"smoke": "yes"}, title="asked")
+    assert [item.label for item in drawing.legend if item.bar] == ["given the evidence", "before any evidence",
+                                                                   "observed"]
+    positions = viz.belief_positions(viz.layered_layout(dag.names, viz.graph_edges(dag)), drawing)
+    split = viz._legend_height(drawing, ImageFont.truetype(str(viz.PNG_FONT), 17))
+    # the same picture with every posterior 0: its node borders and names share the bars' blue
+    empty = viz.belief_drawing(dag, {v: dict.fromkeys(d, 0.0) for v, d in posterior.items()}, prior,
+                               {"smoke": "yes"}, title="asked")
+
+    def count(colour, rows, picture=drawing):
+        pixels = np.asarray(Image.open(io.BytesIO(viz.to_png(picture, positions))).convert("RGB"))
+        rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+        return int((pixels[rows] == rgb).all(axis=-1).sum())
+
+    legend, graph = slice(0, split), slice(split, None)
+    for colour in (viz.BAR_COLOR, viz.PRIOR_COLOR, viz.EVIDENCE_COLOR):
+        assert count(colour, legend) >= 47 * 8, colour  # a bar 47 px long, at least 8 px thick
+    full = viz.BAR_NODE_WIDTH - 92 - 50  # the length of a bar of probability 1
+    dark = (0.25 + 0.75 + 0.5 + 0.5) * full * 8  # posterior bars of lung and either, 8 px thick
+    assert abs(count(viz.BAR_COLOR, graph) - count(viz.BAR_COLOR, graph, empty) - dark) < 0.1 * dark
+    observed = count(viz.EVIDENCE_COLOR, graph) - count(viz.EVIDENCE_COLOR, graph, empty)
+    assert abs(observed - full * 8) < 0.1 * full * 8  # smoke = yes at 100 %, in the evidence colour
+    assert count(viz.PRIOR_COLOR, graph) > 0.5 * full * 14  # priors show where posteriors are shorter
