@@ -18,8 +18,14 @@ The BIF dialect read here is that of the bnlearn Bayesian network repository
 
 Decisions, each enforced by :func:`read_bif`:
 
-- ``//`` and ``/* */`` comments and ``property`` statements are ignored;
-  anything else outside the three kinds of block is an error.
+- ``//`` and ``/* */`` comments and ``property`` statements are ignored, but
+  for ``property bnexplore_name`` / ``bnexplore_states``, where
+  :func:`write_bif` keeps names other BIF readers cannot take (see
+  :func:`bif_name`); anything else outside the three kinds of block, and any
+  brace but those of a variable's list of states, is an error.
+- A file is refused before it is expanded: more than :func:`max_text_bytes` of
+  text, or tables holding more cells together than the expansion bound of
+  :mod:`bnexplore.limits` has for float64 numbers, or no variable at all.
 - ``table`` in a conditional block lists the values in the order of the
   JavaBayes reference implementation and of pgmpy: the child varies slowest and
   the parents, in their declared order, vary as in a C array (the last parent
