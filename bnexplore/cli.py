@@ -4,6 +4,12 @@ Every command reads its input with the same data options as the Python API,
 prints JSON (or writes it with ``--json``), shows a terminal progress bar for
 long work (Ctrl-C stops the search and keeps the best network so far), and on
 bad input exits non-zero with a one-line message on stderr.
+
+Every number a flag takes is checked before any file is read (:func:`checks`:
+``--time-limit nan``, ``--seed -1``, ``--cv 0`` are refused naming the flag),
+and so is every file the command will write (``--json``, ``-o``: a writable
+file in an existing folder), so a run never ends in an error it could have
+given at the start.
 """
 
 import argparse
@@ -18,7 +24,8 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .errors import NO_VALUE, BNExploreError, door
+from .errors import NO_VALUE, BNExploreError, OptionError, door
+from .options import positive_number, seed_number, whole_number
 
 
 class TerminalProgress:
@@ -80,7 +87,41 @@ DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.fea
 
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
 FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
-         "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine"}
+         "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine",
+         "time_limit": "--time-limit", "ess": "--ess", "seed": "--seed", "restarts": "--restarts",
+         "max_indegree": "--max-indegree", "R": "--bootstrap", "bootstrap_workers": "--bootstrap-workers",
+         "workers": "--workers", "time_per_variable": "--time-per-variable", "n": "-n",
+         "max_cells": "--max-cells", "cv": "--cv", "max_parents": "--max-parents"}
+
+
+def checks():
+    """The check of each numeric flag, by its argparse ``dest`` (run before the command, when the flag is given)."""
+    from .bootstrap import MAX_RESAMPLES
+    from .scores.scorer import MAX_ESS
+
+    return {
+        "time_limit": lambda v: positive_number(v, "time_limit", unit=" of seconds"),
+        "ess": lambda v: positive_number(v, "ess", high=MAX_ESS, unit=" (the equivalent sample size)"),
+        "seed": seed_number,
+        "restarts": lambda v: whole_number(v, "restarts", 0),
+        "max_indegree": lambda v: whole_number(v, "max_indegree", 0),
+        "bootstrap": lambda v: whole_number(v, "R", 1, MAX_RESAMPLES),
+        "bootstrap_workers": lambda v: whole_number(v, "bootstrap_workers", 1),
+        "workers": lambda v: whole_number(v, "workers", 1),
+        "time_per_variable": lambda v: positive_number(v, "time_per_variable", unit=" of seconds"),
+        "n": lambda v: whole_number(v, "n", 1),
+        "max_cells": lambda v: positive_number(v, "max_cells", unit=" of cells"),
+        "cv": lambda v: whole_number(v, "cv", 2),
+        "max_parents": lambda v: whole_number(v, "max_parents", 0),
+    }
+
+
+OUTPUTS = {"json_out": "--json", "output": "-o"}
+"""Flags naming a file the command writes, checked before it runs."""
+
+SAMPLE_BYTES_PER_CELL = 8
+"""Memory ``sample`` needs per sampled cell: its codes, the table's categorical columns and the CSV
+writer's buffers (4.3 bytes measured on asia, 10^6 rows), with headroom."""
 
 
 def flag_option(name, value=NO_VALUE, key=None):
@@ -102,6 +143,30 @@ def flag_option(name, value=NO_VALUE, key=None):
         return f"{flag} {name.upper()}"
     text = str(value)
     return f"{flag} {text}" if re.fullmatch(r"[\w.:+-]+", text) else f"{flag} {repr(text)}"
+
+
+def writable(path, flag):
+    """Refuse ``path`` unless a file can be written there: not a folder, in an existing folder, writable."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise OptionError(f"{flag} {path} is a folder: give a file name")
+    if not folder.is_dir():
+        raise OptionError(f"{flag} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise OptionError(f"{flag} {path}: no permission to write there; choose another file")
+
+
+def check_args(args):
+    """Check every numeric flag (:func:`checks`) and output file (:data:`OUTPUTS`) given, before any work."""
+    for dest, check in checks().items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            check(value)
+    for dest, flag in OUTPUTS.items():
+        path = getattr(args, dest, None)
+        if path:
+            writable(path, flag)
 
 
 def _add_data_options(parser, data_help=DATA_HELP):
@@ -152,22 +217,47 @@ def _parse_arcs(text):
     return arcs
 
 
-def _graph_from_file(path):
+def _graph_from_file(path, names):
+    """The graph of a JSON file (a result, or ``{nodes, arcs}``) over some of the data's variables ``names``.
+
+    Its nodes are checked against the data before the graph is built, so a
+    file with more nodes than the data has variables costs nothing.
+    """
     from .graphs import DAG
 
     try:
         data = json.loads(Path(path).read_text())
     except OSError as err:
         raise BNExploreError(f"cannot read graph file {path}: {err.strerror}") from None
-    except json.JSONDecodeError as err:
-        raise BNExploreError(f"graph file {path} is not valid JSON (line {err.lineno})") from None
-    return DAG.from_json(data.get("graph", data))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        line = f" (line {err.lineno})" if isinstance(err, json.JSONDecodeError) else ""
+        raise BNExploreError(f"graph file {path} is not valid JSON{line}") from None
+    graph = data.get("graph", data) if isinstance(data, dict) else data
+    if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
+        raise BNExploreError(f'graph file {path} must hold a JSON object with a "nodes" list and an "arcs" list '
+                             "(as a learn result or {\"nodes\": [...], \"arcs\": [[\"A\", \"B\"]]} does)")
+    known = set(names)
+    nodes = graph["nodes"]
+    if len(nodes) > len(known):
+        raise BNExploreError(f"graph file {path} has {len(nodes):,} nodes but the data only {len(known):,} variables")
+    missing = sorted(str(v) for v in nodes if not isinstance(v, str) or v not in known)
+    if missing:
+        raise BNExploreError(f"the graph names variables the data does not have: {', '.join(missing[:20])}"
+                             + (f" and {len(missing) - 20:,} more" if len(missing) > 20 else ""))
+    return DAG.from_json(graph)
+
+
+def _write(path, text, flag="--json"):
+    try:
+        Path(path).write_text(text)
+    except OSError as err:
+        raise BNExploreError(f"cannot write {flag} {path}: {err.strerror}") from None
 
 
 def _emit(payload, out_path, summary=None):
     text = json.dumps(payload, indent=2)
     if out_path:
-        Path(out_path).write_text(text)
+        _write(out_path, text)
         print(json.dumps(summary if summary is not None else {"written": out_path}, indent=2))
     else:
         print(text)
@@ -180,10 +270,7 @@ def cmd_score(args):
     data = _read_data(args)
     scorer = Scorer(data, score=args.score, ess=args.ess)
     if args.graph:
-        graph = _graph_from_file(args.graph)
-        missing = sorted(set(graph.names) - set(data.names))
-        if missing:
-            raise BNExploreError(f"the graph names variables the data does not have: {', '.join(missing)}")
+        graph = _graph_from_file(args.graph, data.names)
         parents = {v: [graph.names[p] for p in graph.parents(i)] for i, v in enumerate(graph.names)}
     else:
         graph = DAG.from_arcs(_parse_arcs(args.arcs or ""), data.names)
@@ -196,10 +283,12 @@ def cmd_score(args):
 
 def cmd_sample(args):
     from .bif import read_bif, sample
+    from .search.exact import check_memory
 
-    if args.n <= 0:
-        raise BNExploreError(f"-n must be a positive number of rows, got {args.n}")
-    frame = sample(read_bif(args.network), args.n, seed=args.seed)
+    network = read_bif(args.network)
+    check_memory(args.n * network.n_vars * SAMPLE_BYTES_PER_CELL, f"sampling {args.n:,} rows of "
+                 f"{network.n_vars} variables", "ask for fewer rows with -n")
+    frame = sample(network, args.n, seed=args.seed)
     if args.output:
         frame.to_csv(args.output, index=False)
         print(json.dumps({"rows": args.n, "variables": frame.shape[1], "written": args.output}))
@@ -289,8 +378,6 @@ def _bootstrap(args, data, knowledge, options):
     """``{"strength", "averaged", "bootstrap"}`` for ``learn --bootstrap R``."""
     from .bootstrap import bootstrap
 
-    if args.bootstrap < 1:
-        raise BNExploreError(f"--bootstrap must be a number of resamples >= 1, got {args.bootstrap}")
     if args.threshold is not None and not 0 <= args.threshold <= 1:
         raise BNExploreError(f"--threshold must lie in [0, 1], got {args.threshold}")
     result = _run_with_progress(args, lambda bar, stop: bootstrap(
@@ -337,10 +424,7 @@ def cmd_query(args):
         network = read_bif(args.data)
     else:
         data = _read_data(args)
-        graph = _graph_from_file(args.graph)
-        missing = sorted(set(graph.names) - set(data.names))
-        if missing:
-            raise BNExploreError(f"the graph names variables the data does not have: {', '.join(missing)}")
+        graph = _graph_from_file(args.graph, data.names)
         network = fit_network(graph, data, ess=args.ess, method=args.fit)
         fit = {k: network.fit[k] for k in ("method", "ess", "rows", "empty_configurations")}
     answer = query(network, targets=args.target, evidence=evidence, likelihood=likelihood or None,
@@ -371,7 +455,7 @@ def cmd_enumerate(args):
                "truncated_reason": found.truncated_reason, "complete_epsilon": found.complete_epsilon,
                "written": args.json_out}
     if args.json_out:
-        Path(args.json_out).write_text(found.dumps())
+        _write(args.json_out, found.dumps())
     print(json.dumps(summary, indent=2))
 
 
@@ -536,12 +620,20 @@ def main(argv=None):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         with door(flag_option):
+            check_args(args)
             args.func(args)
     except BNExploreError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except FileNotFoundError as err:
         print(f"error: no such file: {err.filename}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("error: out of memory: ask for less (fewer rows, variables or parents), or use a machine with more",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)

@@ -96,7 +96,7 @@ def test_sample_is_seeded(capsys, tmp_path):
     (["score", ASIA, "--arcs", "smoke->nope"], "nope"),
     (["learn", ASIA, "--algorithm", "magic"], "unknown algorithm 'magic'"),
     (["learn", WDBC], "numeric"),
-    (["sample", ASIA_BIF, "-n", 0], "positive number of rows"),
+    (["sample", ASIA_BIF, "-n", 0], "-n must be a whole number >= 1"),
     (["enumerate", ASIA, "--bf", 0.5], "Bayes factor"),
     (["bnkl", ASIA, "--class-column", "nope"], "no class column 'nope'"),
 ])
