@@ -40,8 +40,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from .errors import DataError, option, subject
-from .limits import BoundedStream
+from .errors import DataError, ResourceError, option, subject
+from .limits import ENVIRONMENT, BoundedStream, max_expanded_bytes
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
@@ -1714,6 +1714,7 @@ def _read_arrow_file(source, frame):
         ordered = [pa.types.is_dictionary(schema.field(n).type) for n in stored]
         if not frame and index:
             batches = (batch.select(stored) for batch in batches)
+        batches = _counted(source, batches)
         no_rows = f"{source.label} has columns ({_short_list(names)}) but no data rows; choose a table with data"
         return _joined([_collect(batches, ordered, frame)], schema, names, no_rows, frame), notes
     except (pa.ArrowException, OSError) as error:
@@ -1726,7 +1727,9 @@ def _arrow_file_batches(source, frame):
     if source.format == PARQUET:
         import pyarrow.parquet as pq
 
-        schema = pq.ParquetFile(source.random_access()).schema_arrow
+        footer = pq.ParquetFile(source.random_access())
+        schema = footer.schema_arrow
+        _check_cells(source, footer.metadata.num_rows, len(schema.names))  # before a page is decompressed
         index = _pandas_index_columns(schema)
         strings = [] if frame else [f.name for f in schema if pa.types.is_string(f.type) or
                                     pa.types.is_large_string(f.type)]
@@ -1746,6 +1749,28 @@ def _arrow_file_batches(source, frame):
         reader = pa.ipc.open_stream(source.random_access())
         batches = iter(reader)
     return reader.schema, batches, _pandas_index_columns(reader.schema)
+
+
+def _check_cells(source, rows, columns, at_least=False):
+    """ResourceError for a table of more cells than a text table of the expanded-size bound could hold (two
+    bytes a cell: a character and a separator), so a compressed Parquet or Arrow file expands no further than
+    a gzipped CSV may (:func:`bnexplore.limits.max_expanded_bytes`)."""
+    most = max_expanded_bytes() // 2
+    if rows * columns > most:
+        raise ResourceError(f"{source.label} holds more than {most:,} cells ({rows:,}{'+' if at_least else ''} "
+                            f"rows x {columns:,} columns), as many as a {max_expanded_bytes() / (1 << 20):,.1f} MB "
+                            f"text table could, the limit of this server (set {ENVIRONMENT} to allow more); nothing "
+                            f"was loaded")
+
+
+def _counted(source, batches):
+    """The batches, refused (:func:`_check_cells`) as soon as those read hold too many cells: an Arrow file
+    does not say its rows before its batches are read."""
+    rows = 0
+    for batch in batches:
+        rows += batch.num_rows
+        _check_cells(source, rows, batch.num_columns, at_least=True)
+        yield batch
 
 
 def _check_single_values(source, schema, names):

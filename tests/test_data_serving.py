@@ -255,3 +255,30 @@ def test_messages_about_thousands_of_columns_stay_short():
         warnings.simplefilter("always")
         read_table(pd.DataFrame({f"k{j}": ["a"] * 3 for j in range(3000)}).to_csv(index=False).encode())
     assert max(len(str(w.message)) for w in seen) < 1000
+
+
+def test_a_parquet_file_that_expands_past_the_bound_is_refused_from_its_footer(small_bound, tmp_path, monkeypatch):
+    path = tmp_path / "big.parquet"
+    pq.write_table(pa.table({"a": pa.array([0] * 1_000_000, pa.int8()), "b": pa.array([1] * 1_000_000, pa.int8())}),
+                   path, compression="zstd")
+    assert path.stat().st_size < 50_000
+    read = []
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", lambda *a, **k: read.append(1))
+    for reader in (read_table, read_frame):
+        with pytest.raises(ResourceError, match=r"file 'big.parquet' holds more than 131,072 cells "
+                                                r"\(1,000,000 rows x 2 columns\), as many as a 0.2 MB text table"):
+            reader(path)
+    assert not read, "refused before a batch is read"
+
+
+def test_an_arrow_file_is_refused_after_the_batch_that_passes_the_bound(small_bound, tmp_path):
+    path = tmp_path / "big.arrow"
+    table = pa.table({"a": pa.array([0] * 1_000_000, pa.int8()), "b": pa.array([1] * 1_000_000, pa.int8())})
+    with pa.ipc.new_file(str(path), table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as writer:
+        writer.write_table(table, max_chunksize=50_000)
+    with pytest.raises(ResourceError, match=r"file 'big.arrow' holds more than 131,072 cells \(100,000\+ rows"):
+        read_table(path)
+    small = tmp_path / "small.arrow"
+    with pa.ipc.new_file(str(small), table.schema) as writer:
+        writer.write_table(table.slice(0, 60_000), max_chunksize=50_000)
+    assert quiet(read_table, small).n_rows == 60_000
