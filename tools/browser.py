@@ -1,0 +1,284 @@
+"""Drive the app in a real headless Chromium, as a user does: the helpers of the browser test and the walk.
+
+Playwright drives Debian's ``/usr/bin/chromium`` (never a downloaded browser)
+in a projector-sized 1280 x 720 window. Every helper waits on what the page
+shows, never on the clock: :func:`settle` waits until the script run an action
+caused has finished (Streamlit marks its root element ``data-test-script-state``;
+a watcher installed in every page counts the runs), and the others wait with
+Playwright's auto-waiting locators. Timeouts are generous, so a loaded
+two-core machine passes as a quiet one does.
+
+Examples
+--------
+>>> from tools.browser import AppServer, browser_session  # doctest: +SKIP
+>>> with AppServer() as url, browser_session() as browser:  # doctest: +SKIP
+...     page = new_page(browser, url)
+...     open_page(page, "3 · Search")
+"""
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+VIEWPORT = {"width": 1280, "height": 720}
+ROOT = Path(__file__).resolve().parent.parent
+STEP_TIMEOUT = 120_000
+"""Milliseconds any one wait may take (a page run, an upload) on a loaded machine."""
+
+PROBLEMS = re.compile(r"Traceback|(?i:please report)|\b[A-Z]\w*Error\b")
+"""What must never show on a page: a traceback, the app's "please report" message, a Python exception name."""
+
+_RUN_WATCH = """
+(() => {
+  if (window.__bnxRuns !== undefined) return;
+  window.__bnxRuns = 0;
+  window.__bnxState = "initial";
+  new MutationObserver(records => {
+    for (const record of records) {
+      const state = record.target.getAttribute("data-test-script-state");
+      if (state === "running" && window.__bnxState !== "running") window.__bnxRuns += 1;
+      window.__bnxState = state;
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-test-script-state"]});
+})();
+"""
+"""Counts the app's script runs: Streamlit sets ``data-test-script-state`` on its root to "running" at the
+start of every run (a fragment's too) and to "notRunning" at its end."""
+
+_IDLE_AFTER = """
+runs => window.__bnxRuns > runs && window.__bnxState === "notRunning"
+    && document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state") === "notRunning"
+"""
+
+
+def free_port():
+    """A free TCP port on the loopback interface."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class AppServer:
+    """``streamlit run app.py`` on a free loopback port, for the length of a ``with`` block.
+
+    Parameters
+    ----------
+    log : path, optional
+        Where the server's output goes (default: discarded).
+    env : dict, optional
+        Environment variables to add (e.g. ``BNEXPLORE_MAX_EXPANDED_MB``).
+    start_seconds : float
+        How long the server may take to answer its health check.
+
+    Examples
+    --------
+    >>> with AppServer() as url:  # doctest: +SKIP
+    ...     print(url)
+    http://127.0.0.1:38025
+    """
+
+    def __init__(self, log=None, env=None, start_seconds=120.0):
+        self.log_path = log
+        self.env = {**os.environ, **(env or {})}
+        self.start_seconds = start_seconds
+        self.process = None
+        self.url = None
+
+    def __enter__(self):
+        port = free_port()
+        self._log = open(self.log_path, "w") if self.log_path else subprocess.DEVNULL
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT, env=self.env)
+        self.url = f"http://127.0.0.1:{port}"
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self.url
+
+    def _wait_healthy(self):
+        deadline = time.monotonic() + self.start_seconds
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with code {self.process.returncode}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=5) as response:
+                    if response.read().strip() == b"ok":
+                        return
+            except OSError:
+                time.sleep(0.3)  # polling the health check, not waiting for the app's behaviour
+        raise TimeoutError(f"streamlit did not answer within {self.start_seconds:g} s")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self._log is not subprocess.DEVNULL:
+            self._log.close()
+        return False
+
+
+@contextlib.contextmanager
+def browser_session():
+    """Headless Chromium (Debian's) under Playwright, for the length of a ``with`` block."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def new_page(browser, url, timeout=STEP_TIMEOUT):
+    """A new browser context (a new app session) at 1280 x 720 with the app open and its first run done.
+
+    The page records every request that leaves the app's server (``page.offline_requests``).
+    """
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.set_default_timeout(timeout)
+    context.add_init_script(_RUN_WATCH)
+    page = context.new_page()
+    page.offline_requests = []
+    page.on("request", lambda request: page.offline_requests.append(request.url)
+            if not request.url.startswith((url, "data:", "blob:", "about:")) else None)
+    page.goto(url)
+    page.get_by_text("Data in use:").first.wait_for()
+    wait_idle(page)
+    return page
+
+
+def wait_idle(page, timeout=STEP_TIMEOUT):
+    """Wait until no script run is going on (the first run of a page included)."""
+    page.wait_for_function("() => document.querySelector(\"[data-testid='stApp']\")"
+                           "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=timeout)
+
+
+def settle(page, action, timeout=STEP_TIMEOUT):
+    """Do ``action()`` (a click, a key press) and wait until the script run it causes has finished.
+
+    The page is idle first: an action during a run would merge into it, and
+    the run it causes would never be seen to start. Only for actions that run
+    the script again; a download button that ignores its click would wait out
+    the timeout.
+    """
+    wait_idle(page, timeout)
+    runs = page.evaluate("() => window.__bnxRuns")
+    action()
+    page.wait_for_function(_IDLE_AFTER, arg=runs, timeout=timeout)
+
+
+def open_page(page, label):
+    """Go to the page ``label`` ("3 · Search") with the sidebar's link and wait until it is drawn."""
+    settle(page, lambda: page.get_by_role("link", name=label).first.click())
+    page.get_by_role("heading", name=label).first.wait_for()
+
+
+def choose_option(page, box, option, tries=3):
+    """Open a select box and pick ``option`` (its text, or a regular expression); the page is idle first,
+    so no rerun closes the list, and a list that closes anyway is opened again, at most ``tries`` times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(tries):
+        box.click()
+        item = page.get_by_role("option", name=option, exact=isinstance(option, str))
+        try:
+            item.first.wait_for(timeout=15_000)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        settle(page, item.first.click)
+        return
+    raise AssertionError(f"the option {option!r} never showed")
+
+
+def choose_radio(page, option):
+    """Click the radio button ``option`` (its label's text, or a regular expression) and wait for the run."""
+    choice = page.locator("[data-testid='stRadio'] label").filter(has_text=option).first
+    settle(page, choice.click)
+
+
+def uploader(page, label):
+    """The file uploader whose label is ``label``."""
+    return page.locator("[data-testid='stFileUploader']").filter(has_text=label).first
+
+
+def upload(page, label, path):
+    """Give the uploader ``label`` the file at ``path`` and wait until the app has read it."""
+    box = uploader(page, label)
+    settle(page, lambda: box.locator("input[type='file']").set_input_files(str(path)))
+
+
+def download(page, button, folder):
+    """Click a download button and save what the browser receives into ``folder``; returns its path."""
+    with page.expect_download() as caught:
+        button.click()
+    received = caught.value
+    path = Path(folder) / received.suggested_filename
+    received.save_as(path)
+    return path
+
+
+def alerts(page, kind):
+    """The texts of the page's alert boxes of one kind ("Error", "Warning", "Info", "Success")."""
+    return page.locator(f"[data-testid='stAlertContent{kind}']").all_inner_texts()
+
+
+def problems(page):
+    """What shows on the page that must not: tracebacks, "please report", exception names (with context)."""
+    found = [f"exception box: {text[:300]}" for text in
+             page.locator("[data-testid='stException']").all_inner_texts()]
+    text = page.locator("[data-testid='stApp']").inner_text()
+    for match in PROBLEMS.finditer(text):
+        found.append("…" + text[max(0, match.start() - 120):match.end() + 120].replace("\n", " ") + "…")
+    return found
+
+
+_FIT = """
+() => {
+  const canvas = document.querySelector("#mynetwork canvas");
+  const frame = canvas.getBoundingClientRect();
+  const outside = [];
+  for (const id of network.body.nodeIndices) {
+    const box = network.getBoundingBox(id);
+    const a = network.canvasToDOM({x: box.left, y: box.top});
+    const b = network.canvasToDOM({x: box.right, y: box.bottom});
+    if (a.x < -0.5 || a.y < -0.5 || b.x > frame.width + 0.5 || b.y > frame.height + 0.5)
+      outside.push(`${id}: (${a.x.toFixed(0)}, ${a.y.toFixed(0)})-(${b.x.toFixed(0)}, ${b.y.toFixed(0)})`
+                   + ` in ${frame.width.toFixed(0)} x ${frame.height.toFixed(0)}`);
+  }
+  return {nodes: network.body.nodeIndices.length, outside: outside};
+}
+"""
+
+
+def graph_frame(page, index=0):
+    """The ``index``-th embedded graph (vis-network in an iframe) once its canvas is drawn."""
+    frame_element = page.locator("[data-testid='stIFrame']").nth(index)
+    frame_element.wait_for()
+    frame = frame_element.element_handle().content_frame()
+    frame.locator("#mynetwork canvas").wait_for()
+    frame.wait_for_function("() => typeof network !== 'undefined' && network.body.nodeIndices.length > 0")
+    return frame
+
+
+def nodes_outside(page, index=0):
+    """``(number of nodes, descriptions of the nodes not wholly inside the drawing's canvas)``."""
+    found = graph_frame(page, index).evaluate(_FIT)
+    return found["nodes"], found["outside"]
