@@ -5,11 +5,14 @@ how to run (in the background thread, so ``run`` never touches Streamlit).
 Adding a search to the app is one ``register(Algorithm(...))`` call.
 """
 
+import os
 from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from bnexplore.bootstrap import bootstrap
+from bnexplore.data import MISSING_LABEL, Encoder
 from bnexplore.errors import SearchError
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
@@ -19,6 +22,7 @@ from bnexplore.search.exact import exact_search
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from bnexplore.search.ordering import ordering_search
 from bnexplore.search.rpdag import rpdag_search
+from bnexplore_app import jobs
 from bnexplore_app.state import score_label
 
 
@@ -39,6 +43,8 @@ class SearchInput:
         The Data page's discretization of each numeric column.
     knowledge : bnexplore.knowledge.Knowledge or None
         What the user knows (required / forbidden arcs, tiers), from the Tune page.
+    encoder_options : dict or None
+        The Data page's encoder options (``missing``, ``types``, ...) that made ``dataset`` from ``frame``.
     """
 
     dataset: object
@@ -47,6 +53,7 @@ class SearchInput:
     frame: object = None
     discretize: dict | None = None
     knowledge: object = None
+    encoder_options: dict | None = None
 
     def scorer(self):
         """A fresh Scorer for this run (the thread owns it: no sharing across threads)."""
@@ -234,11 +241,53 @@ def _bnkl_settings(settings):
             "class0": settings.get("kl_class0")}
 
 
+def class_blanks(dataset, class_column):
+    """Rows of ``dataset`` whose class is blank (the ``<missing>`` state), as a boolean mask."""
+    i = dataset.index(class_column)
+    if dataset.states[i][-1] != MISSING_LABEL:
+        return np.zeros(dataset.n_rows, dtype=bool)
+    return dataset.codes[:, i] == dataset.arities[i] - 1
+
+
+def bnkl_rows(dataset, class_column):
+    """How many rows BNKL learns from: the rows in use whose class is not blank."""
+    return int(dataset.n_rows - class_blanks(dataset, class_column).sum())
+
+
+def rows_in_use(inputs):
+    """Positions in ``inputs.frame`` of the rows BNKL learns from: the rows of the data in use (the Data
+    page's *Missing values: drop* leaves out rows with a blank cell) whose class is not blank.
+
+    Which rows the encoder dropped is read the encoder's own way: the table is encoded once more with
+    missing values as a state, and the rows with that state in some column are the dropped ones.
+    """
+    n = len(inputs.frame)
+    options = dict(inputs.encoder_options or {})
+    rows = np.arange(n)
+    if options.get("missing") == "drop":
+        probe = Encoder(**{**options, "missing": "state",  # the missing state is one more level
+                           "max_levels": options.get("max_levels", 50) + 1}).fit_transform(inputs.frame)
+        blank = np.zeros(n, dtype=bool)
+        for i in range(probe.n_vars):
+            if probe.states[i][-1] == MISSING_LABEL:
+                blank |= probe.codes[:, i] == probe.arities[i] - 1
+        rows = np.flatnonzero(~blank)
+    if len(rows) != inputs.dataset.n_rows:
+        raise SearchError(f"the rows in use ({inputs.dataset.n_rows:,}) and the table's rows without a blank cell "
+                          f"({len(rows):,}) differ; load the data again on the Data page")
+    return rows[~class_blanks(inputs.dataset, inputs.class_column)]
+
+
 def _bnkl_options(prefix):
     options = _bnkl_settings(st.session_state["settings"])
     reference = "" if options["class0"] is None else f", reference class {options['class0']}"
-    st.caption(f"Largest parent set M = {options['max_parents']}, network picked by the {options['select']} "
-               f"rule{reference}: set them under *Two-class score* on the Tune page.")
+    column = st.session_state["class_column"]
+    used, whole = bnkl_rows(st.session_state["dataset"], column), len(st.session_state["table"].frame)
+    left_out = (f" (of the file's {whole:,}: the rows with a blank cell or no class are left out)"
+                if used != whole else "")
+    st.caption(f"Runs on the {used:,} rows in use{left_out}, class column {column}. Largest parent set "
+               f"M = {options['max_parents']}, network picked by the {options['select']} rule{reference}: set them "
+               "under *Two-class score* on the Tune page.")
     return {}
 
 
@@ -247,10 +296,11 @@ def _run_bnkl(inputs, options, control):
         raise SearchError("BNKL does not take knowledge: its variable order comes from the class-difference "
                           "tests (Balov 2013), and arcs follow that order; clear the knowledge on the Tune page "
                           "to run it")
+    frame = inputs.frame.iloc[rows_in_use(inputs)].reset_index(drop=True)
     discretize = {k: v for k, v in (inputs.discretize or {}).items() if k != inputs.class_column} or "uniform3"
-    found = bnkl(inputs.frame, inputs.class_column, discretize=discretize, control=control,
+    found = bnkl(frame, inputs.class_column, discretize=discretize, control=control,
                  **_bnkl_settings(inputs.settings), **options)
-    return found.to_result(), {"bnkl": found, "frame": inputs.frame, "class_column": inputs.class_column}
+    return found.to_result(), {"bnkl": found, "frame": frame, "class_column": inputs.class_column}
 
 
 register(Algorithm(
@@ -273,8 +323,11 @@ def _bootstrap_options(prefix):
 
 
 def _run_bootstrap(inputs, options, control):
-    found = bootstrap(inputs.dataset, score=inputs.settings["score"], ess=inputs.settings["ess"],
-                      max_indegree=_max_indegree(inputs), knowledge=inputs.knowledge, control=control, **options)
+    every = os.cpu_count() or 1
+    with jobs.cores(every) as workers:  # the server's idle cores only; all of them: let the bootstrap decide
+        found = bootstrap(inputs.dataset, score=inputs.settings["score"], ess=inputs.settings["ess"],
+                          max_indegree=_max_indegree(inputs), knowledge=inputs.knowledge, control=control,
+                          workers=None if workers >= every else workers, **options)
     averaged = found.averaged()
     scorer = inputs.scorer()
     dag = averaged.dag()
@@ -283,6 +336,7 @@ def _run_bootstrap(inputs, options, control):
                     stats={**found.stats, "edges": dag.n_edges},
                     extra={"bootstrap": found.to_json(full=True)})
     return result, {"bootstrap": found}
+
 
 
 register(Algorithm(

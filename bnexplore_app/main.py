@@ -1,9 +1,9 @@
 """The app's entry: the home page and the navigation between the pages.
 
 :func:`main` runs on every interaction: it sets up the shared session state
-(loading a bundled sample on first start, so the app is useful at once), makes
-sure the numba core is compiled, then runs the selected page inside the error
-boundary. ``streamlit run app.py`` (in a clone) and ``bnexplore app`` (installed)
+(loading a bundled sample on first start, so the app is useful at once), starts
+compiling the numba core in the background (once per server), then runs the
+selected page inside the error boundary. ``streamlit run app.py`` (in a clone) and ``bnexplore app`` (installed)
 both end here; this file is also a Streamlit script of its own.
 """
 
@@ -12,10 +12,9 @@ from pathlib import Path
 import streamlit as st
 
 from bnexplore.errors import door
-from bnexplore_app import state
+from bnexplore_app import state, warmup
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.page import app_option, configure
-from bnexplore_app.warmup import warm_up
 from bnexplore_app.widgets import data_status, session_controls
 
 
@@ -73,9 +72,10 @@ def main():
     configure()
     with error_boundary("start-up"), door(app_option):
         state.init()
-        warm_up()
+        warmup.start()  # in the background: the first page shows at once
     with st.sidebar, error_boundary("the session controls"):
         session_controls()
+        warmup.note()
     pages = [
         st.Page(home, title="Home", icon=":material/home:", default=True),
         st.Page(PAGES / "1_Data.py", title="1 · Data", icon=":material/table:"),

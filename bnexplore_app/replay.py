@@ -77,8 +77,29 @@ def graphs(result):
     return out
 
 
+STATE_WORDS = {
+    "A": "neither {x} nor {y} had a parent or a link",
+    "B": "neither {x} nor {y} had a link, and one of them had a parent",
+    "C": "neither {x} nor {y} had a parent, and both had links",
+    "D": "neither {x} nor {y} had a parent, and only {y} had links",
+    "E": "neither {x} nor {y} had a parent, and only {x} had links",
+    "F": "{x} had a parent and {y} had links",
+    "G": "{y} had a parent and {x} had links",
+}
+"""The states of a non-adjacent pair (x, y) in words (Acid & de Campos 2003, Table 1 and Figure 10)."""
+
+POST_WORDS = {
+    "Complete": "then the links below {y} were turned into arcs pointing away from it",
+    "Undo": "then the arcs into {y} that no longer meet head to head became links again",
+}
+"""The post-processing of an RPDAG step in words (Acid & de Campos 2003, Section 4.3)."""
+
+PAPER = "Acid & de Campos (2003), Journal of Artificial Intelligence Research 18"
+
+
 def describe(step):
-    """One line for a step: what it did, the score change, and for RPDAG additions the pair's state."""
+    """One line for a step in plain words: what it did, the score change, and for an RPDAG step how the
+    pair stood before and what the post-processing did (the paper's names are in :func:`source`)."""
     args = step["args"]
     op = step["op"]
     if op in DAG_OPERATORS:
@@ -89,13 +110,26 @@ def describe(step):
         what = f"{RPDAG_WORDS[op]} {args[0]} → {args[1]} ← {args[2]}"
     else:
         sign = "→" if op.endswith("arc") else "—"
-        what = f"{RPDAG_WORDS[op]} {args[0]} {sign} {args[1]} ({op})"
-    if step.get("state"):
-        what += f"; the pair was in state {step['state']} of Table 1"
-    if step.get("post"):
-        what += f"; then {step['post']}({args[1]})"
+        what = f"{RPDAG_WORDS[op]} {args[0]} {sign} {args[1]}"
+    if step.get("state") in STATE_WORDS:
+        what += "; before it, " + STATE_WORDS[step["state"]].format(x=args[0], y=args[1])
+    if step.get("post") in POST_WORDS:
+        what += "; " + POST_WORDS[step["post"]].format(y=args[1])
     kind_note = " (random restart move)" if step.get("kind") == "perturb" else ""
     return f"{what}{kind_note}: score change {step['delta']:+.3f}, score now {step['score']:.3f}"
+
+
+def source(step):
+    """Where an RPDAG step's terms come from, for a tooltip ("operator A_link; the pair was in state E of
+    Table 1 ..."); None for a DAG step."""
+    if step["op"] in DAG_OPERATORS:
+        return None
+    parts = [f"operator {step['op']}"]
+    if step.get("state"):
+        parts.append(f"the pair was in state {step['state']} of Table 1")
+    if step.get("post"):
+        parts.append(f"post-processing {step['post']}({step['args'][1]}) of Section 4.3")
+    return "; ".join(parts) + f" — {PAPER}."
 
 
 def changed_pairs(step):

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from bnexplore.graphs import structural_errors
 from bnexplore.search import credible
+from bnexplore_app import warmup
 
 ROOT = Path(__file__).resolve().parent.parent
 ASIA = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
@@ -33,6 +34,7 @@ def new_session():
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     app.run()
     no_exception(app)
+    assert warmup.CORE.ready.wait(300), "the fast core did not compile"  # in the background; searches wait for it
     app.default_timeout = 30
     return app
 
@@ -428,8 +430,8 @@ def test_rpdag_search_replays_with_the_papers_states(at):
     at.run()
     no_exception(at)
     first = result.trajectory[0]
-    line = next(m.value for m in at.markdown if m.value.startswith("**Step 1 of"))
-    assert f"state {first['state']} of Table 1" in line
+    line = next(m for m in at.markdown if m.value.startswith("**Step 1 of"))
+    assert f"state {first['state']} of Table 1" in line.proto.help  # the paper's terms on hover (issue 29 item 14)
 
 
 def test_rpdag_search_refuses_k2_with_a_message(at):

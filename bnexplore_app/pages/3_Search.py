@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
-from bnexplore_app import knowledge_ui, replay, state
+from bnexplore_app import algorithms, jobs, knowledge_ui, replay, state, views, warmup
 from bnexplore_app.algorithms import SearchInput, available
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.jobs import SearchJob, Task
@@ -17,116 +17,256 @@ SPEEDS = (0.5, 1.0, 2.0, 3.0, 5.0)
 HIGHLIGHT = "#d81b60"
 MANY_VARIABLES = 100  # from this many variables ASOBS is the default (issue 16's benchmark, 223-1,041 variables)
 DELETED = "#f8bbd0"
+LINK_OPS = ("A_link", "D_link")  # RPDAG steps that change an undirected link
 
 
-def collect():
-    """Move the results of a finished background job into the session's results.
+def kept_jobs():
+    """The last job on each data set, by data key (the data in use's is shown; the others one click away)."""
+    return st.session_state.setdefault("search_jobs", {})
 
-    What happened (finished, stopped, failed) is kept in the session and shown
-    until the next run; it names the results as they are kept.
+
+def collect(job):
+    """Move the results of a finished background job into the session's results, once.
+
+    What happened (finished, stopped, failed) is kept on the job and shown with
+    it until the next run on the same data; it names the results as they are kept.
     """
-    job = st.session_state.get("job")
-    if job is not None and not job.running and not job.collected:
-        job.collected = True
-        notes = []
-        kept = []
-        for task, result, extras in job.results:
-            entry = state.add_result(task.name, result, **task.context)
-            entry.cache.update(extras)
-            kept.append((entry.name, result.stats.get("stopped")))
-        for task, message in job.errors:
-            notes.append(("error", f"{task.label}: {message}"))
-        if kept:
-            stopped = [name for name, reason in kept if reason]
-            notes.append(("success", f"Finished: {', '.join(name for name, _ in kept)}."
-                          + (f" Stopped early ({', '.join(stopped)}): the best network found so far is kept."
-                             if stopped else "")
-                          + (" Open it on the Networks page." if len(kept) == 1 else
-                             " Open them on the Networks page; the last is shown there first.")))
-        st.session_state["search_notes"] = notes
-    for kind, text in st.session_state.get("search_notes", []):
-        (st.error if kind == "error" else st.success)(text)
+    if job.running or job.collected:
+        return
+    job.collected = True
+    notes, kept = [], []
+    for task, result, extras in job.results:
+        if job.compile_seconds:
+            result.stats["seconds_compiling"] = job.compile_seconds  # apart: never in the search's seconds
+        entry = state.add_result(task.name, result, **task.context)
+        entry.cache.update(extras)
+        kept.append((entry.name, result))
+    for task, message in job.errors:
+        notes.append(("error", f"{task.label}: {message}"))
+    if not job.results and not job.errors and job.stop.is_set():
+        notes.append(("info", "Stopped before the search started: nothing to keep."))
+    if kept:
+        stopped = [(name, result) for name, result in kept if result.stats.get("stopped")]
+        bounded = "".join(f" {name}: {views.stopped_text(result)}." for name, result in stopped
+                          if result.stats.get("bound") is not None)  # how close to the optimum it is proven
+        notes.append(("success", f"Finished: {', '.join(name for name, _ in kept)}."
+                      + (f" Stopped early ({', '.join(name for name, _ in stopped)}): the best network found so "
+                         f"far is kept.{bounded}" if stopped else "")
+                      + (" Open it on the Networks page." if len(kept) == 1 else
+                         " Open them on the Networks page; the last is shown there first.")))
+    job.notes = notes
 
 
-def start(algorithms, options, time_limit):
-    """Start the chosen searches in a background thread."""
+def show_notes(job):
+    for kind, text in job.notes:
+        {"error": st.error, "info": st.info}.get(kind, st.success)(text)
+
+
+def session_alive():
+    """``alive()`` for this browser session: False once Streamlit no longer has it connected
+    (always True outside a running server, e.g. in tests)."""
+    from streamlit import runtime
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    context = get_script_run_ctx()
+    if context is None or not runtime.exists():
+        return lambda: True
+    session_id = context.session_id
+    return lambda: not runtime.exists() or runtime.get_instance().is_active_session(session_id)
+
+
+def start(chosen, options, time_limit):
+    """Start the chosen searches in a background thread (they queue for the fast core and a server slot)."""
     settings = dict(st.session_state["settings"])
     table = st.session_state["table"]
     options_of_data, columns = st.session_state["encoder_options"]
     knowledge = knowledge_ui.knowledge()
     inputs = SearchInput(state.dataset(), settings, st.session_state.get("class_column"), table.frame[columns],
-                         options_of_data["discretize"], knowledge)
+                         options_of_data["discretize"], knowledge, options_of_data)
     where = {"data": inputs.dataset, "data_key": st.session_state["data_key"],
              "data_label": st.session_state["data_label"]}
     tasks = []
-    for alg in algorithms:
+    for alg in chosen:
         opts = options[alg.key]
         name = state.result_name(alg.key, alg.settings_text(settings, opts), st.session_state["data_short"])
         tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control),
-                          where, traced=not alg.own_score))
-    st.session_state["search_notes"] = []
-    st.session_state["job"] = SearchJob(tasks, time_limit).start()
+                          where, traced=not alg.own_score, algorithm=alg.key))
+    job = SearchJob(tasks, time_limit, where["data_key"], where["data_label"], ready=warmup.CORE.ready,
+                    slots=jobs.server_slots(), alive=session_alive()).start()
+    jobs.REAPER.watch(job)
+    st.session_state["job"] = job
+    kept_jobs()[job.data_key] = job
+
+
+TRACE_TEXT = {
+    "hc": "Hill climbing rises quickly and flattens at a local optimum.",
+    "tabu": "Tabu search keeps moving past local optima (the line holds the best graph seen).",
+    "rpdag": "RPDAG search climbs over equivalence classes, so it wastes no steps on equivalent DAGs.",
+    "rpdag-tabu": "Tabu search over RPDAGs keeps moving past local optima.",
+    "asobs": "ASOBS starts from hill climbing, then improves in jumps as new orderings beat the best.",
+    "obs": "OBS starts from hill climbing, then improves in jumps as new orderings beat the best.",
+    "exact": "The exact search has no path to draw: it reports the optimum at its end (by branch and cut, "
+             "also the best network and the proven bound while it runs).",
+    "credible": "The credible set first finds the optimum exactly, then collects the networks near it.",
+    "bootstrap": "The bootstrap's line is the score of the averaged network, at its end.",
+}
+"""What the line of each search shows, for the chart's caption."""
+
+FEW_POINTS = 3
+"""Below this many points per search the trace is a table, not a chart of dots."""
+
+
+def time_unit(longest):
+    """Unit and factor for a time axis whose longest value is ``longest`` seconds: ms, s or min."""
+    if longest < 2.0:
+        return "ms", 1000.0
+    if longest < 180.0:
+        return "s", 1.0
+    return "min", 1 / 60.0
+
+
+def trace_frame(job):
+    """The job's score points as a frame: ``task``, ``seconds``, ``score``, ``bound``, ``best`` (the
+    best score so far of each search), numbers as floats (None becomes NaN)."""
+    frame = pd.DataFrame(job.trace(), columns=["task", "seconds", "score", "bound", "iteration"])
+    for column in ("seconds", "score", "bound", "iteration"):
+        frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
+    frame["best"] = frame.groupby("task")["score"].cummax()
+    return frame
+
+
+def trace_table(frame, job):
+    """Few points per search: one row each (best score, proven bound, gap, seconds), where dots would say nothing."""
+    rows = []
+    for task in job.tasks:
+        points = frame[frame["task"] == task.name]
+        if points.empty:
+            continue
+        last = points.iloc[-1]
+        best = points["best"].max()
+        bound = points["bound"].dropna()
+        bound = bound.iloc[-1] if len(bound) else None
+        rows.append({"search": task.name, "best score": best, "proven upper bound": bound,
+                     "gap": None if bound is None or pd.isna(best) else max(0.0, bound - best),
+                     "seconds": last["seconds"]})
+    st.markdown("**Best score found (natural log, higher is better)**")
+    st.table(pd.DataFrame(rows).style.format({"best score": "{:.4f}", "proven upper bound": "{:.4f}", "gap": "{:.4g}",
+                                              "seconds": "{:.3f}"}, na_rep="—"), border="horizontal")
+    st.caption("Too few points in time for a line: each search's best score, with the proven upper bound of an "
+               "exact search (no network scores above it; a gap of 0 means proven optimal). " + trace_about(job))
+
+
+def trace_about(job):
+    """What the lines of the searches in ``job`` show, and which searches are not drawn."""
+    shown = [task for task in job.tasks if task.traced]
+    about = " ".join(dict.fromkeys(TRACE_TEXT[t.algorithm] for t in shown if t.algorithm in TRACE_TEXT))
+    own = [task.name for task in job.tasks if not task.traced]
+    apart = (f" Not drawn: {', '.join(own)}, whose score is on another scale (its path is on the Networks page)."
+             if own else "")
+    return about + apart
 
 
 def trace_chart(job):
-    """Best score so far against time, one line per search; for an exact search also its proven bound."""
-    reports = job.trace()
-    if not reports:
+    """Best score so far against time from 0, one line per search; for an exact search by branch and cut
+    also its proven upper bound (dashed). With too few points, a table instead."""
+    frame = trace_frame(job)
+    if frame.empty or frame[["best", "bound"]].isna().all().all():
         return
-    frame = pd.DataFrame(reports)
-    frame["best"] = frame.groupby("task")["score"].cummax()
+    if frame.groupby("task")["seconds"].nunique().max() < FEW_POINTS:
+        trace_table(frame, job)
+        return
+    unit, factor = time_unit(frame["seconds"].max())
+    frame["time"] = frame["seconds"] * factor
     lines = [frame.assign(line="best found", value=frame["best"])]
-    if "bound" in frame and frame["bound"].notna().any():
+    bounded = frame["bound"].notna().any()
+    if bounded:
         lines.append(frame.assign(line="proven upper bound", value=frame["bound"]))
     frame = pd.concat(lines).dropna(subset=["value"])
     chart = alt.Chart(frame).mark_line(point=True, interpolate="step-after").encode(  # held until improved
-        x=alt.X("seconds:Q", title="time since the search started (s)"),
+        x=alt.X("time:Q", title=f"time since the search started ({unit})", scale=alt.Scale(domainMin=0)),
         y=alt.Y("value:Q", title="score", scale=alt.Scale(zero=False)),
         color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", columns=2, labelLimit=600)),
         strokeDash=alt.StrokeDash("line:N", legend=None,  # the caption says what the dashes are
                                   scale=alt.Scale(domain=["best found", "proven upper bound"], range=[[1, 0], [6, 4]])),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("line:N", title="line"),
-                 alt.Tooltip("seconds:Q", format=".2f", title="s"), alt.Tooltip("value:Q", format=".6f", title="score"),
+                 alt.Tooltip("time:Q", format=".3~f", title=unit), alt.Tooltip("value:Q", format=".6f", title="score"),
                  alt.Tooltip("iteration:Q", title="step")],
     )
-    own = [task.name for task in job.tasks if not task.traced]
-    apart = (f" Not drawn: {', '.join(own)}, whose score is on another scale (its path is on the Networks page)."
-             if own else "")
     bound = (" Dashed: the proven upper bound of an exact search by branch and cut: no network scores above it, so "
              "the best network found is within the gap between the two lines of the optimum, and optimal once they "
-             "meet." if len(lines) > 1 else "")
+             "meet."
+             if bounded else "")
     show_chart(chart, "Best score found so far (natural log, higher is better)",
-               "Each line is one search: the best score it has reached so far, against time. Hill climbing rises "
-               "quickly and flattens at a local optimum." + bound + apart, height=320)
+               "Each line is one search: the best score it has reached so far, against the time since it started "
+               "(compiling the fast core is not counted). " + trace_about(job) + bound, height=320)
+
+
+def progress_text(job):
+    """The progress bar's fraction and text for a job in its present phase."""
+    if job.phase in ("starting", "compiling"):
+        return warmup.CORE.done, ("Waiting: compiling the fast core (once for this server, "
+                                  f"{warmup.CORE.done:.0%} done). The search starts after it; that time is not "
+                                  "counted in its seconds.")
+    if job.phase == "waiting":
+        ahead = job.ahead()
+        return 0.0, (f"Waiting: {ahead} search{'es' if ahead != 1 else ''} ahead on this server (at most "
+                     f"{job.slots.capacity} run at once); this one starts by itself when a place is free.")
+    last = job.latest() or {}
+    current = job.current  # read once: the thread sets it to None when it ends
+    task = current.name if current else "starting"
+    seconds = last.get("seconds", 0.0) if last.get("task") == task else 0.0
+    done = last.get("done")
+    if done is None and job.time_limit:
+        done = seconds / job.time_limit
+    score, bound, found = last.get("score"), last.get("bound"), last.get("found")
+    step = last.get("iteration")
+    what = f"step {step}" if step is not None else (last.get("message") or "starting")
+    text = (f"{task} · {what} · "
+            + (f"best score {score:,.2f} · " if score is not None else "")
+            + (f"proven bound {bound:,.2f} (gap {bound - score:,.4g}) · "
+               if bound is not None and score is not None else "")
+            + (f"{found:,} credible networks found · " if found is not None else "")
+            + f"{seconds:.1f} s" + (f" of at most {job.time_limit:g} s" if job.time_limit else ""))
+    return min(max(done or 0.0, 0.0), 1.0), text
 
 
 def live_panel():
-    """Progress, Stop button and score trace of the current job (polled while it runs)."""
+    """Progress, Stop button and score trace of the job on the data in use (polled while it runs)."""
     with error_boundary("the search progress"):
-        job = st.session_state.get("job")
+        job = shown_job()
         if job is None:
             return
+        if job.data_key != st.session_state["data_key"]:
+            st.caption(f"Running on **{job.data_label}**, not the data in use; its results will be kept under "
+                       "their names.")
         if job.running:
-            last = job.latest() or {}
-            current = job.current  # read once: the thread sets it to None when it ends
-            task = current.name if current else "starting"
-            seconds = last.get("seconds", 0.0)
-            done = last.get("done")
-            if done is None and job.time_limit:
-                done = seconds / job.time_limit
-            score, bound, found = last.get("score"), last.get("bound"), last.get("found")
-            text = (f"{task} · step {last.get('iteration') or 0} · "
-                    + (f"best score {score:,.2f} · " if score is not None else "")
-                    + (f"proven bound {bound:,.2f} (gap {bound - score:,.2f}) · "
-                       if bound is not None and score is not None else "")
-                    + (f"{found:,} credible networks found · " if found is not None else "")
-                    + f"{seconds:.1f} s" + (f" of at most {job.time_limit:g} s" if job.time_limit else ""))
-            st.progress(min(max(done or 0.0, 0.0), 1.0), text=text)
+            done, text = progress_text(job)
+            st.progress(done, text=text)
             st.button("Stop", on_click=job.stop.set, key="search_stop", type="primary",
                       help="Stop now; the best network found so far is kept.")
         elif not job.collected:
             st.rerun()
+        else:
+            show_notes(job)
         trace_chart(job)
+
+
+def shown_job():
+    """The job the panel shows: a running one (on whatever data), else the last one on the data in use."""
+    job = st.session_state.get("job")
+    if job is not None and job.running:
+        return job
+    return kept_jobs().get(st.session_state["data_key"])
+
+
+def other_jobs_section():
+    """The last search on each other data set, one click away and labelled with its data."""
+    shown = shown_job()
+    others = [job for key, job in kept_jobs().items() if job is not shown and key != st.session_state["data_key"]]
+    for job in others:
+        with st.expander(f"Last search on other data: {job.data_label}"):
+            show_notes(job)
+            trace_chart(job)
 
 
 def run_section():
@@ -156,15 +296,16 @@ def run_section():
     right.caption(f"Score **{state.score_label(settings['score'], settings.get('ess'))}**, at most "
                   f"**{settings['max_indegree']}** parents per node, Bayes factor {settings['bf']:g}"
                   + (f", knowledge: **{knowledge_ui.summary(known)}**" if known else "")
-                  + " — change them on the Tune page. Results are named by algorithm, score and data "
+                  + f" — change them on the Tune page. Every search learns from the {state.dataset().n_rows:,} rows "
+                  "in use; results are named by algorithm, score and data "
                   f"(*{st.session_state['data_short']}*).")
     job = st.session_state.get("job")
     busy = job is not None and job.running
     if st.button("Run", type="primary", disabled=busy or not picked, key="search_run"):
         start([choices[k] for k in picked], options, float(time_limit))
-    fragment = st.fragment(run_every=POLL_SECONDS if st.session_state["job"] is not None
-                           and st.session_state["job"].running else None)(live_panel)
-    fragment()
+    busy = st.session_state["job"] is not None and st.session_state["job"].running
+    st.fragment(run_every=POLL_SECONDS if busy else None)(live_panel)()
+    other_jobs_section()
 
 
 def replay_drawing(before, after, step, title):
@@ -181,7 +322,7 @@ def replay_drawing(before, after, step, title):
     for u, v in removed:
         drawing.edges.append(viz.EdgeStyle(u, v, directed=False, color=DELETED, width=4.0,
                                            title=f"{u} — {v} was just deleted", kind="just deleted"))
-    drawing.legend.append(viz.LegendItem("changed in this step", HIGHLIGHT))
+    drawing.legend.append(viz.LegendItem("changed in this step", HIGHLIGHT, directed=step["op"] not in LINK_OPS))
     if removed:
         drawing.legend.append(viz.LegendItem("deleted in this step", DELETED, directed=False))
     return drawing
@@ -226,12 +367,13 @@ def replay_frame(entry):
     if k == 0:
         st.markdown(f"**Start:** the empty graph. {total} steps follow.")
     else:
-        st.markdown(f"**Step {k} of {total}:** {replay.describe(trajectory[k - 1])}")
+        step = trajectory[k - 1]
+        st.markdown(f"**Step {k} of {total}:** {replay.describe(step)}", help=replay.source(step))
     graphs = replay_graphs(entry)
     drawing = replay_drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
                              f"{entry.name} after step {k} of {total}")
-    rpdag_note = (" In an RPDAG run, dashed lines are links (undirected) and the state letter says which case "
-                  "of the paper's Table 1 the pair was in." if replay.kind(entry.result) == "rpdag" else "")
+    rpdag_note = (" In an RPDAG run, dashed lines are links (undirected); the step's terms in the paper are under "
+                  "the ? beside its description." if replay.kind(entry.result) == "rpdag" else "")
     show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
                "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
                "in light pink. Nodes stay in the same place at every step." + rpdag_note, most=420)
@@ -242,16 +384,23 @@ def replay_frame(entry):
 
 def teaching_section():
     st.subheader("Teaching mode: replay a search step by step")
-    entries = {name: e for name, e in st.session_state["results"].items() if replay.kind(e.result)}
+    every = {name: e for name, e in st.session_state["results"].items() if replay.kind(e.result)}
+    here = {name: e for name, e in every.items() if e.on_data_in_use()}
+    others = len(every) - len(here)
+    if others:
+        st.checkbox(f"Also runs on other data ({others})", key=state.KEEP + "replay_other_data",
+                    help="Runs learned on other data sets than the data in use, labelled with their data.")
+    entries = every if st.session_state.get(state.KEEP + "replay_other_data") else here
     if not entries:
         st.info("Run hill climbing, tabu search or an RPDAG search (without restarts) above; its steps can then "
-                "be replayed here.")
+                "be replayed here." + (" Runs on other data: tick the box above." if others else ""))
         return
     chosen = replay_pick(entries)
     left, right = st.columns([3, 2])
     with left:
         name = pick_one("Search to replay", list(entries), "replay_result", chosen,
-                        lambda picked: st.session_state.update(replay_pick=picked))
+                        lambda picked: st.session_state.update(replay_pick=picked),
+                        format_func=views.label(entries))
     entry = entries[name]
     total = len(entry.result.trajectory)
     if st.session_state.get("replay_for") != name:
@@ -261,17 +410,19 @@ def teaching_section():
     playing = st.session_state.get("replay_playing", False)
     speed = right.select_slider("Seconds per step while playing", SPEEDS, value=1.0, key=state.KEEP + "replay_speed")
     a, b, c, _ = st.columns([1, 1, 1, 4])
-    a.button("◀ Previous", on_click=step_by, args=(-1, total), key="replay_prev")
-    b.button("⏸ Pause" if playing else "▶ Play", on_click=toggle_play, args=(total,), key="replay_play",
-             type="primary", help="Step through the search by itself, one step every few seconds.")
-    c.button("Next ▶", on_click=step_by, args=(1, total), key="replay_next")
+    a.button("Previous", icon=":material/skip_previous:", on_click=step_by, args=(-1, total), key="replay_prev")
+    b.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
+             on_click=toggle_play, args=(total,), key="replay_play", type="primary",
+             help="Step through the search by itself, one step every few seconds.")
+    c.button("Next", icon=":material/skip_next:", on_click=step_by, args=(1, total), key="replay_next")
     st.fragment(run_every=float(speed) if playing else None)(replay_frame)(entry)
 
 
 def page():
     st.title("3 · Search")
     data_status()
-    collect()
+    for job in kept_jobs().values():
+        collect(job)
     run_section()
     results = st.session_state["results"]
     st.subheader("Results")

@@ -1,0 +1,133 @@
+"""Compile (or load from numba's disk cache) every fast kernel once, on tiny data.
+
+The numba kernels are compiled on their first call, which takes seconds each
+(a minute for all of them on a cold cache) and would otherwise be counted in
+the first search's seconds. :func:`warm_up` calls every search, score,
+inference and sampling routine once on a few rows, so that later calls run
+the compiled code only. The app runs it in a background thread at start; the
+benchmarks and the CLI do not need it (they time after a first call).
+"""
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from .control import Control
+
+STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "exact search (subset DP)",
+         "exact search (branch and cut)", "credible set", "ordering searches", "BNKL", "bootstrap",
+         "candidate parent sets", "inference and sampling")
+"""What :func:`warm_up` runs, in order (one progress report each)."""
+
+
+def tiny_data(rows=60, seed=0):
+    """A small table with dependencies, a numeric column and a two-class column.
+
+    Parameters
+    ----------
+    rows : int
+    seed : int
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``a``, ``b``, ``c`` (text), ``x`` (numbers) and ``group`` (two classes).
+    """
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2, rows)
+    b = np.where(rng.random(rows) < 0.8, a, 1 - a)
+    c = (a + b + rng.integers(0, 2, rows)) % 3
+    x = b * 2.0 + rng.normal(0, 1, rows)
+    group = np.where(a + rng.random(rows) > 1.0, "one", "two")
+    return pd.DataFrame({"a": a.astype(str), "b": b.astype(str), "c": c.astype(str), "x": x, "group": group})
+
+
+def warm_up(progress=None):
+    """Run every kernel the app and the API can call once, on :func:`tiny_data`.
+
+    With numba's disk cache filled (``cache=True``) this loads the compiled
+    code in a few seconds; on a cold cache it compiles it (about a minute).
+    Searches started afterwards count only their own time.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        Called as ``progress(step, done)`` before each of :data:`STEPS`
+        (``done`` is the fraction finished).
+
+    Returns
+    -------
+    float
+        Seconds it took.
+
+    Examples
+    --------
+    >>> from bnexplore.warmup import warm_up
+    >>> seconds = warm_up()
+    """
+    from .bif import fit_network, sample
+    from .bootstrap import bootstrap
+    from .data import Encoder
+    from .inference import InferenceEngine
+    from .parents import candidate_parent_sets
+    from .scores import Scorer
+    from .search.bnkl import bnkl
+    from .search.credible import credible_set
+    from .search.exact import exact_search
+    from .search.hillclimb import hill_climb, tabu_search
+    from .search.ilp import available as scip_available
+    from .search.ordering import ordering_search
+    from .search.rpdag import rpdag_search
+
+    start = time.perf_counter()
+    frame = tiny_data()
+    data = Encoder(discretize="uniform3").fit_transform(frame)
+    scorers = {}
+
+    def step(k):
+        if progress is not None:
+            progress(STEPS[k], k / len(STEPS))
+
+    step(0)
+    for score in ("bdeu", "bic", "k2"):
+        scorer = scorers[score] = Scorer(data, score=score)
+        scorer.total(hill_climb(scorer, max_indegree=2).graph)
+        scorer.entropy([0, 1])
+        scorer.conditional_entropy(0, [1])
+    bdeu, bic = scorers["bdeu"], scorers["bic"]
+    step(1)
+    hill_climb(bdeu, restarts=1, seed=0)
+    step(2)
+    tabu_search(bdeu, iterations=5)
+    step(3)
+    rpdag_search(bdeu)
+    rpdag_search(bic, tabu=True, iterations=5)
+    step(4)
+    exact_search(bdeu, engine="dp")
+    exact_search(bdeu, max_indegree=2)  # the engine chooser's scan of the candidates
+    exact_search(bdeu, engine="dp", control=Control(stop=lambda: True))  # the greedy completion of a stopped DP
+    step(5)
+    if scip_available():
+        exact_search(bic, engine="ilp")
+        exact_search(bdeu, max_indegree=2, engine="ilp")
+    step(6)
+    credible_set(bdeu, bf=3, engine="dp")
+    if scip_available():
+        credible_set(bic, bf=3, engine="ilp")
+    step(7)
+    for method in ("asobs", "obs"):
+        ordering_search(bdeu, method=method, restarts=2, seed=0, time_per_variable=0.01)
+    step(8)
+    bnkl(frame, "group")
+    step(9)
+    bootstrap(data, R=2, seed=0, workers=1)
+    step(10)
+    candidate_parent_sets(bdeu, epsilon=np.log(20.0))
+    candidate_parent_sets(bic, epsilon=np.log(20.0))
+    step(11)
+    network = fit_network(hill_climb(bdeu).graph, data)
+    engine = InferenceEngine(network)
+    engine.query(evidence={data.names[0]: data.states[0][0]})
+    sample(network, 20, seed=0)
+    return time.perf_counter() - start
