@@ -21,8 +21,11 @@ STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "exact search
 """What :func:`warm_up` runs, in order (one progress report each)."""
 
 
-def tiny_data(rows=60, seed=0):
+def tiny_data(rows=3000, seed=0):
     """A small table with dependencies, a numeric column and a two-class column.
+
+    Enough rows that the batches of the first passes reach the parallel kernels too
+    (:data:`bnexplore.scores.kernels.PARALLEL_WORK`).
 
     Parameters
     ----------

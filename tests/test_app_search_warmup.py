@@ -1,0 +1,83 @@
+"""The fast core's warm-up covers every kernel the app calls (issue 29 item 5).
+
+After :func:`bnexplore.warmup.warm_up`, running each search, score, inference and sampling routine the app
+offers on other data (other sizes, arities and scores) must not compile (or load) a single new kernel
+signature: a new one would be compile time inside a result's seconds.
+"""
+
+import importlib
+import pkgutil
+
+import numpy as np
+from numba.core.registry import CPUDispatcher
+
+import bnexplore
+from bnexplore import bundled
+from bnexplore.bif import fit_network, read_bif, sample
+from bnexplore.bootstrap import bootstrap
+from bnexplore.classifier import cross_validate
+from bnexplore.data import Encoder
+from bnexplore.inference import InferenceEngine
+from bnexplore.parents import candidate_parent_sets
+from bnexplore.scores import Scorer
+from bnexplore.search.bnkl import bnkl
+from bnexplore.search.credible import credible_set
+from bnexplore.search.exact import exact_search
+from bnexplore.search.hillclimb import hill_climb, tabu_search
+from bnexplore.search.ordering import ordering_search
+from bnexplore.search.rpdag import rpdag_search
+from bnexplore.warmup import STEPS, warm_up
+
+
+def signatures():
+    """Every numba kernel of the package with the signatures it has compiled (or loaded) so far."""
+    found = {}
+    for module in pkgutil.walk_packages(bnexplore.__path__, "bnexplore."):
+        if module.name.endswith("__main__"):
+            continue
+        for name, value in vars(importlib.import_module(module.name)).items():
+            if isinstance(value, CPUDispatcher):
+                found[f"{module.name}.{name}"] = set(value.signatures)
+    return found
+
+
+def new_since(before):
+    return {name: sorted(map(str, sigs - before.get(name, set()))) for name, sigs in signatures().items()
+            if sigs - before.get(name, set())}
+
+
+def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel():
+    steps = []
+    warm_up(progress=lambda step, done: steps.append((step, done)))
+    assert [s for s, _ in steps] == list(STEPS) and [d for _, d in steps] == sorted(d for _, d in steps)
+    before = signatures()
+    assert sum(1 for sigs in before.values() if sigs) > 20
+    network = read_bif(bundled.network_path("child"))  # 20 variables of 2 to 6 states
+    frame = sample(network, 400, seed=3)
+    data = Encoder().fit_transform(frame)
+    for score in ("bdeu", "bic", "k2"):
+        scorer = Scorer(data, score=score)
+        hill_climb(scorer, max_indegree=3)
+        hill_climb(scorer, restarts=2, seed=1)
+        tabu_search(scorer, iterations=30)
+        if score != "k2":
+            rpdag_search(scorer, max_indegree=3)
+            rpdag_search(scorer, tabu=True, iterations=30)
+        ordering_search(scorer, method="asobs", restarts=2, seed=1, time_per_variable=0.01)
+        ordering_search(scorer, method="obs", restarts=2, seed=1, time_per_variable=0.01)
+        candidate_parent_sets(scorer, epsilon=np.log(20.0), max_indegree=2)
+    small = Scorer(data.select(data.names[:9]), score="bic")
+    exact_search(small, max_indegree=2)
+    exact_search(small, max_indegree=2, engine="ilp")
+    credible_set(small, bf=3, max_indegree=2)
+    credible_set(small, bf=3, max_indegree=2, engine="ilp")
+    bootstrap(data, R=3, seed=1, workers=1)
+    engine = InferenceEngine(fit_network(hill_climb(Scorer(data)).graph, data))
+    engine.query(evidence={data.names[1]: data.states[1][0]})
+    sample(network, 50, seed=4)
+    rng = np.random.default_rng(5)
+    table = frame.iloc[:, :6].assign(x=rng.normal(size=len(frame)), group=np.where(rng.random(len(frame)) < .5,
+                                                                                     "a", "b"))
+    bnkl(table, "group")
+    cross_validate(table.drop(columns="group"), table["group"], cv=2, seed=0)
+    assert new_since(before) == {}
