@@ -43,6 +43,7 @@ import math
 import multiprocessing
 import os
 import queue
+import signal
 import time
 from dataclasses import dataclass, field
 
@@ -336,7 +337,13 @@ def _worker_task(indices):
 
 
 def _worker_loop(tasks, results, codes, arities, names, settings):
-    """A worker process: learn the chunks of ``tasks`` until None, sending ``(ok, value)`` to ``results``."""
+    """A worker process: learn the chunks of ``tasks`` until None, sending ``(ok, value)`` to ``results``.
+
+    Ctrl-C in a terminal reaches every process of the group: the worker starts
+    with it blocked (:func:`_run_processes`) and ignores it, and the parent,
+    whose stop it is, ends the worker.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _start_worker(codes, arities, names, settings)
     for chunk in iter(tasks.get, None):
         try:
@@ -499,8 +506,14 @@ def _run_processes(data, settings, todo, workers, chunk_size, control, found):
     chunks = _chunks(todo, workers, chunk_size)
     waiting = 0
     try:
-        for process in processes:
-            process.start()
+        # started with Ctrl-C blocked (the mask is inherited), so one pressed while a worker is still importing
+        # cannot kill it with a traceback; the signal stays pending here and reaches this process's handler
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for process in processes:
+                process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for chunk in itertools.islice(chunks, IN_FLIGHT * workers):
             tasks.put(chunk)
             waiting += 1
@@ -509,7 +522,7 @@ def _run_processes(data, settings, todo, workers, chunk_size, control, found):
                 ok, value = results.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 dead = [p.exitcode for p in processes if not p.is_alive()]
-                if dead:
+                if dead and not control.should_stop():
                     raise ResourceError(f"a bootstrap worker process ended unexpectedly (exit code {dead[0]}; "
                                         "out of memory?); use fewer workers or a smaller data set") from None
                 continue

@@ -3,6 +3,7 @@ threshold rule by hand, the acyclic repair, stops that keep the resamples
 done, and the same result on one or two workers."""
 
 import importlib
+import os
 import multiprocessing
 import time
 import tracemalloc
@@ -306,3 +307,31 @@ def test_a_huge_R_starts_without_memory_growing_with_R(asia, monkeypatch):
         tracemalloc.stop()
     assert 0 < result.resamples < 10**7 and result.stats["stopped"] == "stopped"
     assert peak < 20 * 2**20  # a list of 10^7 resample indices alone would take 360 MB
+
+
+def test_ctrl_c_at_the_command_line_ends_the_workers_and_prints_the_result():
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "bnexplore", "learn", str(ASIA), "--quiet", "--seed", "1",
+               "--bootstrap", str(MAX_RESAMPLES), "--bootstrap-workers", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        cli = psutil.Process(process.pid)
+        deadline = time.monotonic() + 300  # wait (generously) until both workers are running
+        while len(cli.children()) < 3 and time.monotonic() < deadline:  # the workers and the resource tracker
+            time.sleep(0.1)
+        workers = [p for p in cli.children() if "resource_tracker" not in " ".join(p.cmdline())]
+        assert len(workers) == 2
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group gets it
+        out, err = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0 and "Traceback" not in err, err
+    payload = json.loads(out)
+    assert payload["bootstrap"]["resamples"] < MAX_RESAMPLES and payload["bootstrap"]["stats"]["stopped"] == "stopped"
+    assert all(gone(p.pid) for p in workers)
