@@ -89,6 +89,35 @@ def test_stop_on_branch_and_cut_shows_the_proven_gap_everywhere(at, exact_until_
     assert table["stopped?"].tolist() == [note]  # the Results table
 
 
+@pytest.fixture
+def exact_stopped_at_once():
+    """Branch and cut on asia stopped at its first report, before it has any network or bound."""
+
+    def run(inputs, options, control):
+        reported = []
+
+        def progress(info):
+            control.progress(info)
+            reported.append(info)
+
+        inner = Control(progress=progress, stop=lambda: bool(reported), min_interval=0.0)
+        return exact_search(inputs.scorer(), max_indegree=2, engine="ilp", control=inner)
+
+    register("exact-at-once", run)
+    yield "exact-at-once"
+    del algorithms.REGISTRY["exact-at-once"]
+
+
+def test_an_exact_search_stopped_before_any_score_shows_no_error(at, exact_stopped_at_once):
+    job = start_search(at, exact_stopped_at_once)
+    assert job.wait(120)
+    at.run()
+    no_exception(at)
+    assert job.results and all(p["score"] is None for p in job.trace())
+    assert not at.error, errors(at)  # was: TypeError: cummax is not supported for object dtype
+    assert any("Finished: exact-at-once" in s.value for s in at.success)
+
+
 def test_the_trace_of_one_search_starts_at_zero_and_says_what_it_shows(at):
     run_search(at, algorithms=("hc",))
     chart = at.get("vega_lite_chart")[0].proto.spec
