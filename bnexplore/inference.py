@@ -30,6 +30,7 @@ import numpy as np
 from .bif import Network
 from .errors import DataError, ResourceError
 from .junction import check_size, junction_tree, multiply, normalise_segments, propagate
+from .options import positive_number
 
 MAX_CELLS = 2e8
 """Default limit on the cells of all clique tables of one engine (two float64
@@ -127,7 +128,7 @@ class InferenceEngine:
         self._index = {name: i for i, name in enumerate(self.names)}
         self.cards = network.arities.astype(np.int64)
         self.tree = junction_tree(network.parents, self.cards)
-        check_size(self.tree, max_cells, f"network {network.name!r}")
+        check_size(self.tree, positive_number(max_cells, "max_cells", unit=" of cells"), f"network {network.name!r}")
         self._lock = threading.Lock()
         self._compile()
         self.calibrated = bool(calibrate)

@@ -183,3 +183,11 @@ def test_the_api_names_the_keyword(asia, call, keyword):
 def test_the_largest_ess_gives_a_finite_score(asia):
     result = bx.learn(asia, ess=1e6, max_indegree=1)
     assert np.isfinite(result.score) and result.score < 0
+
+
+@pytest.mark.parametrize("max_cells", [math.nan, -1, 0, "1e9"])
+def test_the_api_query_refuses_a_max_cells_that_would_turn_the_guard_off(max_cells):
+    network = bx.read_bif(ASIA_BIF)
+    with pytest.raises(BNExploreError, match="max_cells must be a positive number of cells"):
+        bx.query(network, max_cells=max_cells)
+    assert bx.query(network, targets=["dysp"], max_cells=40).to_json()
