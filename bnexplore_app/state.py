@@ -330,6 +330,8 @@ def use_table(table, encoding=None):
     state["data_key"] = key
     state["data_label"] = table.label
     state["data_short"] = table.short or table.label
+    if dataset.n_rows != len(table.frame):  # rows with a blank cell dropped: result names say the rows in use
+        state["data_short"] += f", {short_count(dataset.n_rows)} used"
     state["truth"] = network(table.truth_name) if table.truth_name else None
     if state.get("class_column") not in dataset.names:
         state["class_column"] = None

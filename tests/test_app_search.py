@@ -379,7 +379,9 @@ def test_bnkl_learns_from_the_rows_in_use(at):
     go(at, "3_Search")
     at.multiselect(key="keep.search_algorithms").set_value(["bnkl"])
     at.run()
-    assert any("Runs on the 180 rows in use (of the file's 200" in c.value for c in at.caption)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Runs on the 180 rows in use (of the file's 200" in captions
+    assert "learns from the 180 rows in use" in captions and "(*pasted 200, 180 used*)" in captions
     at.button(key="search_run").click()
     at.run()
     job = at.session_state["job"]
