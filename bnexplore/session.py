@@ -400,16 +400,23 @@ def _check_tree(doc):
                     raise ResourceError(f"the session file's graphs hold more than {MAX_GRAPH_CELLS:,} adjacency "
                                         f"cells together (at {_path(trail)}), the limit of a session; nothing "
                                         "was loaded")
+            if value and max(map(len, value)) > MAX_TEXT:  # JSON keys are text
+                raise _broken(f"a key in {_path(trail)}", f"at most {MAX_TEXT:,} characters",
+                              max(value, key=len))
             items = value.items()
         else:
             items = enumerate(value)
+        if set(map(type, value.values() if isinstance(value, dict) else value)) <= _NUMBERS:
+            continue  # nothing to look into (most lists: scores, parents, probabilities)
         for key, item in items:
             if isinstance(item, (dict, list)):
                 stack.append((item, depth + 1, (key, trail)))
             elif isinstance(item, str) and len(item) > MAX_TEXT and item is not carried:
                 raise _broken(_path((key, trail)), f"at most {MAX_TEXT:,} characters", item)
-            if isinstance(key, str) and len(key) > MAX_TEXT:
-                raise _broken(f"a key in {_path(trail)}", f"at most {MAX_TEXT:,} characters", key)
+
+
+_NUMBERS = {int, float, bool, type(None)}
+"""JSON values with nothing to bound inside them."""
 
 
 def _path(trail):
