@@ -98,6 +98,7 @@ def start(chosen, options, time_limit):
     kept_jobs()[job.data_key] = job
 
 
+# what the line of each search shows, for the chart's caption
 TRACE_TEXT = {
     "hc": "Hill climbing rises quickly and flattens at a local optimum.",
     "tabu": "Tabu search keeps moving past local optima (the line holds the best graph seen).",
@@ -110,10 +111,7 @@ TRACE_TEXT = {
     "credible": "The credible set first finds the optimum exactly, then collects the networks near it.",
     "bootstrap": "The bootstrap's line is the score of the averaged network, at its end.",
 }
-"""What the line of each search shows, for the chart's caption."""
-
-FEW_POINTS = 3
-"""Below this many points per search the trace is a table, not a chart of dots."""
+FEW_POINTS = 3  # below this many points in time per search the trace is a table, not a chart of dots
 
 
 def time_unit(longest):
