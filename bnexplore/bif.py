@@ -492,8 +492,8 @@ def fit_network(dag, dataset, ess=1.0, method="bdeu"):
     if method not in ("bdeu", "ml"):
         raise ScoreError(f"unknown fitting method {method!r}: use 'bdeu' (posterior mean) or 'ml' (maximum "
                          "likelihood)")
-    if not ess >= 0:
-        raise ScoreError(f"ess must be >= 0, got {ess!r}; use 1.0 for BDeu, 0 for maximum likelihood")
+    if isinstance(ess, bool) or not isinstance(ess, (int, float, np.integer, np.floating)) or not 0 <= ess < math.inf:
+        raise ScoreError(f"ess must be a finite number >= 0, got {ess!r}; use 1.0 for BDeu, 0 for maximum likelihood")
     if method == "ml":
         ess = 0.0
     column_of = {str(name): i for i, name in enumerate(dataset.names)}

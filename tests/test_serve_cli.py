@@ -191,3 +191,10 @@ def test_the_api_query_refuses_a_max_cells_that_would_turn_the_guard_off(max_cel
     with pytest.raises(BNExploreError, match="max_cells must be a positive number of cells"):
         bx.query(network, max_cells=max_cells)
     assert bx.query(network, targets=["dysp"], max_cells=40).to_json()
+
+
+@pytest.mark.parametrize("ess", ["1", math.nan, math.inf, -1, True])
+def test_the_api_fit_network_refuses_an_impossible_ess(asia, ess):
+    graph = bx.learn(asia, max_indegree=1).graph
+    with pytest.raises(BNExploreError, match="ess must be a finite number >= 0"):
+        bx.fit_network(graph, asia, ess=ess)
