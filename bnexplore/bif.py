@@ -55,6 +55,7 @@ import pandas as pd
 from bnexplore.data import code_dtype
 from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError
 from bnexplore.limits import gunzip, max_expanded_bytes
+from bnexplore.options import seed_number
 
 SUM_TOLERANCE = 1e-3
 """Largest accepted distance from one of the sum of a distribution in a file."""
@@ -376,7 +377,7 @@ def sample_codes(network, n, seed=None):
         ``network.names[i]`` and code ``k`` is ``network.states[i][k]``.
     """
     n = _row_count(n)
-    rng = np.random.default_rng(seed)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed_number(seed))
     arities = network.arities
     codes = np.empty((n, network.n_vars), dtype=code_dtype(int(arities.max(initial=1))), order="F")
     for v in network.topological_order():

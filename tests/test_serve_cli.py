@@ -198,3 +198,18 @@ def test_the_api_fit_network_refuses_an_impossible_ess(asia, ess):
     graph = bx.learn(asia, max_indegree=1).graph
     with pytest.raises(BNExploreError, match="ess must be a finite number >= 0"):
         bx.fit_network(graph, asia, ess=ess)
+
+
+@pytest.mark.parametrize("algorithm, keyword, value", [
+    ("hc", "perturb", "x"), ("hc", "perturb", -1), ("tabu", "tabu_length", "x"), ("tabu", "iterations", math.nan),
+    ("obs", "time_per_variable", "1"), ("obs", "time_per_variable", -1), ("asobs", "max_evaluations", 1.5),
+])
+def test_learn_names_the_keyword_of_any_impossible_search_option(asia, algorithm, keyword, value):
+    with pytest.raises(BNExploreError, match=f"^{keyword} must be"):
+        bx.learn(asia, algorithm, **{keyword: value})
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 1.5])
+def test_the_api_sample_names_the_seed(seed):
+    with pytest.raises(BNExploreError, match="^seed must be a whole number >= 0"):
+        bx.sample(bx.read_bif(ASIA_BIF), 5, seed=seed)

@@ -3,7 +3,7 @@
 import inspect
 
 from ..errors import SearchError
-from ..options import seed_number
+from ..options import positive_number, seed_number, whole_number
 from ..scores import Scorer
 from .credible import CredibleSet, credible_set
 from .exact import ENGINES, choose_engine, exact_search
@@ -21,6 +21,17 @@ ALGORITHMS = {
     "asobs": asobs,
 }
 """Search functions by name; each takes ``(scorer, **options)`` and returns a Result."""
+
+OPTION_CHECKS = {
+    "seed": seed_number,
+    "perturb": lambda v: whole_number(v, "perturb", 0),
+    "tabu_length": lambda v: whole_number(v, "tabu_length", 0),
+    "iterations": lambda v: whole_number(v, "iterations", 0),
+    "max_evaluations": lambda v: whole_number(v, "max_evaluations", 0),
+    "time_per_variable": lambda v: positive_number(v, "time_per_variable", unit=" of seconds"),
+}
+"""Checks :func:`learn` makes of the numeric options it passes on (when given, not None), so a
+string or NaN is an OptionError naming the keyword, not a TypeError deep in a search."""
 
 
 def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
@@ -63,8 +74,9 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise SearchError(f"{algorithm} does not take {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
-    if "seed" in options:
-        options["seed"] = seed_number(options["seed"])
+    for name, check in OPTION_CHECKS.items():
+        if options.get(name) is not None:
+            options[name] = check(options[name])
     if scorer is None:
         scorer = Scorer(data, score=score, ess=ess)
     return function(scorer, **options)
