@@ -72,6 +72,10 @@ MAX_GRAPH_ARCS = 200_000
 """Most arcs and links of one graph in a session file."""
 MAX_GRAPH_CELLS = 1 << 26
 """Most adjacency-matrix cells (nodes squared) of all graphs in one session file together."""
+RESULT_NUMBERS = {"params": ("ess", "bf", "epsilon", "max_indegree", "n_rows", "max_parents"),
+                  "stats": ("seconds", "bound", "gap")}
+"""Entries of a saved result's ``params`` and ``stats`` that readers compute with: numbers (``"inf"`` as
+:func:`bnexplore.result.to_plain` writes infinity) or null."""
 
 @dataclass
 class SavedResult:
@@ -118,6 +122,11 @@ class SavedResult:
                                  ("extra", dict, "an object")):
             check_field(part not in body or isinstance(body[part], kind), f"{where}.result.{part}", must,
                         body.get(part))
+        for part, entries in RESULT_NUMBERS.items():
+            for entry in entries:
+                value = body.get(part, {}).get(entry)
+                check_field(value in (None, "inf", "-inf") or _number(value), f"{where}.result.{part}.{entry}",
+                            "a number or null", value)
         result = _read(Result.from_json, body, f"{where}.result")
         credible = doc.get("credible")
         if credible is not None:

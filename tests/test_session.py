@@ -207,6 +207,12 @@ def test_json_items_are_bounded_before_parsing(monkeypatch):
     ({"results": [{"name": "", "result": {}}]}, r"results\[0\].name must be a name"),
     ({"results": [{"name": "x", "result": {"algorithm": "hc", "score": 1, "score_name": "bic", "params": [],
                                              "graph": {"nodes": ["a"]}}}]}, r"results\[0\].result.params"),
+    ({"results": [{"name": "x", "result": {"algorithm": "hc", "score": 1, "score_name": "bdeu", "params": {"ess": ""},
+                                           "graph": {"nodes": ["a"]}}}]},
+     r"results\[0\].result.params.ess must be a number or null, got ''"),  # the Compare page computed with it
+    ({"results": [{"name": "x", "result": {"algorithm": "hc", "score": 1, "score_name": "bdeu",
+                                           "stats": {"seconds": [1]}, "graph": {"nodes": ["a"]}}}]},
+     r"results\[0\].result.stats.seconds must be a number or null"),
     ({"results": [{"name": "x", "credible": {"names": ["v"] * 70},
                    "result": {"algorithm": "hc", "score": 1, "score_name": "bic", "graph": {"nodes": ["a"]}}}]},
      r"results\[0\].credible.names must be a list of at most 62"),
