@@ -127,6 +127,11 @@ class SavedResult:
                 value = body.get(part, {}).get(entry)
                 check_field(value in (None, "inf", "-inf") or _number(value), f"{where}.result.{part}.{entry}",
                             "a number or null", value)
+        for k, step in enumerate(body.get("trajectory") or ()):
+            check_field(isinstance(step, dict) and isinstance(step.get("op", ""), str)
+                        and isinstance(step.get("args", []), list)
+                        and all(step.get(n) is None or _number(step[n]) for n in ("score", "delta", "seconds")),
+                        f"{where}.result.trajectory[{k}]", "a step (op, args, score, delta, seconds)", step)
         result = _read(Result.from_json, body, f"{where}.result")
         credible = doc.get("credible")
         if credible is not None:

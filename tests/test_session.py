@@ -213,6 +213,9 @@ def test_json_items_are_bounded_before_parsing(monkeypatch):
     ({"results": [{"name": "x", "result": {"algorithm": "hc", "score": 1, "score_name": "bdeu",
                                            "stats": {"seconds": [1]}, "graph": {"nodes": ["a"]}}}]},
      r"results\[0\].result.stats.seconds must be a number or null"),
+    ({"results": [{"name": "x", "result": {"algorithm": "hc", "score": 1, "score_name": "bdeu",
+                                           "trajectory": [1, "a"], "graph": {"nodes": ["a"]}}}]},
+     r"results\[0\].result.trajectory\[0\] must be a step"),  # the Search page's replay read it
     ({"results": [{"name": "x", "credible": {"names": ["v"] * 70},
                    "result": {"algorithm": "hc", "score": 1, "score_name": "bic", "graph": {"nodes": ["a"]}}}]},
      r"results\[0\].credible.names must be a list of at most 62"),
