@@ -191,3 +191,26 @@ def test_empty_networks_and_stray_braces_are_refused_naming_the_line(text, line,
     with pytest.raises(BIFError) as error:
         read_bif(text)
     assert str(error.value).startswith(f"BIF line {line}: ") and words in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize("command", [["query"], ["sample", "-n", "5"]])
+def test_the_command_line_refuses_a_network_without_variables_in_one_line(command, tmp_path, capsys):
+    """``query`` crashed with IndexError and ``sample`` printed nothing on such a file."""
+    from bnexplore import cli
+
+    path = tmp_path / "empty.bif"
+    path.write_text("network empty {\n}\n")
+    code = cli.main([command[0], str(path), *command[1:]])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == ""
+    assert err.strip().count("\n") == 0 and "BIF line 1: the file declares no variables" in err, err
+
+
+def test_the_command_line_refuses_a_gzip_bomb_in_one_line(small_bound, tmp_path, capsys):
+    from bnexplore import cli
+
+    path = tmp_path / "bomb.bif.gz"
+    path.write_bytes(gzip.compress(VALID.encode() + b" " * (16 << 20)))
+    code = cli.main(["sample", str(path), "-n", "5"])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == "" and err.strip().count("\n") == 0 and "expands to more than" in err, err
