@@ -306,7 +306,7 @@ def test_a_huge_R_starts_without_memory_growing_with_R(asia, monkeypatch):
     finally:
         tracemalloc.stop()
     assert 0 < result.resamples < 10**7 and result.stats["stopped"] == "stopped"
-    assert peak < 20 * 2**20  # a list of 10^7 resample indices alone would take 360 MB
+    assert peak < 50 * 2**20  # measured 14 MB (learning 200 checks' worth); a list of 10^7 indices alone is 360 MB
 
 
 def test_ctrl_c_at_the_command_line_ends_the_workers_and_prints_the_result():
