@@ -469,10 +469,10 @@ def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, t
     return Drawing(nodes, edges, legend, None, title)
 
 
-BAR_NODE_WIDTH = 220
-"""Width of a belief node's picture in pixels (at full size: its state names are 13 px, the name 15 px)."""
-BAR_ROW, BAR_TOP = 19, 26
-STATE_CHARS = 11
+BAR_NODE_WIDTH = 200
+"""Width of a belief node's picture in pixels (at full size its state names are BAR_FONT pixels high)."""
+BAR_ROW, BAR_TOP, BAR_FONT = 20, 27, 15
+STATE_CHARS = 10
 """Most characters of a state name drawn in a belief node (a longer one is shortened in the middle)."""
 
 
@@ -485,13 +485,14 @@ def _bars_svg(node, width=BAR_NODE_WIDTH):
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
              f'<rect x="1" y="1" width="{width - 2}" height="{height - 2}" rx="6" fill="#ffffff" '
              f'stroke="{colour}" stroke-width="{3 if node.observed is not None else 2}"/>',
-             f'<text x="{width / 2}" y="19" {font} font-size="15" font-weight="bold" text-anchor="middle" '
+             f'<text x="{width / 2}" y="20" {font} font-size="16" font-weight="bold" text-anchor="middle" '
              f'fill="{colour}">{html.escape(_clip(node.name, 24))}</text>']
     for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, width):
-        parts.append(f'<text x="6" y="{y + 14}" {font} font-size="13" fill="#37474f">{html.escape(label)}</text>')
+        parts.append(f'<text x="6" y="{y + 15}" {font} font-size="{BAR_FONT}" fill="#37474f">'
+                     f'{html.escape(label)}</text>')
         parts.append(f'<rect x="{bar_x}" y="{y + 3}" width="{prior_w:.1f}" height="13" fill="{PRIOR_COLOR}"/>')
         parts.append(f'<rect x="{bar_x}" y="{y + 6}" width="{p_w:.1f}" height="7" fill="{fill}"/>')
-        parts.append(f'<text x="{width - 5}" y="{y + 14}" {font} font-size="13" text-anchor="end" '
+        parts.append(f'<text x="{width - 5}" y="{y + 15}" {font} font-size="{BAR_FONT}" text-anchor="end" '
                      f'fill="#37474f">{100 * p:.0f}%</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -566,10 +567,10 @@ def belief_positions(positions, drawing):
         rows_at.setdefault(y, []).append(x)
     gaps = [b - a for xs in rows_at.values() for a, b in zip(sorted(xs), sorted(xs)[1:]) if b - a > 1]
     ys = sorted(rows_at)
-    dx = min(gaps, default=BAR_NODE_WIDTH + 30)
+    dx = min(gaps, default=BAR_NODE_WIDTH + 24)
     dy = min((b - a for a, b in zip(ys, ys[1:]) if b - a > 1), default=140.0)
     rows = max((len(node.bars or ()) for node in drawing.nodes), default=1)
-    across = (BAR_NODE_WIDTH + 30) / dx
+    across = (BAR_NODE_WIDTH + 24) / dx
     down = (BAR_TOP + BAR_ROW * rows + 6 + 40) / dy
     return {name: (round(x * across, 1), round(y * down, 1)) for name, (x, y) in positions.items()}
 
@@ -860,7 +861,7 @@ _STYLE = """
 <style>
 body { margin: 0; font-family: -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif; }
 #mynetwork { border: none !important; float: none !important; }
-.card { border: none !important; }
+.card { border: none !important; position: relative; }
 div.vis-tooltip { white-space: normal; font-size: 16px; max-width: 560px; padding: 8px; }
 table.bnx-cpt { border-collapse: collapse; margin-top: 4px; font-size: 14px; }
 table.bnx-cpt th, table.bnx-cpt td { border: 1px solid #bbb; padding: 2px 6px; text-align: right; }
@@ -886,8 +887,10 @@ _FIT_SCRIPT = """
   // vis-network fits the graph once, at its first draw; but an embedding frame often gets its final size
   // only afterwards, and picture nodes their size only once their image has loaded. So fit again after
   // any draw at which the frame's size or a node's size has changed since the last fit (a fit with
-  // nothing changed is not repeated: the user's own zoom and pan stay).
-  var fitted = null;
+  // nothing changed is not repeated: the user's own zoom and pan stay). A graph whose names would be
+  // drawn smaller than readable is shown from its top at the least readable scale instead, with a
+  // hint; a double click on the background shows it whole.
+  var fitted = null, least = __LEAST__, hint = document.getElementById("bnx-zoom-hint");
   network.on("afterDrawing", function () {
     var frame = network.canvas.frame.canvas;
     var sizes = [frame.clientWidth, frame.clientHeight];
@@ -896,11 +899,36 @@ _FIT_SCRIPT = """
       sizes.push(Math.round(shape.width || 0), Math.round(shape.height || 0));
     });
     var key = sizes.join(",");
-    if (key !== fitted) { fitted = key; network.fit({animation: false}); }
+    if (key === fitted) { return; }
+    fitted = key;
+    network.fit({animation: false});
+    var small = network.getScale() < least;
+    if (small) {
+      var top = Math.min.apply(null, nodes.getIds().map(function (id) { return network.getBoundingBox(id).top; }));
+      var y = top - 12 / least + frame.clientHeight / 2 / least;  // the top row just inside the frame
+      network.moveTo({scale: least, animation: false, position: {x: network.getViewPosition().x, y: y}});
+    }
+    if (hint) { hint.style.display = small ? "block" : "none"; }
   });
+  network.on("doubleClick", function (event) {
+    if (!event.nodes.length && !event.edges.length) {
+      network.fit({animation: false});
+      if (hint) { hint.style.display = "none"; }
+    }
+  });
+  // a frame resized between vis-network's own checks is drawn again at once (and so fitted)
+  if (window.ResizeObserver) {
+    new ResizeObserver(function () { network.redraw(); }).observe(document.getElementById("mynetwork"));
+  }
 })();
 </script>
 """
+_ZOOM_HINT = ("<div id='bnx-zoom-hint' style='display:none;position:absolute;bottom:4px;right:8px;z-index:2;"
+              "padding:2px 8px;font-size:14px;background:rgba(255,255,255,0.9);border:1px solid #e0e0e0'>"
+              "Zoomed to keep names readable · drag to pan, scroll to zoom · double-click for the whole network"
+              "</div>")
+READABLE_PX = 12
+"""The smallest text, in screen pixels, the interactive pictures open with (:func:`to_html`)."""
 
 
 def _line_sample(item, length=34):
@@ -984,7 +1012,10 @@ def to_html(drawing, positions, height=620):
     page = _EMPTY_HEADING.sub("", page)
     page = page.replace("</head>", _STYLE + "</head>", 1)
     page = page.replace("<body>", "<body>" + legend_html(drawing), 1)
-    return page.replace("</body>", _HOVER_SCRIPT + _FIT_SCRIPT + "</body>", 1)
+    pictures = any(node.bars is not None for node in drawing.nodes)  # a belief drawing is always shown whole
+    least = 0 if pictures else READABLE_PX / FONT_SIZE
+    page = page.replace('<div id="mynetwork"', _ZOOM_HINT + '<div id="mynetwork"', 1)
+    return page.replace("</body>", _HOVER_SCRIPT + _FIT_SCRIPT.replace("__LEAST__", f"{least:.4f}") + "</body>", 1)
 
 
 # ---------------------------------------------------------------------------
@@ -1166,7 +1197,7 @@ def _draw_legend(draw, drawing, font, width):
 # DOT and GraphML
 
 
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _plain_text(text):
@@ -1227,13 +1258,16 @@ def to_graphml(drawing, positions=None):
     -------
     str
     """
-    graph = nx.DiGraph(title=drawing.title)
+    def xml(text):
+        return _XML_INVALID.sub("\ufffd", text)
+
+    graph = nx.DiGraph(title=xml(drawing.title))
     for node in drawing.nodes:
-        attributes = {"color": node.fill, "info": _plain_text(node.title)}
+        attributes = {"color": node.fill, "info": xml(_plain_text(node.title))}
         if positions is not None:
             attributes["x"], attributes["y"] = map(float, positions[node.name])
-        graph.add_node(node.name, **attributes)
+        graph.add_node(xml(node.name), **attributes)
     for edge in drawing.edges:
-        graph.add_edge(edge.u, edge.v, directed=edge.directed, kind=edge.kind, color=edge.color,
-                       width=float(edge.width), dashed=edge.dashed, info=_plain_text(edge.title))
-    return _XML_INVALID.sub("\ufffd", "\n".join(nx.generate_graphml(graph))) + "\n"
+        graph.add_edge(xml(edge.u), xml(edge.v), directed=edge.directed, kind=edge.kind, color=edge.color,
+                       width=float(edge.width), dashed=edge.dashed, info=xml(_plain_text(edge.title)))
+    return "\n".join(nx.generate_graphml(graph)) + "\n"

@@ -16,10 +16,11 @@ ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")
 Google's font servers)."""
 
 STYLE = """<style>
-[data-testid="stMainBlockContainer"] { padding-top: 2.4rem; padding-bottom: 3rem; }
+[data-testid="stMainBlockContainer"] { padding: 2.4rem 2rem 3rem 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.1rem; padding: 0.2rem 0 0.4rem 0; }
 </style>"""
-"""Less empty space above the title, so a 1280 x 720 projector window shows the pictures without scrolling."""
+"""Less empty space above the title and at the sides, so a 1280 x 720 projector window shows the pictures
+without scrolling, as wide as the window allows."""
 
 
 WIDGETS = {

@@ -178,3 +178,22 @@ def test_the_bnkl_path_chart_rings_the_network_shown_also_when_a_rule_picked_it(
     assert ring["network"].tolist() == [selected] and ring["ring"].tolist() == ["shown below"]
     (path,) = [f for f in frames if "mark" in f.columns and "ring" not in f.columns]
     assert path.set_index("network").loc[selected, "mark"].startswith("picked by")  # the ring is over a pick
+
+
+def in_order(block):
+    """Every element under ``block``, in page order."""
+    for child in getattr(block, "children", {}).values():
+        yield child
+        yield from in_order(child)
+
+
+def test_compare_draws_the_picture_right_under_its_pickers_and_the_table_below():
+    at = new_session()
+    learn_here(at)
+    go(at, "5_Compare")
+    assert at.session_state["cmp_networks"] == ["ground truth: asia", HC]
+    kinds = [element.type for element in in_order(at.main)]
+    assert "iframe" in kinds and "dataframe" in kinds, " ".join(kinds)
+    assert kinds.index("iframe") < kinds.index("dataframe")  # the graph before the numbers
+    assert at.radio(key="keep.cmp_view").value == "Overlay"  # the view's control sits with the pickers
+    assert kinds.index("radio") < kinds.index("iframe")

@@ -1,4 +1,8 @@
-"""5 · Compare: networks side by side and overlaid, with SHD and structural errors."""
+"""5 · Compare: networks side by side and overlaid, with SHD and structural errors.
+
+Laid out for a projector: the pickers on two rows, the picture right under them (a 1280 x 720
+window shows it whole), the table of numbers below it.
+"""
 
 import pandas as pd
 import streamlit as st
@@ -11,6 +15,7 @@ from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, file_stem, import_results, pick_one, picture_buttons, show_graph
 
 EXACT_ALGORITHMS = ("exact", "credible")
+GRAPH_MOST = 330  # most pixels of drawing area: under the pickers, the graph ends inside a 1280 x 720 window
 OVERLAY_CAPTION = ("Both networks on one picture, nodes in the same places: grey edges are in both, blue only in A, "
                    "orange only in B, purple in both but pointing differently (drawn as in A). Hover an edge to "
                    "see which.")
@@ -172,7 +177,7 @@ def page():
             "or add a network learned on other data from the list (its edges can be compared on the variables "
             "the two share)." if len(st.session_state.get("cmp_pick", [])) < 2 else ""))
         return
-    left, right, mode = st.columns([2, 2, 2])
+    left, right, mode, show = st.columns([3, 3, 2, 2])
     kept_a, kept_b = st.session_state.get("cmp_a_pick"), st.session_state.get("cmp_b_pick")
     with left:
         a_name = pick_one("A (reference)", chosen, "cmp_a", kept_a if kept_a in chosen else chosen[0],
@@ -182,7 +187,9 @@ def page():
         b_name = pick_one("B", others, "cmp_b", kept_b if kept_b in others else others[-1],
                           lambda name: st.session_state.update(cmp_b_pick=name))
     level = mode.radio("Compare", ["DAGs", "equivalence classes (CPDAGs)"], key=state.KEEP + "cmp_level",
-                       help="CPDAGs ignore the directions the data cannot tell apart.")
+                       format_func=lambda level: level.split(" (")[-1].rstrip(")"),
+                       help="CPDAGs (equivalence classes) ignore the directions the data cannot tell apart.")
+    view = show.radio("Show", ["Overlay", "Side by side"], key=state.KEEP + "cmp_view")
     a, b = entries[a_name], entries[b_name]
     names = shared_variables(a, b, a_name, b_name)
     if names is None:
@@ -190,28 +197,27 @@ def page():
     if a.data_key != b.data_key:
         st.warning(f"{a_name} and {b_name} were learned on different data ({a.data_label or 'unrecorded'} and "
                    f"{b.data_label or 'unrecorded'}): their edges can be compared, their scores cannot.")
-    comparable = [entries[n] for n in chosen if set(names) <= set(entries[n].result.names)]
-    skipped = [n for n in chosen if entries[n] not in comparable]
-    metrics_table(a, comparable, entries, names)
-    if skipped:
-        st.warning(f"Left out of the table (different variables): {', '.join(skipped)}.")
     ga, gb = induced(a.result.graph, names), induced(b.result.graph, names)
     if level != "DAGs":
         ga, gb = ga.cpdag(), gb.cpdag()
     placed = state.positions(a.result.names, a.result.graph)  # where the Networks page draws A's nodes
     positions = {name: placed[name] for name in names}
-    view = st.radio("Show", ["Overlay", "Side by side"], horizontal=True, key=state.KEEP + "cmp_view")
     if view == "Overlay":
         drawing = viz.comparison_drawing(ga, gb, a_name, b_name, title=f"A: {a_name}  vs  B: {b_name}")
-        show_graph(drawing, positions, OVERLAY_CAPTION)
+        show_graph(drawing, positions, OVERLAY_CAPTION, most=GRAPH_MOST)
         picture_buttons(drawing, positions, file_stem(f"{a_name}_vs_{b_name}"), key=f"cmp-{a_name}-{b_name}")
     else:
         side_a, side_b = viz.comparison_sides(ga, gb, a_name, b_name)
         col_a, col_b = st.columns(2)
         with col_a:
-            show_graph(side_a, positions, SIDES_CAPTION, width=450)
+            show_graph(side_a, positions, SIDES_CAPTION, width=450, most=GRAPH_MOST)
         with col_b:
-            show_graph(side_b, positions, SIDES_CAPTION, width=450)
+            show_graph(side_b, positions, SIDES_CAPTION, width=450, most=GRAPH_MOST)
+    comparable = [entries[n] for n in chosen if set(names) <= set(entries[n].result.names)]
+    skipped = [n for n in chosen if entries[n] not in comparable]
+    metrics_table(a, comparable, entries, names)
+    if skipped:
+        st.warning(f"Left out of the table (different variables): {', '.join(skipped)}.")
     st.divider()
     with st.expander("Import a saved result (JSON)"):
         import_results("cmp_import")
