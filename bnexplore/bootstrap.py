@@ -42,6 +42,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import pickle
 import queue
 import signal
 import time
@@ -348,7 +349,11 @@ def _worker_loop(tasks, results, codes, arities, names, settings):
     for chunk in iter(tasks.get, None):
         try:
             results.put((True, _worker_task(chunk)))
-        except Exception as err:  # the parent raises it
+        except Exception as err:  # the parent raises it (as text if it cannot travel)
+            try:
+                pickle.dumps(err)
+            except Exception:
+                err = RuntimeError(f"{type(err).__name__}: {err}")
             results.put((False, err))
 
 

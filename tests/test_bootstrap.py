@@ -335,3 +335,9 @@ def test_ctrl_c_at_the_command_line_ends_the_workers_and_prints_the_result():
     payload = json.loads(out)
     assert payload["bootstrap"]["resamples"] < MAX_RESAMPLES and payload["bootstrap"]["stats"]["stopped"] == "stopped"
     assert all(gone(p.pid) for p in workers)
+
+
+def test_an_error_in_a_worker_process_reaches_the_caller(asia):
+    with pytest.raises(SearchError, match="hc does not take foo"):
+        bootstrap(asia, "hc", R=4, seed=1, workers=2, chunk_size=1, foo=1)
+    assert not multiprocessing.active_children()
