@@ -218,8 +218,10 @@ def progress_text(job):
         done = seconds / job.time_limit
     score, bound, found = last.get("score"), last.get("bound"), last.get("found")
     step = last.get("iteration")
-    what = f"step {step}" if step is not None else (last.get("message") or "starting")
-    text = (f"{task} · {what} · "
+    numbers = score is not None or bound is not None or found is not None
+    what = (f"step {step} · " if step is not None else  # else what the search says, unless its numbers say it
+            "" if numbers else f"{last.get('message') or 'starting'} · ")
+    text = (f"{task} · {what}"
             + (f"best score {score:,.2f} · " if score is not None else "")
             + (f"proven bound {bound:,.2f} (gap {bound - score:,.4g}) · "
                if bound is not None and score is not None else "")
