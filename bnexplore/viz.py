@@ -1098,19 +1098,19 @@ def _draw_bars(draw, node, corner, height):
     left, top = corner
     observed = node.observed is not None
     colour = EVIDENCE_COLOR if observed else NODE_BORDER
-    name_font = ImageFont.truetype(str(PNG_FONT), 15)
-    font = ImageFont.truetype(str(PNG_FONT), 13)
+    name_font = ImageFont.truetype(str(PNG_FONT), BAR_FONT + 1)
+    font = ImageFont.truetype(str(PNG_FONT), BAR_FONT)
     draw.rounded_rectangle([left + 1, top + 1, left + BAR_NODE_WIDTH - 1, top + height - 1], radius=6,
                            fill="#ffffff", outline=colour, width=3 if observed else 2)
-    draw.text((left + BAR_NODE_WIDTH / 2, top + 19), _clip(node.name, 24), fill=colour, font=name_font, anchor="ms")
+    draw.text((left + BAR_NODE_WIDTH / 2, top + 20), _clip(node.name, 24), fill=colour, font=name_font, anchor="ms")
     for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, BAR_NODE_WIDTH):
         y += top
-        draw.text((left + 6, y + 14), label, fill="#37474f", font=font, anchor="ls")
+        draw.text((left + 6, y + 15), label, fill="#37474f", font=font, anchor="ls")
         if prior_w >= 0.5:
             draw.rectangle([left + bar_x, y + 3, left + bar_x + prior_w, y + 16], fill=PRIOR_COLOR)
         if p_w >= 0.5:
             draw.rectangle([left + bar_x, y + 6, left + bar_x + p_w, y + 13], fill=fill)
-        draw.text((left + BAR_NODE_WIDTH - 5, y + 14), f"{100 * p:.0f}%", fill="#37474f", font=font, anchor="rs")
+        draw.text((left + BAR_NODE_WIDTH - 5, y + 15), f"{100 * p:.0f}%", fill="#37474f", font=font, anchor="rs")
 
 
 def _text_size(draw, text, font):
