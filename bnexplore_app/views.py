@@ -235,23 +235,29 @@ def shown_first(entries):
     The focus (the newest result, or the user's pick) unless it was learned on
     other data than the data in use and the user did not pick it since those
     data were loaded: then the newest network of the data in use (its ground
-    truth when nothing was learned on them yet). Other data's networks stay
-    in the pickers, labelled (:func:`label`).
+    truth when nothing was learned on them yet). A network whose data are not
+    recorded (imported from the library's JSON) belongs to no other data.
+    Other data's networks stay in the pickers, labelled (:func:`label`).
     """
     names = list(entries)
     chosen = state.focus(names)
-    if entries[chosen].on_data_in_use() or st.session_state.get("focus_data") == st.session_state["data_key"]:
+    if not other_data(entries[chosen]) or st.session_state.get("focus_data") == st.session_state["data_key"]:
         return chosen
     own = [name for name in names if entries[name].on_data_in_use()]
     return own[-1] if own else chosen
 
 
+def other_data(entry):
+    """True when the entry was learned on recorded data other than the data in use."""
+    return entry.data_key is not None and not entry.on_data_in_use()
+
+
 def label(entries):
-    """How pickers name a network: as it is on the data in use, with the data it was learned on otherwise.
+    """How pickers name a network: by its name, with the data it was learned on when those are other data.
 
     The names are worked out now, in the page's run: a widget's ``format_func`` is also called
     outside it, where there is no session state to read.
     """
-    labels = {name: name if entry.on_data_in_use() else f"{name} (other data: {entry.data_label or 'not recorded'})"
+    labels = {name: f"{name} (other data: {entry.data_label})" if other_data(entry) else name
               for name, entry in entries.items()}
     return lambda name: labels.get(name, name)
