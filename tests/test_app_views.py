@@ -197,3 +197,24 @@ def test_compare_draws_the_picture_right_under_its_pickers_and_the_table_below()
     assert kinds.index("iframe") < kinds.index("dataframe")  # the graph before the numbers
     assert at.radio(key="keep.cmp_view").value == "Overlay"  # the view's control sits with the pickers
     assert kinds.index("radio") < kinds.index("iframe")
+
+
+def drawing_height(at):
+    """Pixels of drawing area of the page's first graph (the height vis-network's frame is given)."""
+    import re
+
+    (height,) = re.findall(r"#mynetwork \{[^}]*?height: (\d+)px", at.get("iframe")[0].proto.srcdoc)
+    return int(height)
+
+
+def test_the_class_browser_leaves_room_for_its_slider_so_the_graph_ends_in_the_window():
+    at = new_session()
+    go(at, "4_Networks")
+    at.radio(key="keep.net_view").set_value("DAG")
+    at.run()
+    whole = drawing_height(at)
+    at.radio(key="keep.net_view").set_value("class")
+    at.run()
+    no_exception(at)
+    assert at.slider(key="net_class_index").max == 6  # asia's class: the slider is there
+    assert drawing_height(at) <= whole - 90

@@ -19,6 +19,7 @@ CLASS_BROWSE_LIMIT = 1000
 VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class", "ask": "Ask it"}
 GRAPH_WIDTH = 640  # pixels of the graph column in a 1280-pixel window with the sidebar open
 GRAPH_HEIGHT = {False: 420, True: 900}  # most pixels of drawing area: fits a 1280 x 720 window, or tall
+SLIDER_HEIGHT = 90  # pixels a slider above the graph takes
 
 
 def summary(entry):
@@ -48,6 +49,7 @@ def class_browser(entry, positions, most):
     if shown > 1:
         k = st.slider(f"DAG number (of {total:,}" + (f"; the first {shown:,} can be browsed" if total > shown
                                                       else "") + ")", 1, shown, 1, key="net_class_index")
+        most -= SLIDER_HEIGHT  # the slider sits above the graph: the graph's bottom row stays in the window
     else:
         k = 1
     dag = next(itertools.islice(cpdag.dags(), k - 1, None))
