@@ -218,3 +218,20 @@ def test_the_class_browser_leaves_room_for_its_slider_so_the_graph_ends_in_the_w
     no_exception(at)
     assert at.slider(key="net_class_index").max == 6  # asia's class: the slider is there
     assert drawing_height(at) <= whole - 90
+
+
+def pinned_columns(table):
+    import json
+
+    return [name for name, config in json.loads(table.proto.columns).items() if config.get("pinned")]
+
+
+def test_the_results_and_compare_tables_keep_the_name_column_in_view():
+    at = new_session()
+    learn_here(at)
+    go(at, "5_Compare")
+    (table,) = at.dataframe
+    assert pinned_columns(table) == ["network"]
+    go(at, "3_Search")
+    (results,) = [t for t in at.dataframe if "stopped?" in t.value.columns]
+    assert pinned_columns(results) == ["name"]
