@@ -7,7 +7,6 @@ is put there). That file is loaded by pyAgrum and by bnexplore.
 """
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
