@@ -322,7 +322,7 @@ def test_stop_button_stops_a_running_search_and_keeps_its_best_network(at, waiti
     no_exception(at)
     result = job.results[0][1]
     assert result.stats["stopped"] == "stopped"
-    assert at.dataframe[0].value["stopped?"].tolist() == ["stopped"]
+    assert at.dataframe[0].value["stopped?"].tolist() == ["stopped early (stopped)"]  # views.stopped_text
     assert any("Stopped early (wait · BDeu(1) · asia 5k)" in s.value for s in at.success)
 
 
