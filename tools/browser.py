@@ -209,9 +209,11 @@ def choose_option(page, box, option, tries=3):
 
 
 def choose_radio(page, option):
-    """Click the radio button ``option`` (its label's text, or a regular expression) and wait for the run."""
+    """Click the radio button ``option`` (its label's text, or a regular expression) and wait for the run
+    (none when it is chosen already)."""
     choice = page.locator("[data-testid='stRadio'] label").filter(has_text=option).first
-    settle(page, choice.click)
+    if not choice.locator("input").is_checked():
+        settle(page, choice.click)
 
 
 def uploader(page, label):
