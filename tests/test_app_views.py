@@ -235,3 +235,20 @@ def test_the_results_and_compare_tables_keep_the_name_column_in_view():
     go(at, "3_Search")
     (results,) = [t for t in at.dataframe if "stopped?" in t.value.columns]
     assert pinned_columns(results) == ["name"]
+
+
+def test_the_variables_table_leaves_the_range_of_text_columns_blank():
+    at = new_session()
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Paste CSV text")
+    at.run()
+    rows = "\n".join(f"{x / 10:.1f},{'ab'[x % 2]},{'xyz'[x % 3]}" for x in range(60))
+    at.text_area(key="data_paste").set_value("size,group,kind\n" + rows + "\n")
+    at.button(key="data_use_paste").click()
+    at.run()
+    no_exception(at)
+    (table,) = [t.value for t in at.dataframe if "min" in t.value.columns]
+    ranges = table.set_index("column")[["min", "max"]]
+    assert ranges.loc["size"].tolist() == ["0", "5.9"]
+    assert ranges.loc["group"].tolist() == ["", ""] and ranges.loc["kind"].tolist() == ["", ""]
+    assert not ranges.isna().any().any()

@@ -304,6 +304,8 @@ def encoded_section(profile):
     summary = data.summary().set_index("name")
     table = profile.set_index("column").join(summary[["levels", "states"]], how="left").reset_index()
     st.subheader("Variables in use")
+    for end in ("min", "max"):  # text columns have no range: a blank cell, not a grey "None"
+        table[end] = [f"{value:.4g}" if pd.notna(value) else "" for value in table[end]]
     st.dataframe(table[["column", "type", "levels", "states", "distinct", "missing", "min", "max", "note"]],
                  hide_index=True, width="stretch", column_config={
                      "levels": st.column_config.NumberColumn("levels", help="states after discretization"),
