@@ -201,7 +201,9 @@ def trace_chart(job):
 
 def progress_text(job):
     """The progress bar's fraction and text for a job in its present phase."""
-    if job.phase in ("starting", "compiling"):
+    if job.phase == "starting":
+        return 0.0, "Starting…"
+    if job.phase == "compiling":
         return warmup.CORE.done, ("Waiting: compiling the fast core (once for this server, "
                                   f"{warmup.CORE.done:.0%} done). The search starts after it; that time is not "
                                   "counted in its seconds.")
