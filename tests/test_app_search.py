@@ -195,7 +195,9 @@ def test_a_search_started_while_the_core_compiles_waits_and_says_so(at, core_com
     assert any("Compiling the fast core once for this server (now: hill climbing), 25% done" in c.value
                for c in at.sidebar.caption)
     job = start_search(at, "hc")
-    assert job.phase == "compiling" and not job.reports
+    until(lambda: job.phase == "compiling", "the job waiting for the core")
+    at.run()
+    assert not job.reports
     progress = at.get("progress")[0].proto.text
     assert "compiling the fast core (once for this server, 25% done)" in progress and "step 0" not in progress
     core_compiling.set()
