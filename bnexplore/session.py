@@ -128,10 +128,11 @@ class SavedResult:
                 check_field(value in (None, "inf", "-inf") or _number(value), f"{where}.result.{part}.{entry}",
                             "a number or null", value)
         for k, step in enumerate(body.get("trajectory") or ()):
-            check_field(isinstance(step, dict) and isinstance(step.get("op", ""), str)
-                        and isinstance(step.get("args", []), list)
+            args = step.get("args", []) if isinstance(step, dict) else None
+            check_field(isinstance(args, list) and all(isinstance(a, str) for a in args)
+                        and isinstance(step.get("op", ""), str)
                         and all(step.get(n) is None or _number(step[n]) for n in ("score", "delta", "seconds")),
-                        f"{where}.result.trajectory[{k}]", "a step (op, args, score, delta, seconds)", step)
+                        f"{where}.result.trajectory[{k}]", "a step (op, args: names, score, delta, seconds)", step)
         result = _read(Result.from_json, body, f"{where}.result")
         credible = doc.get("credible")
         if credible is not None:

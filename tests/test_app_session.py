@@ -156,3 +156,48 @@ def test_an_upload_is_keyed_by_its_full_digest_and_scorers_are_per_session(at):
         no_exception(app)
     [mine], [theirs] = at.session_state["scorers"].values(), other.session_state["scorers"].values()
     assert mine is not theirs and mine.names == theirs.names == ["u", "v"]
+
+
+def spots(value, path=()):
+    """Every place in a JSON document (paths of keys), lists of more than 6 items only at their first."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield (*path, key)
+            yield from spots(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:6]):
+            yield (*path, i)
+            yield from spots(item, (*path, i))
+
+
+@pytest.mark.timeout(1800)
+def test_fuzz_a_damaged_session_opens_or_is_refused_and_no_page_fails(at):
+    """One value anywhere in a real saved session replaced by junk: the file opens or is refused with a
+    message, and afterwards every page draws without an unexpected error."""
+    import random
+
+    from bnexplore_app import state
+
+    job = run_search(at, algorithms=("hc",))
+    assert not job.errors
+    base = state.snapshot(at.session_state).to_json()
+    places = [p for p in spots(base) if p[0] != "format" and "bytes" not in p]
+    junk = [None, True, -1, 0, 2**70, 1e308, "", "x", "../asia", [], {}, [1, "a"], {"a": 1}]
+    rng = random.Random(29)
+    outcomes = {"opened": 0, "refused": 0}
+    for _ in range(30):
+        doc = json.loads(json.dumps(base))
+        path = rng.choice(places)
+        parent = doc
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = rng.choice(junk)
+        app = new_session()
+        open_file(app, "damaged.bnx", gzip.compress(json.dumps(doc).encode()))
+        outcomes["refused" if app.sidebar.error else "opened"] += 1
+        assert "Please report" not in sidebar_errors(app)
+        for page in ("2_Tune", "3_Search", "4_Networks", "5_Compare"):
+            go(app, page)
+            unexpected = [e.value for e in app.error if "Something went wrong" in e.value]
+            assert not unexpected, (path, parent[path[-1]], page, unexpected)
+    assert outcomes["opened"] and outcomes["refused"], outcomes
