@@ -327,7 +327,11 @@ def _knowledge(args):
             text = Path(args.knowledge).read_text()
         except OSError as err:
             raise BNExploreError(f"cannot read --knowledge file {args.knowledge}: {err.strerror}") from None
-        knowledge = knowledge.union(Knowledge.from_json(text))
+        try:
+            knowledge = knowledge.union(Knowledge.from_json(text))
+        except TypeError as err:  # a field of the wrong shape ({"tiers": 5})
+            raise BNExploreError(f"--knowledge file {args.knowledge} cannot be read: {err}; write require, forbid "
+                                 'and forbid_edges as lists of ["A", "B"] pairs, tiers as lists of names') from None
     return knowledge or None
 
 

@@ -213,3 +213,13 @@ def test_learn_names_the_keyword_of_any_impossible_search_option(asia, algorithm
 def test_the_api_sample_names_the_seed(seed):
     with pytest.raises(BNExploreError, match="^seed must be a whole number >= 0"):
         bx.sample(bx.read_bif(ASIA_BIF), 5, seed=seed)
+
+
+@pytest.mark.parametrize("payload, words", [
+    ({"require": 5}, ["cannot be read", "lists of"]), ({"tiers": 5}, ["cannot be read", "tiers as lists"]),
+    ({"forbid": "zzz"}, ["forbid entries must be"]), ({"tiers": [["A"], 3]}, ["tier 2 must be a list"]),
+])
+def test_a_knowledge_file_of_the_wrong_shape_is_one_line(capsys, tmp_path, payload, words):
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps(payload))
+    assert_one_line(*run(capsys, "learn", ASIA, "--knowledge", path)[::2], *words)
