@@ -12,7 +12,8 @@ The file is gzipped JSON::
 A data source is a bundled data set (``{"kind": "bundled", "name": "asia"}``), rows
 sampled from a bundled network (``{"kind": "network", "name", "rows", "seed"}``) or a
 table carried in the file (``{"kind": "table", "label", "file_name", "bytes"}``, the
-original file's bytes, base64), so loading reproduces exactly the same rows.
+original file's bytes, base64, with ``"sep"`` and ``"encoding"`` when they were chosen rather
+than detected), so loading reproduces exactly the same rows.
 
 A session file may come from anyone, so :meth:`Session.loads` checks all of it before
 building anything (DESIGN.md, "Serving safely"): the gzip and the JSON are bounded
@@ -59,6 +60,10 @@ MAX_INDEGREE = 10
 """Largest ``max_indegree`` setting (the Tune page's in-degree slider)."""
 MAX_KL_PARENTS = 4
 """Largest ``kl_max_parents`` setting (the Tune page's *Largest parent set M*)."""
+TABLE_SEPARATORS = (",", ";", "\t", "|")
+"""Separators a table source may name (the Data page's *Separator*; absent: sniffed)."""
+TABLE_ENCODINGS = ("utf-8", "latin-1", "cp1252", "utf-16", "utf-32")
+"""Text encodings a table source may name (the Data page's *Encoding*; absent: detected)."""
 MAX_TEXT = 10_000
 """Most characters of any text in a session file but the carried table's bytes."""
 MAX_DEPTH = 64
@@ -176,10 +181,13 @@ class Session:
 
     # -- the data ------------------------------------------------------------
     @staticmethod
-    def table_source(data, file_name, label=None):
-        """A source that carries a table's file in the session (``data``: the file's bytes)."""
-        return {"kind": "table", "label": label or file_name, "file_name": file_name,
-                "bytes": base64.b64encode(bytes(data)).decode("ascii")}
+    def table_source(data, file_name, label=None, sep=None, encoding=None):
+        """A source that carries a table's file in the session (``data``: the file's bytes; ``sep`` and
+        ``encoding`` as :func:`bnexplore.data.read_frame` takes them, None: sniffed and detected)."""
+        source = {"kind": "table", "label": label or file_name, "file_name": file_name,
+                  "bytes": base64.b64encode(bytes(data)).decode("ascii")}
+        source.update({key: value for key, value in (("sep", sep), ("encoding", encoding)) if value is not None})
+        return source
 
     def frame(self):
         """The raw table of the session's source (a DataFrame of the file's values or state names)."""
@@ -190,7 +198,8 @@ class Session:
             network = read_bif(bundled.network_path(self.source["name"]))
             return sample(network, int(self.source["rows"]), seed=self.source.get("seed"))
         if kind == "table":
-            return read_frame(io.BytesIO(table_bytes(self.source)), name=self.source.get("file_name"))[0]
+            return read_frame(io.BytesIO(table_bytes(self.source)), name=self.source.get("file_name"),
+                              sep=self.source.get("sep"), encoding=self.source.get("encoding"))[0]
         raise DataError(f"this session's data source is of an unknown kind {kind!r}; "
                         f"known are {', '.join(SOURCE_KINDS)}")
 
@@ -478,6 +487,10 @@ def _check_source(source):
         for key in ("label", "file_name"):
             check_field(_text(source.get(key)) and len(source[key]) <= MAX_TEXT, f"data.source.{key}", "a name",
                         source.get(key))
+        check_field(source.get("sep") in (None, *TABLE_SEPARATORS), "data.source.sep",
+                    f"one of {', '.join(map(repr, TABLE_SEPARATORS))} or absent", source.get("sep"))
+        check_field(source.get("encoding") in (None, *TABLE_ENCODINGS), "data.source.encoding",
+                    f"one of {', '.join(TABLE_ENCODINGS)} or absent", source.get("encoding"))
         table_bytes(source)
 
 

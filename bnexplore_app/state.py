@@ -234,7 +234,7 @@ def upload_table(name, data, file_name, sep=None, encoding=None):
     stem = file_name.removesuffix(".gz").rsplit(".", 1)[0] or file_name
     read_as = f":{sep!r}:{encoding}" if sep or encoding else ""  # the same bytes read otherwise are other data
     return Table(frame, name, f"upload:{name}:{digest}{read_as}", None, f"{stem} {short_count(len(frame))}",
-                 Session.table_source(data, file_name, name), notes)
+                 Session.table_source(data, file_name, name, sep, encoding), notes)
 
 
 def network_table(name, rows, seed):
@@ -254,7 +254,8 @@ def table_from_source(source):
         return sample_table(source["name"])
     if kind == "network":
         return network_table(source["name"], int(source["rows"]), int(source["seed"]))
-    return upload_table(source["label"], table_bytes(source), source["file_name"])
+    return upload_table(source["label"], table_bytes(source), source["file_name"], source.get("sep"),
+                        source.get("encoding"))
 
 
 METHOD = re.compile(r"uniform3|(quantile|width):([2-9]|1[0-9]|20)")

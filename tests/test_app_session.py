@@ -201,3 +201,25 @@ def test_fuzz_a_damaged_session_opens_or_is_refused_and_no_page_fails(at):
             unexpected = [e.value for e in app.error if "Something went wrong" in e.value]
             assert not unexpected, (path, parent[path[-1]], page, unexpected)
     assert outcomes["opened"] and outcomes["refused"], outcomes
+
+
+def test_a_table_read_with_a_chosen_separator_and_encoding_comes_back_the_same(at, downloads):
+    text = "größe;farbe\n" + "".join(f"{i % 3};{'rot' if i % 2 else 'grün'}\n" for i in range(40))
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Upload a file")
+    at.run()
+    at.selectbox(key="data_sep").set_value(";")
+    at.selectbox(key="data_encoding").set_value("latin-1")
+    at.file_uploader(key="data_upload").set_value(("de.csv", text.encode("latin-1"), "text/csv"))
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].names == ["größe", "farbe"]
+    at.sidebar.button(key="session_save").click()
+    at.run()
+    saved = downloads["bnexplore-session.bnx"]
+    source = Session.loads(saved).source
+    assert (source["sep"], source["encoding"]) == (";", "latin-1")
+    other = new_session()
+    open_file(other, "de.bnx", saved)
+    assert other.session_state["data_key"] == at.session_state["data_key"]  # the same data: results attach
+    assert other.session_state["dataset"].names == ["größe", "farbe"]

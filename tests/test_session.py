@@ -61,6 +61,13 @@ def test_table_source_carries_the_file_and_its_encoding():
     assert data.arities.tolist() == [4, 2]
 
 
+def test_table_source_keeps_a_chosen_separator_and_encoding():
+    text = "größe;farbe\n1;rot\n2;grün\n"
+    source = Session.table_source(text.encode("latin-1"), "de.csv", sep=";", encoding="latin-1")
+    frame = Session.loads(Session(source).dumps()).frame()
+    assert frame.columns.tolist() == ["größe", "farbe"] and frame["farbe"].tolist() == ["rot", "grün"]
+
+
 def test_plain_json_is_read_too():
     session = Session({"kind": "bundled", "name": "asia"})
     assert Session.loads(json.dumps(session.to_json())).source == session.source
@@ -180,6 +187,10 @@ def test_json_items_are_bounded_before_parsing(monkeypatch):
      "data.source.bytes is not valid base64"),
     ({"data": {"source": {"kind": "table", "label": "x", "file_name": "x.csv"}}}, "data.source.bytes must be"),
     ({"data": {"source": {"kind": "table", "label": "x", "bytes": "YQ=="}}}, "data.source.file_name must be"),
+    ({"data": {"source": {"kind": "table", "label": "x", "file_name": "x.csv", "bytes": "YQ==", "sep": "a,"}}},
+     r"data.source.sep must be one of"),
+    ({"data": {"source": {"kind": "table", "label": "x", "file_name": "x.csv", "bytes": "YQ==", "encoding": "rot13"}}},
+     r"data.source.encoding must be one of utf-8"),
     ({"data": {}}, "data.source must be an object"),
     ({"data": None}, "data must be an object"),
     ({"data": {"source": {"kind": "bundled", "name": "asia"}, "encoding": {"columns": "asia"}}},
