@@ -371,11 +371,12 @@ def test_toggles_match_naive(data, score):
 
 
 def test_parallel_and_serial_batch_kernels_agree_with_naive():
-    """Batches above and below kernels.PARALLEL_MIN take the parallel and the serial kernels."""
-    data = random_dag_data(np.random.default_rng(15), kernels.PARALLEL_MIN + 6, 150, max_parents=2)[0]
+    """Batches on both sides of kernels.parallel_pays take the parallel and the serial kernels."""
+    data = random_dag_data(np.random.default_rng(15), 70, kernels.PARALLEL_WORK // 69 + 1, max_parents=2)[0]
     codes = np.asarray(data.codes)
     n = codes.shape[1]
     scorer = Scorer(data, "bdeu", cache=False)
+    assert kernels.parallel_pays(n - 1, scorer.n_rows) and not kernels.parallel_pays(5, scorer.n_rows)
     others = [u for u in range(n) if u != 3]
     for size in (5, len(others)):
         got = scorer.toggles(3, {1}, others[:size])

@@ -332,7 +332,8 @@ class _Pruner:
 
     def _set_stats(self, elems_list):
         """``{size: (ranks, entropy, occurring)}`` of the distinct sets among the given rows
-        (one size without knowledge; with it the required parents make sizes differ)."""
+        (one size without knowledge; with it the required parents make sizes differ), in
+        batches of :data:`_SCORE_BATCH` sets with a stop check between two."""
         by_size = {}
         for elems, ranks in elems_list:
             if len(ranks):
@@ -343,9 +344,14 @@ class _Pruner:
             ranks = np.concatenate([r for _, r in items])
             elems = np.concatenate([e for e, _ in items])
             ranks, first = np.unique(ranks, return_index=True)
-            elems = elems[first]
-            h, occ = set_statistics(s.cols, s.arities, elems if k else np.full((len(ranks), 1), -1, np.int64),
-                                    np.full(len(ranks), k, np.int64), s.dense_cells)
+            elems = elems[first] if k else np.full((len(ranks), 1), -1, np.int64)
+            h, occ = np.empty(len(ranks)), np.empty(len(ranks), np.int64)
+            for lo in range(0, len(ranks), _SCORE_BATCH):
+                if lo and self.control.should_stop():
+                    raise _Stopped
+                hi = min(lo + _SCORE_BATCH, len(ranks))
+                h[lo:hi], occ[lo:hi] = set_statistics(s.cols, s.arities, elems[lo:hi], np.full(hi - lo, k, np.int64),
+                                                      s.dense_cells)
             out[k] = (ranks, h, occ)
         return out
 

@@ -185,7 +185,7 @@ class Scorer:
         added = [u for u, key in zip(others, keys)
                  if u not in parents and key not in cache and self.arities[u] <= room]
         if len(added) > 1:
-            kernel = (kernels.added_parent_scores if len(added) >= kernels.PARALLEL_MIN
+            kernel = (kernels.added_parent_scores if kernels.parallel_pays(len(added), self.n_rows)
                       else kernels.added_parent_scores_serial)
             values = kernel(self.cols, self.arities, child, base, np.array(added, np.int64), self._code, self.ess)
             self._count(len(added), len(added) * (len(base) + 2))
@@ -229,7 +229,8 @@ class Scorer:
         """
         if children.shape[0] == 0:
             return np.empty(0)
-        kernel = kernels.local_scores if children.shape[0] >= kernels.PARALLEL_MIN else kernels.local_scores_serial
+        parallel = kernels.parallel_pays(children.shape[0], self.n_rows)
+        kernel = kernels.local_scores if parallel else kernels.local_scores_serial
         values = kernel(self.cols, self.arities, children, parents, sizes, self._code, self.ess, self.dense_cells)
         self._count(children.shape[0], int(sizes.sum()) + children.shape[0])
         return values

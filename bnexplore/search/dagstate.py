@@ -15,6 +15,32 @@ from numba import njit
 
 from ..errors import SearchError
 from ..graphs import find_cycle
+from ..scores import kernels
+from .exact import check_memory, format_bytes
+
+PAIR_BYTES = 260
+"""Bytes per ordered pair of variables the first pass of a local search holds: the cached local
+score of the arc (a dict entry keyed by a tuple in a tuple, about 200), its delta (8), and the
+n x n masks and temporaries of the move choice (measured: 250 on 1,500 variables)."""
+
+
+def memory_needed(n, pair_bytes=PAIR_BYTES):
+    """Bytes a search over ``n`` variables needs for its first pass over all ``n (n - 1)`` arcs."""
+    return pair_bytes * n * (n - 1)
+
+
+def check_pass_memory(n, what, pair_bytes=PAIR_BYTES):
+    """Refuse, before anything is allocated, a search whose first pass over all arcs cannot fit in memory.
+
+    Raises
+    ------
+    ResourceError
+        Naming the search, the number of arcs and what they need (see
+        :func:`bnexplore.search.exact.check_memory`).
+    """
+    check_memory(memory_needed(n, pair_bytes), f"{what} over {n:,} variables (a score for each of the "
+                                               f"{n * (n - 1):,} possible arcs, {format_bytes(pair_bytes)} each)",
+                 "use fewer variables (select the columns to learn from)")
 
 
 @njit(cache=True)
@@ -67,10 +93,15 @@ class DagState:
     parents : list of sets of int
         Start graph (must be acyclic).
     max_indegree : int or None
+    control : Control, optional
+        Checked while the first pass scores every arc (see :meth:`_refresh`):
+        after a stop the columns not reached offer no move, and the search,
+        which checks the same flag before every move, ends on the start graph.
     """
 
-    def __init__(self, scorer, parents, max_indegree=None):
+    def __init__(self, scorer, parents, max_indegree=None, control=None):
         n = scorer.n_vars
+        check_pass_memory(n, "the local search")
         self.scorer = scorer
         self.n = n
         self.max_indegree = n if max_indegree is None else int(max_indegree)
@@ -85,7 +116,7 @@ class DagState:
         self.reach = reachability(self.adj)
         self.local = scorer.lookup([(v, tuple(sorted(ps))) for v, ps in enumerate(self.parents)])
         self.delta = np.full((n, n), -np.inf)
-        self._refresh(range(n))
+        self._refresh(range(n), control)
 
     def copy(self):
         """An independent copy (restarts begin from a copy of the best state)."""
@@ -106,15 +137,28 @@ class DagState:
     def parent_lists(self):
         return [sorted(p) for p in self.parents]
 
-    def _refresh(self, children):
-        """Recompute the delta columns of ``children``."""
+    def _refresh(self, children, control=None):
+        """Recompute the delta columns of ``children``.
+
+        With ``control`` its stop flag and clock are checked every
+        :func:`~bnexplore.scores.kernels.families_per_check` local scores (the
+        first pass over wide data is long: issue 30, item 4); once it says
+        stop the remaining columns stay minus infinity.
+        """
+        per_check = kernels.families_per_check(self.scorer.n_rows)
+        work = 0
         for v in children:
+            if control is not None and work >= per_check:
+                if control.should_stop():
+                    return
+                work = 0
             ps = self.parents[v]
             room = len(ps) < self.max_indegree
             others = [u for u in range(self.n) if u != v and (u in ps or room)]
             self.delta[:, v] = -np.inf
             if others:
                 self.delta[others, v] = self.scorer.toggles(v, ps, others) - self.local[v]
+            work += len(others)
 
     def reversal_is_acyclic(self, u, v):
         """Reversing ``u -> v`` is legal when no other path leads from u to v."""

@@ -347,24 +347,34 @@ def _subset_score(table, s, n, masks, scores, offsets, top):
     return best
 
 
+@njit(cache=True)
+def fill_range(table, k, lo, hi, n, masks, scores, offsets, top, binom):
+    """Fill ``B`` for the subsets of size ``k`` of colex ranks ``lo`` to ``hi - 1``, on one thread.
+
+    The subsets of size ``k - 1`` must be filled. The first is unranked, the
+    others follow by Gosper's hack.
+    """
+    if lo == hi:
+        return
+    s = _unrank(lo, k, binom)
+    for _ in range(hi - lo):
+        table[s] = _subset_score(table, s, n, masks, scores, offsets, top)
+        s = _next_subset(s)
+
+
 @njit(cache=True, parallel=True)
 def fill_layer(table, k, first, count, n, masks, scores, offsets, top, binom):
-    """Fill ``B`` for the ``count`` subsets of size ``k`` from colex rank ``first`` on.
-
-    The subsets of size ``k - 1`` must be filled. The range is cut into
-    pieces, each started by unranking and walked with Gosper's hack, in
-    parallel (a piece writes only its own subsets).
-    """
+    """:func:`fill_range` for the ``count`` subsets of size ``k`` from colex rank ``first`` on,
+    cut into pieces filled in parallel (a piece writes only its own subsets)."""
     pieces = min(count, 512)
     for p in prange(pieces):
-        lo = first + count * p // pieces
-        hi = first + count * (p + 1) // pieces
-        if lo == hi:
-            continue
-        s = _unrank(lo, k, binom)
-        for _ in range(hi - lo):
-            table[s] = _subset_score(table, s, n, masks, scores, offsets, top)
-            s = _next_subset(s)
+        fill_range(table, k, first + count * p // pieces, first + count * (p + 1) // pieces, n, masks, scores,
+                   offsets, top, binom)
+
+
+PARALLEL_STEPS = 1 << 15
+"""(node, subset) steps from which a slice of a layer is filled in parallel (:func:`fill_layer`): below
+that, waking the threads costs more than they save (the small layers of every search, all of a small one)."""
 
 
 @njit(cache=True)
@@ -420,8 +430,11 @@ def subset_table(candidates, control):
             if control.should_stop():
                 return table, k - 1
             size = min(_SLICE, count - first)
-            fill_layer(table, k, first, size, n, candidates.masks, candidates.scores, candidates.offsets,
-                       candidates.top, binom)
+            arrays = (n, candidates.masks, candidates.scores, candidates.offsets, candidates.top, binom)
+            if size * n >= PARALLEL_STEPS:
+                fill_layer(table, k, first, size, *arrays)
+            else:
+                fill_range(table, k, first, first + size, *arrays)
             done += size
             control.report(done=done / total, message=f"exact: subsets of size {k} of {n}")
     return table, n

@@ -55,6 +55,8 @@ from ..knowledge import knowledge_params
 from ..parents.candidates import ParentSets
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
+from ..scores import kernels
+from .dagstate import PAIR_BYTES, check_pass_memory
 from .hillclimb import hill_climb
 from .run import SearchRun
 
@@ -70,6 +72,11 @@ HC_SHARE = 0.5
 
 EXPLORE_SHARE = 0.5
 """Share of the time left after the seed graph that parent-set exploration gets."""
+
+POOL_PAIR_BYTES = 400
+"""Bytes per ordered pair of variables the candidate pool holds beyond the seed's hill climbing: every
+node's one-parent sets (:func:`_around`), in a dict, the undominated lists and two packed copies (measured:
+about 300 on 800 variables, peak to peak against hill climbing)."""
 
 
 # -- kernels -------------------------------------------------------------------
@@ -521,12 +528,20 @@ class _Pool:
     on a topological order of that graph reproduces it and an ordering climb
     can only improve on it. :meth:`candidates` is rebuilt when sets were added.
     With ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the
-    smallest, the required parents, is always there.
+    smallest, the required parents, is always there. With ``control`` the
+    long passes (every node's one-parent sets: ``n (n - 1)`` of them) check
+    its stop flag and clock every
+    :func:`~bnexplore.scores.kernels.families_per_check` sets and end early
+    once it says stop (issue 30, item 4): the pool then holds fewer sets, and a
+    node whose sets were not sorted out keeps them all (a set no better than a
+    subset it contains is never chosen over that subset anyway).
     """
 
-    def __init__(self, scorer, parent_sets, max_indegree, bound=None):
+    def __init__(self, scorer, parent_sets, max_indegree, bound=None, control=None):
         self.scorer = scorer
         self.bound = bound
+        self.control = control
+        self.per_check = kernels.families_per_check(scorer.n_rows)
         self.cap = scorer.n_vars if max_indegree is None else int(max_indegree)
         self.scored = [{c: s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()) if self._ok(v, c)}
                        for v in range(parent_sets.n_vars)]
@@ -538,11 +553,26 @@ class _Pool:
     def _ok(self, v, parents):
         return self.bound is None or self.bound.parents_ok(v, parents)
 
+    def _stopped(self):
+        return self.control is not None and self.control.should_stop()
+
     def add(self, parent_lists):
-        """Add the sets around a graph (parent lists)."""
+        """Add the sets around a graph (parent lists), scored in batches between stop checks;
+        after a stop, only the graph's own parent sets of the nodes not reached."""
         n = self.scorer.n_vars
-        keys = [(v, c) for v, ps in enumerate(parent_lists)
-                for c in _around(tuple(sorted(ps)), v, n, self.cap) if c not in self.scored[v] and self._ok(v, c)]
+        keys = []
+        for v, ps in enumerate(parent_lists):
+            keys += [(v, c) for c in _around(tuple(sorted(ps)), v, n, self.cap)
+                     if c not in self.scored[v] and self._ok(v, c)]
+            if len(keys) >= self.per_check or v == n - 1:
+                self._score(keys)
+                keys = []
+                if v < n - 1 and self._stopped():
+                    own = [(w, tuple(sorted(p))) for w, p in enumerate(parent_lists) if w > v]
+                    self._score([(w, c) for w, c in own if c not in self.scored[w] and self._ok(w, c)])
+                    return
+
+    def _score(self, keys):
         if keys:
             for (v, c), value in zip(keys, self.scorer.lookup(keys).tolist()):
                 self.scored[v][c] = value
@@ -552,9 +582,13 @@ class _Pool:
 
     def candidates(self):
         if self._cands is None:
+            work, stopped = 0, False
             for v, kept in enumerate(self._kept):
                 if kept is None:
-                    self._kept[v] = _undominated(self.scored[v])
+                    if work >= self.per_check:
+                        work, stopped = 0, stopped or self._stopped()
+                    self._kept[v] = list(self.scored[v].items()) if stopped else _undominated(self.scored[v])
+                    work += len(self.scored[v])
             self._cands = Candidates(ParentSets(self.scorer.names, self._kept, self.scorer.score_name))
         return self._cands
 
@@ -783,6 +817,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     if not isinstance(parents, ParentSets) and parents not in EXPLORERS:
         raise SearchError(f"parents must be a ParentSets or one of {', '.join(EXPLORERS)}, got {parents!r}")
     bound = knowledge.bind(scorer, max_indegree) if knowledge else None
+    check_pass_memory(scorer.n_vars, f"the {method.upper()} search", PAIR_BYTES + POOL_PAIR_BYTES)
     control = Control.of(control, progress, time_limit, stop)
     explorer = parents if isinstance(parents, str) else "given"
     run = SearchRun(scorer, control, method, {"parents": explorer, "max_indegree": max_indegree,
@@ -803,7 +838,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                   None if remaining is None else EXPLORE_SHARE * remaining, workers, scheduler,
                                   control, knowledge)
     parent_seconds = time.perf_counter() - begin
-    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound), method, max_indegree, control, run,
+    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree, control, run,
                      knowledge)
     if seed_graph is not None:
         search.seed(*seed_graph)

@@ -89,6 +89,8 @@ from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG, PDAG, RPDAG
 from ..knowledge import knowledge_params
+from ..scores import kernels
+from .dagstate import check_pass_memory
 from .run import SearchRun, first_best
 
 OPERATORS = ("A_arc", "A_link", "D_arc", "D_link", "A_hh")
@@ -655,7 +657,8 @@ class RpdagState(_Graph):
         (additions beyond ``max_indegree`` are -inf).
     """
 
-    def __init__(self, scorer, rpdag, max_indegree=None, bound=None):
+    def __init__(self, scorer, rpdag, max_indegree=None, bound=None, control=None):
+        check_pass_memory(scorer.n_vars, "the RPDAG search")
         super().__init__(rpdag.adj)
         self.scorer = scorer
         self.bound = bound
@@ -663,11 +666,29 @@ class RpdagState(_Graph):
         self.toggle = np.full((self.n, self.n), -np.inf)
         self._hh = {}
         self._hh_stack = (None, None)
-        self._refresh(range(self.n))
+        self._refresh(range(self.n), control)
         self.score = scorer.total(rpdag.extension())
         self.last_post = {}
 
-    def _refresh(self, nodes):
+    def _refresh(self, nodes, control=None):
+        """Recompute the toggle columns of ``nodes`` in batched look-ups of about
+        :func:`~bnexplore.scores.kernels.families_per_check` local scores; with
+        ``control``, its stop flag and clock are checked between two (the first
+        pass over wide data is long: issue 30, item 4), and once it says stop the
+        columns not reached stay minus infinity."""
+        per_check = kernels.families_per_check(self.scorer.n_rows)
+        batch = []
+        for v in nodes:
+            batch.append(v)
+            if len(batch) * self.n >= per_check:
+                self._refresh_batch(batch)
+                batch = []
+                if control is not None and control.should_stop():
+                    return
+        if batch:
+            self._refresh_batch(batch)
+
+    def _refresh_batch(self, nodes):
         """Recompute the toggle columns of ``nodes`` in one batched look-up."""
         keys, columns = [], []
         for v in nodes:
@@ -1008,7 +1029,7 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
     rpdag = start_rpdag(scorer, start, max_indegree)
     if bound is not None:
         rpdag = _knowledge_start(rpdag, bound, scorer, max_indegree)
-    state = RpdagState(scorer, rpdag, max_indegree, bound)
+    state = RpdagState(scorer, rpdag, max_indegree, bound, control)
     if tabu:
         best, best_iteration = _tabu(state, run, tabu_length, iterations)
         stats = {"best_iteration": best_iteration}
