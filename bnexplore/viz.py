@@ -887,10 +887,28 @@ _FIT_SCRIPT = """
   // vis-network fits the graph once, at its first draw; but an embedding frame often gets its final size
   // only afterwards, and picture nodes their size only once their image has loaded. So fit again after
   // any draw at which the frame's size or a node's size has changed since the last fit (a fit with
-  // nothing changed is not repeated: the user's own zoom and pan stay). A graph whose names would be
-  // drawn smaller than readable is shown from its top at the least readable scale instead, with a
-  // hint; a double click on the background shows it whole.
-  var fitted = null, least = __LEAST__, hint = document.getElementById("bnx-zoom-hint");
+  // nothing changed is not repeated: the user's own zoom and pan stay). The fit leaves a margin of
+  // MARGIN pixels (vis-network's own leaves a tenth of the frame). A graph whose names would be drawn
+  // smaller than readable is shown from its top at the least readable scale instead, with a hint; a
+  // double click on the background shows it whole.
+  var fitted = null, least = __LEAST__, MARGIN = 14, hint = document.getElementById("bnx-zoom-hint");
+  function whole(frame) {
+    var boxes = nodes.getIds().map(function (id) { return network.getBoundingBox(id); });
+    if (!boxes.length) { return 1; }
+    var left = Math.min.apply(null, boxes.map(function (b) { return b.left; }));
+    var right = Math.max.apply(null, boxes.map(function (b) { return b.right; }));
+    var top = Math.min.apply(null, boxes.map(function (b) { return b.top; }));
+    var bottom = Math.max.apply(null, boxes.map(function (b) { return b.bottom; }));
+    var scale = Math.min(1, (frame.clientWidth - 2 * MARGIN) / Math.max(right - left, 1),
+                         (frame.clientHeight - 2 * MARGIN) / Math.max(bottom - top, 1));
+    if (scale < least) {  // the top of the graph, readable
+      network.moveTo({scale: least, animation: false, position: {x: (left + right) / 2,
+                      y: top - MARGIN / least + frame.clientHeight / 2 / least}});
+    } else {
+      network.moveTo({scale: scale, animation: false, position: {x: (left + right) / 2, y: (top + bottom) / 2}});
+    }
+    return scale;
+  }
   network.on("afterDrawing", function () {
     var frame = network.canvas.frame.canvas;
     var sizes = [frame.clientWidth, frame.clientHeight];
@@ -901,13 +919,7 @@ _FIT_SCRIPT = """
     var key = sizes.join(",");
     if (key === fitted) { return; }
     fitted = key;
-    network.fit({animation: false});
-    var small = network.getScale() < least;
-    if (small) {
-      var top = Math.min.apply(null, nodes.getIds().map(function (id) { return network.getBoundingBox(id).top; }));
-      var y = top - 12 / least + frame.clientHeight / 2 / least;  // the top row just inside the frame
-      network.moveTo({scale: least, animation: false, position: {x: network.getViewPosition().x, y: y}});
-    }
+    var small = whole(frame) < least;
     if (hint) { hint.style.display = small ? "block" : "none"; }
   });
   network.on("doubleClick", function (event) {
