@@ -513,12 +513,15 @@ def _run_processes(data, settings, todo, workers, chunk_size, control, found):
     try:
         # started with Ctrl-C blocked (the mask is inherited), so one pressed while a worker is still importing
         # cannot kill it with a traceback; the signal stays pending here and reaches this process's handler
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # (POSIX; Windows has no signal masks, nor process groups that Ctrl-C reaches this way)
+        masks = hasattr(signal, "pthread_sigmask")
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masks else None
         try:
             for process in processes:
                 process.start()
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            if masks:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for chunk in itertools.islice(chunks, IN_FLIGHT * workers):
             tasks.put(chunk)
             waiting += 1

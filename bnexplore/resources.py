@@ -1,4 +1,4 @@
-"""How much memory this process may still allocate: the smallest of what the machine, its container and its limits allow.
+"""How much memory this process may still allocate: the least the machine, its container and its limits allow.
 
 ``MemAvailable`` of ``/proc/meminfo`` says what the machine has free, but a
 server often runs under tighter limits that a guard reading only that would
@@ -23,8 +23,12 @@ True
 """
 
 import os
-import resource
 from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # Windows: no address-space limit to read
+    resource = None
 
 PROC = Path("/proc")
 """Where the kernel's process files are (tests point it at a fake tree)."""
@@ -102,6 +106,8 @@ def cgroup_available():
 
 def address_space_available():
     """Bytes left under the soft ``RLIMIT_AS`` (minus ``VmSize`` now), or None without such a limit."""
+    if resource is None:
+        return None
     soft, _ = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY or soft < 0:
         return None

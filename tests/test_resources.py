@@ -148,3 +148,9 @@ def test_the_cli_on_1024_variables_says_why_in_one_line(wide_csv, engine, instal
     out, err = capsys.readouterr()
     assert code == 1 and out == "" and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "1024" in err and "62 variables" in err
+
+
+def test_without_the_resource_module_there_is_no_address_space_reading(system, monkeypatch):
+    system(meminfo_kb=2**20)
+    monkeypatch.setattr(resources, "resource", None)  # Windows
+    assert resources.address_space_available() is None and resources.available_memory() == GIB
