@@ -10,6 +10,10 @@ when they are installed (benchmark environment only) and scores their graphs
 with our Scorer.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_local_search.py [--quick]``.
+
+``--busy results/x.json`` times each of our searches instead on alarm N = 5,000
+(and ``--network BIF`` with ``--rows``, e.g. win95pts), once quietly and once
+beside a CPU-heavy process (``busy.py``), and writes the times as JSON.
 """
 
 import argparse
@@ -81,16 +85,40 @@ def row(label, scorer, graph, truth, seconds, stats=None):
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
+def busy_runs(args):
+    """Each of our searches quietly and beside a busy process (issue 29, item 16)."""
+    from busy import beside_busy, report
+
+    sets = [("alarm", dataset("alarm", 500 if args.quick else 5000)[1])]
+    if args.network:
+        network = read_bif(args.network)
+        codes = sample_codes(network, args.rows, seed=1)
+        sets.append((network.name or os.path.basename(args.network),
+                     Dataset.from_codes(codes, arities=network.arities, names=network.names)))
+    runs = [(f"{name} N = {data.n_rows:,}: {label}",
+             lambda data=data, algorithm=algorithm, options=options:
+             learn(data, algorithm=algorithm, scorer=Scorer(data, "bdeu"), **options))
+            for name, data in sets for label, algorithm, options in OURS]
+    rows, conditions = beside_busy(runs)
+    report("Local search beside a busy process", rows, conditions, args.busy)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="asia only, no peers")
     parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--busy", metavar="JSON", help="time each search quietly and beside a busy process")
+    parser.add_argument("--network", metavar="BIF", help="with --busy: also a sample of this network")
+    parser.add_argument("--rows", type=int, default=10000, help="with --network: rows sampled")
     args = parser.parse_args()
     cases = [("asia", 2000)] if args.quick else CASES
 
     warm = dataset("asia", 500)[1]
     for algorithm in ("hc", "tabu", "rpdag", "rpdag-tabu"):  # compile the numba kernels before timing anything
         learn(warm, algorithm=algorithm, iterations=5) if "tabu" in algorithm else learn(warm, algorithm=algorithm)
+    if args.busy:
+        busy_runs(args)
+        return
 
     print("# Local search on data sampled from BIF networks (BDeu, ess = 1, empty start, cold cache)")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores\n")

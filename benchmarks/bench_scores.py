@@ -11,6 +11,9 @@ families with 0-3 parents, and times, with the cache off:
 
 Run: ``PYTHONPATH=. python benchmarks/bench_scores.py`` (add ``--quick`` for a
 smoke run). Prints a Markdown table for benchmarks/BENCHMARKS.md.
+``--busy results/x.json`` times ``local_many`` (all threads) and ``local`` per
+parent-set size instead, once quietly and once beside a CPU-heavy process
+(``busy.py``), and writes the times as JSON.
 """
 
 import argparse
@@ -131,12 +134,30 @@ def breakdown(scorer, fams, repeats=200):
     return {name: float(np.median(values)) for name, values in parts.items()}
 
 
+def busy_runs(data, rng, args):
+    """``local_many`` and ``local`` per parent-set size, quietly and beside a busy process (issue 29, item 16)."""
+    from busy import beside_busy, report
+
+    runs = []
+    for size in range(4):
+        fams = families(rng, data.n_vars, size, args.families)
+        children, parents = [c for c, _ in fams], [p for _, p in fams]
+        runs.append((f"local_many, {args.families:,} families of {size} parents",
+                     lambda c=children, p=parents: Scorer(data, "bdeu", cache=False).local_many(c, p)))
+        runs.append((f"local one at a time, {args.peer_families:,} families of {size} parents",
+                     lambda f=fams[: args.peer_families], s=Scorer(data, "bdeu", cache=False):
+                     [s.local(c, p) for c, p in f]))
+    rows, conditions = beside_busy(runs)
+    report(f"Local scores beside a busy process (alarm N = {data.n_rows:,})", rows, conditions, args.busy)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=20000)
     parser.add_argument("--families", type=int, default=4000)
     parser.add_argument("--peer-families", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="small smoke run")
+    parser.add_argument("--busy", metavar="JSON", help="time scoring quietly and beside a busy process")
     args = parser.parse_args()
     if args.quick:
         args.families, args.peer_families = 300, 20
@@ -150,6 +171,9 @@ def main():
     warm.local(0, [1, 2, 3])
     warm.local_many([0, 1] * 100, [[1], [2, 3]] * 100)
 
+    if args.busy:
+        busy_runs(data, rng, args)
+        return
     print(f"# Local-score throughput, alarm N = {args.rows:,}, BDeu ess = 1, cache off")
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads\n")
