@@ -221,6 +221,8 @@ class Reaper:
                 elif job.alive():
                     self._jobs[job] = self.clock()
                 elif self.clock() - seen >= self.grace:
+                    log.warning("stopping the search of a session gone for %.0f s (%s)", self.grace,
+                                ", ".join(task.name for task in job.tasks))
                     job.ended_by = "its browser tab was closed"
                     job.stop.set()
                     del self._jobs[job]
