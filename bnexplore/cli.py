@@ -521,11 +521,17 @@ def cmd_app(args):
     os.execv(command[0], command)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with this door's contract: a usage error is one line on stderr (exit 2), pointing to --help."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser():
     """The argparse parser of every command."""
     prog = "python -m bnexplore" if Path(sys.argv[0]).name == "__main__.py" else "bnexplore"
-    parser = argparse.ArgumentParser(prog=prog,
-                                     description="Learn and explore Bayesian network structure from discrete data.")
+    parser = Parser(prog=prog, description="Learn and explore Bayesian network structure from discrete data.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 

@@ -83,6 +83,22 @@ def test_bad_numbers_are_one_line_naming_the_flag(capsys, args, words):
     assert_one_line(*run(capsys, *args)[::2], *words)
 
 
+@pytest.mark.parametrize("args, words", [
+    (["learn", ASIA, "--time-limit", "abc"], ["--time-limit", "invalid float value: 'abc'", "--help"]),
+    (["learn", ASIA, "--seed", "1.5"], ["--seed", "invalid int value"]),
+    (["learn"], ["required: data"]),
+    (["nope"], ["invalid choice: 'nope'"]),
+    (["learn", ASIA, "--bogus", "1"], ["unrecognized arguments: --bogus 1"]),
+    (["query", ASIA_BIF, "--fit", "x"], ["--fit", "invalid choice"]),
+])
+def test_usage_errors_are_one_line_too(capsys, args, words):
+    with pytest.raises(SystemExit) as info:
+        cli.main(args)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert_one_line(1, err, *words)
+
+
 @pytest.mark.parametrize("name, words", [
     ("list", ['"nodes" list']), ("nodes_text", ['"nodes" list']), ("number", ['"nodes" list']),
     ("wide", ["100,000 nodes", "only 8 variables"]), ("unknown", ["does not have", "nope"]),
