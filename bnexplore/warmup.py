@@ -36,6 +36,12 @@ def tiny_data(rows=3000, seed=0):
     -------
     pandas.DataFrame
         Columns ``a``, ``b``, ``c`` (text), ``x`` (numbers) and ``group`` (two classes).
+
+    Examples
+    --------
+    >>> from bnexplore.warmup import tiny_data
+    >>> tiny_data(rows=10).shape
+    (10, 5)
     """
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 2, rows)
