@@ -6,11 +6,15 @@ the operators of Acid & de Campos (2003), Section 4.3, each recorded with the
 state (A-G, Table 1) of the pair it joined.
 """
 
+from bnexplore import viz
 from bnexplore.graphs import DAG, RPDAG
 from bnexplore.search.rpdag import OPERATORS as RPDAG_OPERATORS
 from bnexplore.search.rpdag import apply_operator
 
 DAG_OPERATORS = ("add", "delete", "reverse")
+LINK_OPERATORS = ("A_link", "D_link")  # RPDAG steps that change an undirected link
+HIGHLIGHT = "#d81b60"
+DELETED = "#f8bbd0"
 RPDAG_WORDS = {"A_arc": "add the arc", "A_link": "add the link", "D_arc": "delete the arc",
                "D_link": "delete the link", "A_hh": "add the head-to-head pattern"}
 
@@ -138,3 +142,24 @@ def changed_pairs(step):
     if step["op"] == "A_hh":
         return {frozenset(args[:2]), frozenset(args[1:])}
     return {frozenset(args[:2])}
+
+
+def drawing(before, after, step, title):
+    """The graph after a step (a :class:`bnexplore.viz.Drawing`), the pairs the step changed highlighted
+    in magenta (a deleted edge in light pink), with a legend that draws a changed link without an arrow."""
+    picture = viz.pdag_drawing(after, title=title)
+    if step is None:
+        return picture
+    touched = changed_pairs(step)
+    for edge in picture.edges:
+        if frozenset((edge.u, edge.v)) in touched:
+            edge.color, edge.width = HIGHLIGHT, 6.0
+    names = before.names
+    removed = [(names[u], names[v]) for u, v in before.edges() if not after.adjacent(u, v)]
+    for u, v in removed:
+        picture.edges.append(viz.EdgeStyle(u, v, directed=False, color=DELETED, width=4.0,
+                                           title=f"{u} — {v} was just deleted", kind="just deleted"))
+    picture.legend.append(viz.LegendItem("changed in this step", HIGHLIGHT, directed=step["op"] not in LINK_OPERATORS))
+    if removed:
+        picture.legend.append(viz.LegendItem("deleted in this step", DELETED, directed=False))
+    return picture

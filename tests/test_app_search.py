@@ -414,3 +414,22 @@ def test_rpdag_replay_says_each_step_in_words_and_cites_the_paper_on_hover(at):
     assert "Acid & de Campos (2003)" in line.proto.help
     play = at.button(key="replay_play")
     assert play.label == "Play" and "⏸" not in play.label
+
+
+def test_the_replay_legend_draws_a_changed_link_without_an_arrow():
+    from bnexplore import bundled
+    from bnexplore.bif import read_bif, sample
+    from bnexplore.data import Encoder
+    from bnexplore.scores import Scorer
+    from bnexplore.search.rpdag import rpdag_search
+    from bnexplore_app import replay
+
+    data = Encoder().fit_transform(sample(read_bif(bundled.network_path("asia")), 2000, seed=2))
+    result = rpdag_search(Scorer(data))
+    frames = replay.graphs(result)
+    legends = {}
+    for k, step in enumerate(result.trajectory):
+        picture = replay.drawing(frames[k], frames[k + 1], step, "test")
+        changed = next(item for item in picture.legend if item.label == "changed in this step")
+        legends[step["op"]] = changed.directed
+    assert legends.get("A_link") is False and legends.get("A_arc", legends.get("A_hh")) is True, legends

@@ -4,7 +4,6 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bnexplore import viz
 from bnexplore_app import algorithms, jobs, knowledge_ui, replay, state, views, warmup
 from bnexplore_app.algorithms import SearchInput, available
 from bnexplore_app.errors import error_boundary
@@ -14,10 +13,7 @@ from bnexplore_app.widgets import data_status, pick_one, results_table, show_cha
 
 POLL_SECONDS = 0.5
 SPEEDS = (0.5, 1.0, 2.0, 3.0, 5.0)
-HIGHLIGHT = "#d81b60"
 MANY_VARIABLES = 100  # from this many variables ASOBS is the default (issue 16's benchmark, 223-1,041 variables)
-DELETED = "#f8bbd0"
-LINK_OPS = ("A_link", "D_link")  # RPDAG steps that change an undirected link
 
 
 def kept_jobs():
@@ -310,26 +306,6 @@ def run_section():
     other_jobs_section()
 
 
-def replay_drawing(before, after, step, title):
-    """The graph after a step, the pairs the step changed highlighted (a deleted edge in light pink)."""
-    drawing = viz.pdag_drawing(after, title=title)
-    if step is None:
-        return drawing
-    touched = replay.changed_pairs(step)
-    for edge in drawing.edges:
-        if frozenset((edge.u, edge.v)) in touched:
-            edge.color, edge.width = HIGHLIGHT, 6.0
-    names = before.names
-    removed = [(names[u], names[v]) for u, v in before.edges() if not after.adjacent(u, v)]
-    for u, v in removed:
-        drawing.edges.append(viz.EdgeStyle(u, v, directed=False, color=DELETED, width=4.0,
-                                           title=f"{u} — {v} was just deleted", kind="just deleted"))
-    drawing.legend.append(viz.LegendItem("changed in this step", HIGHLIGHT, directed=step["op"] not in LINK_OPS))
-    if removed:
-        drawing.legend.append(viz.LegendItem("deleted in this step", DELETED, directed=False))
-    return drawing
-
-
 def step_by(delta, total):
     st.session_state["replay_step"] = min(max(st.session_state.get("replay_step", 0) + delta, 0), total)
     st.session_state["replay_playing"] = False
@@ -372,7 +348,7 @@ def replay_frame(entry):
         step = trajectory[k - 1]
         st.markdown(f"**Step {k} of {total}:** {replay.describe(step)}", help=replay.source(step))
     graphs = replay_graphs(entry)
-    drawing = replay_drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
+    drawing = replay.drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
                              f"{entry.name} after step {k} of {total}")
     rpdag_note = (" In an RPDAG run, dashed lines are links (undirected); the step's terms in the paper are under "
                   "the ? beside its description." if replay.kind(entry.result) == "rpdag" else "")
