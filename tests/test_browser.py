@@ -22,8 +22,11 @@ pytest.importorskip("playwright")
 
 from playwright.sync_api import expect  # noqa: E402
 
-from tools.browser import (CHROMIUM, ROOT, AppServer, alerts, browser_session, choose_option,  # noqa: E402
-                           choose_radio, download, new_page, nodes_outside, open_page, problems, settle, upload)
+from tools.browser import (CHROMIUM, ROOT, STEP_TIMEOUT, AppServer, alerts, browser_session,  # noqa: E402
+                           choose_option, choose_radio, download, drawn, new_page, nodes_outside, open_page,
+                           problems, settle, upload)
+
+expect.set_options(timeout=STEP_TIMEOUT)  # Playwright's 5 s is too short for a page run on a loaded machine
 
 ARTIFACTS = ROOT / "test-artifacts"
 SURVEY = ROOT / "tests" / "fixtures" / "survey.csv"
@@ -70,7 +73,7 @@ def run_search(page, expected_name, timeout=SEARCH_MS):
     open_page(page, "3 · Search")
     settle(page, lambda: page.get_by_role("button", name="Run", exact=True).click())
     expect(page.get_by_text(f"Finished: {expected_name}").first).to_be_visible(timeout=timeout)
-    expect(page.locator("[data-testid='stVegaLiteChart']").first).to_be_visible()
+    expect(page.get_by_text("Best score found").first).to_be_visible()  # its score trace (chart or table)
 
 
 def upload_table(page, path):
@@ -113,8 +116,8 @@ def test_two_data_sets_journey(server, browser):
     open_page(page, "4 · Networks")
     frame = page.frame_locator("[data-testid='stIFrame']").first
     expect(frame.get_by_text("hc · BDeu(1) · sachs 2k — DAG")).to_be_visible()
-    count, outside = nodes_outside(page)
-    assert count == 11 and not outside, f"nodes drawn outside the frame: {outside}"
+    shown = drawn(page)  # whole, or zoomed in to keep names readable and saying so
+    assert shown["nodes"] == 11 and (not shown["outside"] or shown["zoomed"]), shown
     box = page.locator("[data-testid='stIFrame']").first.bounding_box()
     assert box["y"] + box["height"] <= 720, f"the graph ends at {box['y'] + box['height']:.0f} px, below the fold"
     assert box["width"] > 500 and box["height"] > 300, box
@@ -229,7 +232,7 @@ def test_stop_ends_a_long_exact_search(server, browser):
         progress = page.locator("[data-testid='stProgress']").first
         # branch and cut has begun once the progress names a proven bound (after the candidate parent sets)
         expect(progress).to_contain_text("proven bound", timeout=SEARCH_MS)
-        expect(page.locator("[data-testid='stVegaLiteChart']").first).to_be_visible()  # the live trace
+        expect(page.get_by_text("Best score found").first).to_be_visible()  # the live trace (chart or table)
         page.get_by_role("button", name="Stop").click()
         expect(page.get_by_text("Stopped early").first).to_be_visible(timeout=STOP_MS)
         expect(page.get_by_role("button", name="Stop")).to_have_count(0)

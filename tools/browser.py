@@ -256,31 +256,54 @@ _FIT = """
 () => {
   const canvas = document.querySelector("#mynetwork canvas");
   const frame = canvas.getBoundingClientRect();
-  const outside = [];
+  const outside = [], SLACK = 4;  // a node's bounding box reaches a few pixels past its drawn border
   for (const id of network.body.nodeIndices) {
     const box = network.getBoundingBox(id);
     const a = network.canvasToDOM({x: box.left, y: box.top});
     const b = network.canvasToDOM({x: box.right, y: box.bottom});
-    if (a.x < -0.5 || a.y < -0.5 || b.x > frame.width + 0.5 || b.y > frame.height + 0.5)
+    if (a.x < -SLACK || a.y < -SLACK || b.x > frame.width + SLACK || b.y > frame.height + SLACK)
       outside.push(`${id}: (${a.x.toFixed(0)}, ${a.y.toFixed(0)})-(${b.x.toFixed(0)}, ${b.y.toFixed(0)})`
                    + ` in ${frame.width.toFixed(0)} x ${frame.height.toFixed(0)}`);
   }
-  return {nodes: network.body.nodeIndices.length, outside: outside};
+  const hint = document.getElementById("bnx-zoom-hint");
+  return {nodes: network.body.nodeIndices.length, outside: outside,
+          zoomed: !!hint && getComputedStyle(hint).display !== "none"};
 }
 """
 
 
+_STILL = """
+() => {
+  const canvas = document.querySelector("#mynetwork canvas");
+  const view = JSON.stringify([network.getScale(), network.getViewPosition(), canvas.clientWidth,
+                               canvas.clientHeight]);
+  window.__bnxStill = window.__bnxView === view ? (window.__bnxStill || 0) + 1 : 0;
+  window.__bnxView = view;
+  return window.__bnxStill >= 10;
+}
+"""
+"""True once the drawing's scale, position and size have stayed the same for ten animation frames: the picture
+fits itself to its frame after the frame's last resize, and is measured after that."""
+
+
 def graph_frame(page, index=0):
-    """The ``index``-th embedded graph (vis-network in an iframe) once its canvas is drawn."""
+    """The ``index``-th embedded graph (vis-network in an iframe) once it is drawn and holds still."""
     frame_element = page.locator("[data-testid='stIFrame']").nth(index)
     frame_element.wait_for()
     frame = frame_element.element_handle().content_frame()
     frame.locator("#mynetwork canvas").wait_for()
     frame.wait_for_function("() => typeof network !== 'undefined' && network.body.nodeIndices.length > 0")
+    frame.wait_for_function(_STILL)
     return frame
 
 
 def nodes_outside(page, index=0):
     """``(number of nodes, descriptions of the nodes not wholly inside the drawing's canvas)``."""
-    found = graph_frame(page, index).evaluate(_FIT)
+    found = drawn(page, index)
     return found["nodes"], found["outside"]
+
+
+def drawn(page, index=0):
+    """What the ``index``-th graph shows: ``{"nodes": count, "outside": [nodes not wholly inside the canvas],
+    "zoomed": whether it says it is zoomed in to keep names readable (drag to pan)}``."""
+    return graph_frame(page, index).evaluate(_FIT)

@@ -33,8 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.browser import (ROOT, STEP_TIMEOUT, AppServer, alerts, browser_session, choose_option,  # noqa: E402
-                           choose_radio, download, new_page, nodes_outside, open_page, problems, settle, upload,
-                           wait_idle)
+                           choose_radio, download, drawn, new_page, nodes_outside, open_page, problems, settle,
+                           upload, wait_idle)
 
 SURVEY = ROOT / "tests" / "fixtures" / "survey.csv"
 LIMIT_MB = 64
@@ -179,9 +179,11 @@ def networks(page, view=None):
         choose_radio(page, view)
     page.locator("[data-testid='stIFrame']").first.wait_for()
     wait_idle(page)
-    count, outside = nodes_outside(page)
-    if outside:
-        print(f"     nodes outside the frame ({len(outside)} of {count}): {'; '.join(outside[:4])}")
+    shown = drawn(page)
+    if shown["outside"]:
+        print(f"     nodes outside the frame ({len(shown['outside'])} of {shown['nodes']}"
+              f"{', zoomed in, saying so' if shown['zoomed'] else ', NOT saying it is zoomed'}): "
+              f"{'; '.join(shown['outside'][:3])}")
 
 
 def to_top(locator):
