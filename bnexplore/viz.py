@@ -894,20 +894,17 @@ _FIT_SCRIPT = """
   var fitted = null, least = __LEAST__, MARGIN = 14, hint = document.getElementById("bnx-zoom-hint");
   function whole(frame) {
     var boxes = nodes.getIds().map(function (id) { return network.getBoundingBox(id); });
-    if (!boxes.length) { return 1; }
+    if (!boxes.length) { return true; }
     var left = Math.min.apply(null, boxes.map(function (b) { return b.left; }));
     var right = Math.max.apply(null, boxes.map(function (b) { return b.right; }));
     var top = Math.min.apply(null, boxes.map(function (b) { return b.top; }));
     var bottom = Math.max.apply(null, boxes.map(function (b) { return b.bottom; }));
-    var scale = Math.min(1, (frame.clientWidth - 2 * MARGIN) / Math.max(right - left, 1),
-                         (frame.clientHeight - 2 * MARGIN) / Math.max(bottom - top, 1));
-    if (scale < least) {  // the top of the graph, readable
-      network.moveTo({scale: least, animation: false, position: {x: (left + right) / 2,
-                      y: top - MARGIN / least + frame.clientHeight / 2 / least}});
-    } else {
-      network.moveTo({scale: scale, animation: false, position: {x: (left + right) / 2, y: (top + bottom) / 2}});
-    }
-    return scale;
+    var scale = Math.max(least, Math.min(1, (frame.clientWidth - 2 * MARGIN) / Math.max(right - left, 1),
+                                         (frame.clientHeight - 2 * MARGIN) / Math.max(bottom - top, 1)));
+    var fits = (right - left) * scale <= frame.clientWidth && (bottom - top) * scale <= frame.clientHeight;
+    network.moveTo({scale: scale, animation: false, position: {x: (left + right) / 2, y: fits ? (top + bottom) / 2
+                    : top - MARGIN / scale + frame.clientHeight / 2 / scale}});  // else from its top
+    return fits;
   }
   network.on("afterDrawing", function () {
     var frame = network.canvas.frame.canvas;
@@ -919,8 +916,8 @@ _FIT_SCRIPT = """
     var key = sizes.join(",");
     if (key === fitted) { return; }
     fitted = key;
-    var small = whole(frame) < least;
-    if (hint) { hint.style.display = small ? "block" : "none"; }
+    var fits = whole(frame);
+    if (hint) { hint.style.display = fits ? "none" : "block"; }
   });
   network.on("doubleClick", function (event) {
     if (!event.nodes.length && !event.edges.length) {

@@ -124,6 +124,12 @@ def test_a_structural_view_fits_after_the_frame_is_resized(browser):
 
 
 @browser_only
+def test_a_network_that_fits_only_with_less_margin_is_shown_whole_and_readable(browser):
+    seen = measure(browser, structural("sachs.bif.gz"), 661, width=661)  # the Networks page's frame
+    assert seen["outside"] == [] and seen["scale"] * viz.FONT_SIZE >= viz.READABLE_PX
+
+
+@browser_only
 def test_a_large_network_opens_readable_from_its_top_and_shows_whole_on_double_click(browser):
     tab = browser.new_page(viewport={"width": 700, "height": 700})
     try:
