@@ -172,7 +172,7 @@ def check_args(args):
 def _add_data_options(parser, data_help=DATA_HELP):
     parser.add_argument("data", help=data_help)
     parser.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
-    parser.add_argument("--sep", default=",", help="CSV: column separator (default ,)")
+    parser.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     parser.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     parser.add_argument("--discretize", help="uniform3 | quantile:K | width:K | manual:c1,c2 for numeric columns")
     parser.add_argument("--categorical", action="store_true", help="treat every column as categorical")
@@ -607,7 +607,7 @@ def build_parser():
     p.add_argument("--cv", type=int, help="also report k-fold cross-validated accuracy of the classifier")
     p.add_argument("--seed", type=int, help="seed of the cross-validation folds")
     p.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
-    p.add_argument("--sep", default=",", help="CSV: column separator (default ,)")
+    p.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     p.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     _add_run_options(p)
     p.set_defaults(func=cmd_bnkl)
