@@ -44,9 +44,15 @@ def configure(environ=None):
 
     Examples
     --------
+    ``import bnexplore`` has called it already; in a process where no
+    numba kernel has run yet, an empty environment gains the policy:
+
     >>> env = {}
-    >>> configure(env), env
+    >>> configure(env), env  # doctest: +SKIP
     (True, {'OMP_WAIT_POLICY': 'PASSIVE'})
+
+    and a user's choice is kept:
+
     >>> configure({"NUMBA_THREADING_LAYER": "workqueue"})
     False
     """
