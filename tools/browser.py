@@ -10,7 +10,7 @@ two-core machine passes as a quiet one does.
 
 Examples
 --------
->>> from tools.browser import AppServer, browser_session  # doctest: +SKIP
+>>> from tools.browser import AppServer, browser_session, new_page, open_page  # doctest: +SKIP
 >>> with AppServer() as url, browser_session() as browser:  # doctest: +SKIP
 ...     page = new_page(browser, url)
 ...     open_page(page, "3 · Search")
