@@ -34,6 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STEP_TIMEOUT = 120_000
 """Milliseconds any one wait may take (a page run, an upload) on a loaded machine."""
 
+PICK_TIMEOUT = 30_000
+"""Milliseconds a pick in a select list may take to run the page before it is tried again."""
+
 PROBLEMS = re.compile(r"Traceback|(?i:please report)|\b[A-Z]\w*Error\b")
 """What must never show on a page: a traceback, the app's "please report" message, a Python exception name."""
 
@@ -203,9 +206,13 @@ def choose_option(page, box, option, tries=3):
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
             continue
-        settle(page, item.first.click)
+        try:
+            settle(page, item.first.click, timeout=PICK_TIMEOUT)
+        except PlaywrightTimeout:  # a click the list let pass (it scrolled under the pointer): pick again
+            page.keyboard.press("Escape")
+            continue
         return
-    raise AssertionError(f"the option {option!r} never showed")
+    raise AssertionError(f"the option {option!r} never showed, or picking it never ran the page")
 
 
 def choose_radio(page, option):

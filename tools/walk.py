@@ -68,6 +68,8 @@ class Walk:
         except Exception as error:  # a walk reports every step, failed or not, and goes on
             status = f"FAILED: {type(error).__name__}: {str(error).splitlines()[0][:300]}"
             self.failed.append(f"{self.number:02d} {name}: {status}")
+            if page is not None:
+                page.keyboard.press("Escape")  # a list left open would catch the next step's clicks
         file = self.out / f"{self.number:02d}_{re.sub(r'[^a-z0-9]+', '_', name.lower()).strip('_')}.png"
         page = value if page is None else page  # a step that opens a page looks at the page it opened
         shoot = shoot and page is not None
