@@ -309,9 +309,7 @@ def encoded_section(profile):
     st.dataframe(table[["column", "type", "levels", "states", "distinct", "missing", "min", "max", "note"]],
                  hide_index=True, width="stretch", column_config={
                      "levels": st.column_config.NumberColumn("levels", help="states after discretization"),
-                     "distinct": st.column_config.NumberColumn("distinct", help="distinct raw values"),
-                     "min": st.column_config.NumberColumn("min", format="%.4g"),
-                     "max": st.column_config.NumberColumn("max", format="%.4g")})
+                     "distinct": st.column_config.NumberColumn("distinct", help="distinct raw values")})
     st.caption("One row per column: how it is typed, its states after discretization (levels), its distinct raw "
                "values and missing values, and the range of numeric columns.")
     for warning in data.warnings:
