@@ -4,40 +4,20 @@ limit said on the page (issue 29 items 3, 7, 8, 9; issue 30 items 2, 15, 16, 20,
 
 import gzip
 import io
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from bnexplore.limits import ENVIRONMENT
+from test_app import errors, go, new_session, no_exception
 
-ROOT = Path(__file__).resolve().parent.parent
 ASIA = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def errors(at):
-    return " ".join(e.value for e in at.error)
 
 
 @pytest.fixture
 def at():
-    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    app.run()
-    no_exception(app)
-    app.default_timeout = 30
-    return app
-
-
-def go(at, page):
-    at.switch_page(f"bnexplore_app/pages/{page}.py")
-    at.run()
-    no_exception(at)
+    return new_session()
 
 
 def upload(at, name, content, sep=None, encoding=None):

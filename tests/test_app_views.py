@@ -1,30 +1,8 @@
 """Networks and Compare after a change of data, and the numbers the pages show, through AppTest clicks."""
 
-from pathlib import Path
+from test_app import go, new_session, no_exception
 
-from streamlit.testing.v1 import AppTest
-
-ROOT = Path(__file__).resolve().parent.parent
 HC = "hc · BDeu(1) · asia 5k"
-
-
-def no_exception(at):
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def new_session():
-    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    app.run()
-    no_exception(app)
-    app.default_timeout = 30
-    return app
-
-
-def go(at, page):
-    at.switch_page(f"bnexplore_app/pages/{page}.py")
-    at.run()
-    no_exception(at)
-    return at
 
 
 def learn_here(at, name=HC):
