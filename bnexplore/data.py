@@ -663,6 +663,28 @@ def _factorized_column(name, codes, uniques, stored, category_order=None, all_pr
     return column
 
 
+IDENTIFIER_MIN_ROWS = 20
+"""Fewest non-missing rows for a column of distinct values to count as a row identifier."""
+
+
+def _identifier_note(column):
+    """Note for a column that looks like a row identifier, else None.
+
+    Such a column has at least :data:`IDENTIFIER_MIN_ROWS` non-missing rows, every one its own value, and its
+    values are text or whole numbers (distinct measurements such as 1.73, 1.81 are not identifiers). A network
+    learns nothing general from it: each state occurs in one row.
+    """
+    present = int(np.count_nonzero(column.codes >= 0))
+    distinct = int(np.count_nonzero(column.present()))
+    if present < IDENTIFIER_MIN_ROWS or distinct != present:
+        return None
+    numbers = column.numbers[column.present()]
+    if not np.all(np.isnan(numbers) | (numbers == np.floor(numbers))):
+        return None
+    return (f"column {column.name!r} looks like a row identifier: every row has its own value ({distinct:,} "
+            f"distinct values in {present:,} rows), so it tells a network nothing about other rows; leave it out")
+
+
 def _index_dtype(n_uniques):
     """Smallest signed integer dtype for indices ``-1 .. n_uniques - 1``."""
     for dtype in (np.int8, np.int16, np.int32):
@@ -938,8 +960,19 @@ class Encoder:
             One row per column: ``column``, ``type`` (the kind the encoder
             would give it), ``discretize`` (the method a numeric column
             would get, or None), ``distinct`` (distinct non-missing values),
-            ``missing``, ``min`` and ``max`` (numbers only), ``note``
-            (e.g. mixed numbers and text).
+            ``missing``, ``min`` and ``max`` (numbers only), ``identifier``
+            (True for a column that looks like a row identifier: at least
+            :data:`IDENTIFIER_MIN_ROWS` rows, each non-missing one its own
+            text or whole-number value), ``note`` (e.g. mixed numbers and
+            text; "looks like a row identifier: every row has its own
+            value ...").
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame({"id": range(30), "smoker": ["yes", "no", "no"] * 10})
+        >>> Encoder().profile(frame)[["column", "identifier"]].values.tolist()
+        [['id', True], ['smoker', False]]
         """
         table = _prepare_table(df)
         rows = []
@@ -947,6 +980,7 @@ class Encoder:
             kind, _ = self._kind_of(column)
             method = self._method_of(column.name) if kind == NUMERIC else None
             valued = column.number_valued and len(column.uniques) > 0
+            identifier = _identifier_note(column)
             rows.append(
                 {
                     "column": column.name,
@@ -956,10 +990,12 @@ class Encoder:
                     "missing": column.n_missing(),
                     "min": float(np.min(column.numbers)) if valued else None,
                     "max": float(np.max(column.numbers)) if valued else None,
-                    "note": column.note or "",
+                    "identifier": identifier is not None,
+                    "note": "; ".join(note for note in (column.note, identifier) if note),
                 }
             )
-        return pd.DataFrame(rows, columns=["column", "type", "discretize", "distinct", "missing", "min", "max", "note"])
+        return pd.DataFrame(rows, columns=["column", "type", "discretize", "distinct", "missing", "min", "max",
+                                           "identifier", "note"])
 
     # -- fitting --------------------------------------------------------------
 
@@ -987,6 +1023,7 @@ class Encoder:
         n_missing = [column.n_missing() for column in table.columns]
         notes = [c.note for c, (kind, declared) in zip(table.columns, kinds)
                  if c.note and kind == CATEGORICAL and not declared]
+        notes += [note for note in map(_identifier_note, table.columns) if note]
         notes += self._apply_missing_policy(table)
         specs = {}
         for column, (kind, declared), missing in zip(table.columns, kinds, n_missing):

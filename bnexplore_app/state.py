@@ -316,6 +316,29 @@ def encode(table, encoding):
     return dataset, key, (options, columns)
 
 
+def default_encoding(table):
+    """The Data page's settings for a newly loaded table: the defaults, with every column that looks like a
+    row identifier (:meth:`Encoder.profile`'s ``identifier``: each row its own value) left out, as long as two
+    columns remain.
+
+    Returns
+    -------
+    encoding : dict
+        Like :data:`DEFAULT_ENCODING`.
+    identifiers : dict of str to int
+        The columns left out and the number of distinct values (= non-missing rows) of each.
+
+    Raises DataError when the table cannot be profiled (duplicated column names).
+    """
+    encoding = json.loads(json.dumps(DEFAULT_ENCODING))
+    profile = Encoder().profile(table.frame)
+    found = profile[profile["identifier"]]
+    if len(profile) - len(found) < 2:
+        return encoding, {}
+    encoding["leave_out"] = found["column"].tolist()
+    return encoding, dict(zip(found["column"], found["distinct"].astype(int).tolist()))
+
+
 def use_table(table, encoding=None):
     """Make ``table`` (encoded with ``encoding``) the data in use.
 

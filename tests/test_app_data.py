@@ -65,7 +65,7 @@ def test_a_semicolon_csv_loads_through_the_upload_and_the_separator_choice_reads
     at.selectbox(key="data_sep").set_value(",")  # the wrong separator: one column, refused; the data stay
     at.run()
     no_exception(at)
-    assert "upload europe.csv has one column ('smoker;cough;town'); a network needs at least two" in errors(at)
+    assert "`upload europe.csv` has one column (`smoker;cough;town`); a network needs at least two" in errors(at)
     assert "is the *Separator* right?" in errors(at)
     assert at.session_state["dataset"] is data
     at.selectbox(key="data_sep").set_value(";")
@@ -132,7 +132,7 @@ def test_a_space_only_column_name_is_renamed_and_said(at):
 
 def test_a_one_column_csv_is_refused_and_the_tune_page_keeps_working(at):
     upload(at, "one.csv", b"smoker\nyes\nno\nyes\n")
-    assert "upload one.csv has one column ('smoker'); a network needs at least two variables" in errors(at)
+    assert "`upload one.csv` has one column (`smoker`); a network needs at least two variables" in errors(at)
     assert any("Nothing changed" in i.value for i in at.info)
     assert at.session_state["dataset"].names == ASIA
     go(at, "2_Tune")

@@ -11,7 +11,7 @@ from bnexplore.data import MISSING_LABEL, TABLE_SUFFIXES, Encoder, learn_cut_poi
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore_app import state
 from bnexplore_app.page import run_page
-from bnexplore_app.widgets import data_status, pick_one, show_chart
+from bnexplore_app.widgets import data_status, literal, pick_one, show_chart
 
 METHODS = ("uniform3", "quantile", "width", "manual")
 METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
@@ -41,15 +41,15 @@ def load(make_table):
     try:
         table = make_table()
         if len(table.frame.columns) < 2:
-            names = "".join(f" ({name!r})" for name in table.frame.columns)
-            raise DataError(f"{table.label} has one column{names}; a network needs at least two variables: load a "
-                            "table with two or more columns (for a CSV file, is the *Separator* right?)")
+            names = "".join(f" ({literal(str(name))})" for name in table.frame.columns)
+            raise DataError(f"{literal(table.label)} has one column{names}; a network needs at least two variables: "
+                            "load a table with two or more columns (for a CSV file, is the *Separator* right?)")
+        encoding, identifiers = state.default_encoding(table)
     except BNExploreError as error:  # a DataError, or a ResourceError (a gzip past the server's bound)
         st.error(f"{error}")
-        st.info(f"Nothing changed: the data in use are still **{st.session_state['data_label']}**.")
+        st.info(f"Nothing changed: the data in use are still {literal(st.session_state['data_label'])}.")
         return True
-    encoding = json.loads(json.dumps(state.DEFAULT_ENCODING))
-    st.session_state["draft"] = {"table": table, "encoding": encoding}
+    st.session_state["draft"] = {"table": table, "encoding": encoding, "identifiers": identifiers}
     try_use(table, encoding)
     return True
 
@@ -62,12 +62,12 @@ def try_use(table, encoding):
         state.use_table(table, encoding)
     except DataError as error:
         st.error(f"{error}")
-        st.warning(f"The data in use are still **{st.session_state['data_label']}**. Change the settings under "
+        st.warning(f"The data in use are still {literal(st.session_state['data_label'])}. Change the settings under "
                    "*Columns* below to fix the new table, or load another one.")
         return
     if new:  # the same table with other settings keeps the class column the user picked
         choose_class_column()
-    st.session_state["data_flash"] = (f"Now using **{table.label}**: {state.dataset().n_rows:,} rows × "
+    st.session_state["data_flash"] = (f"Now using {literal(table.label)}: {state.dataset().n_rows:,} rows × "
                                       f"{state.dataset().n_vars} variables.")
     st.rerun()  # so every line of the page, the status line at the top included, shows the new data
 
@@ -223,7 +223,7 @@ def columns_section(current):
     table, encoding = current["table"], current["encoding"]
     frame = table.frame
     prefix = f"col-{table.key}-"
-    st.subheader(f"Columns of {table.label}")
+    st.subheader(f"Columns of {literal(table.label)}")
     st.dataframe(frame.head(100), height=220, width="stretch")
     st.caption(f"The first {min(100, len(frame))} of {len(frame):,} rows, as read.")
     for note in table.notes:
@@ -233,6 +233,10 @@ def columns_section(current):
     encoding["leave_out"] = st.multiselect("Leave out these columns", names, default=[
         n for n in encoding["leave_out"] if n in names], key=prefix + "leave")
     kept = [n for n in names if n not in encoding["leave_out"]]
+    for name, distinct in current.get("identifiers", {}).items():
+        if name in encoding["leave_out"]:
+            st.info(f"{literal(name)} looks like a row identifier ({distinct:,} distinct values in {distinct:,} "
+                    "rows): left out; remove it from *Leave out these columns* above to use it.")
     a, b, c = st.columns(3)
     method = a.selectbox("Discretize numeric columns with", METHODS[:3], key=prefix + "method",
                          index=METHODS.index(encoding["default_method"].split(":")[0]), help=METHOD_HELP)
