@@ -269,3 +269,29 @@ def test_bad_uploads_change_nothing(server, browser, tmp_path):
         assert alerts(page, "Error") == []
     finally:
         page.context.close()
+
+
+def test_replay_controls_and_whole_graph_fit_a_projector(server, browser):
+    """Issue 29 item 11: scrolled to the replay's heading, its Play button, the step in words and the
+    bottom of its graph are in the 1280 x 720 window together, and the graph is drawn whole."""
+    page = new_page(browser, server)
+    run_search(page, "hc · BDeu(1) · asia 5k")
+    panel = page.locator(".st-key-replay_panel")
+    settle(page, lambda: panel.locator(".st-key-replay_next button").click())
+    expect(panel.get_by_text("Step 1 of").first).to_be_visible()
+    heading = page.get_by_role("heading", name="Teaching mode: replay a search step by step")
+    heading.evaluate("h => h.scrollIntoView({block: 'start'})")
+    frames = page.locator("[data-testid='stIFrame']")
+    shown = drawn(page, frames.count() - 1)  # the replay's graph is the page's last
+    assert shown["nodes"] == 8 and not shown["outside"], shown
+    shot(page, "05_replay_1280x720.png")
+    top = heading.bounding_box()["y"]
+    assert 0 <= top <= 80, f"the heading is at {top:.0f} px, not at the top of the window (below the app's bar)"
+    for what, element in (("the Play button", panel.get_by_role("button", name="Play")),
+                          ("the step in words", panel.get_by_text("Step 1 of").first),
+                          ("the replay's graph", panel.locator("[data-testid='stIFrame']"))):
+        box = element.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 720, \
+            f"{what} spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px, outside the 720 px window"
+    assert_no_problems(page)
+    page.context.close()

@@ -335,27 +335,63 @@ def replay_pick(entries):
     return st.session_state["replay_pick"]
 
 
-def replay_frame(entry):
-    """The step slider, the step's description and the graph; advances by itself while playing."""
-    trajectory = entry.result.trajectory
-    total = len(trajectory)
-    if st.session_state.get("replay_playing"):
-        st.session_state["replay_step"] = min(st.session_state.get("replay_step", 0) + 1, total)
-    k = st.slider("Step", 0, total, key="replay_step")
-    if k == 0:
-        st.markdown(f"**Start:** the empty graph. {total} steps follow.")
-    else:
-        step = trajectory[k - 1]
-        st.markdown(f"**Step {k} of {total}:** {replay.describe(step)}", help=replay.source(step))
+REPLAY_GRAPH_WIDTH = 600  # pixels of the replay's right-hand column at 1280 x 720
+REPLAY_GRAPH_MOST = 480  # the heading, a legend of three lines and this much drawing fit a 720-pixel window
+
+
+def replay_panel(entries, playing, speed):
+    """The replay: its controls and the step in words in a narrow left column, the graph beside them, so
+    that scrolled to its heading all of it is in view in a 1280 x 720 window; advances by itself while playing.
+
+    Drawn as a fragment: Previous, Next, the step slider and the picker redraw only the replay. Play, Pause
+    and a new speed change the fragment's timer (``playing``, ``speed``), so they rerun the whole page.
+    """
+    if st.session_state.get("replay_playing", False) != playing:
+        st.rerun()
+    controls, picture = st.container(key="replay_panel").columns([1, 2])
+    with controls:
+        name = pick_one("Search to replay", list(entries), "replay_result", replay_pick(entries),
+                        lambda picked: st.session_state.update(replay_pick=picked),
+                        format_func=views.label(entries))
+        entry = entries[name]
+        trajectory = entry.result.trajectory
+        total = len(trajectory)
+        if st.session_state.get("replay_for") != name:
+            st.session_state["replay_for"] = name
+            st.session_state["replay_step"] = 0
+            st.session_state["replay_playing"] = False
+            if playing:
+                st.rerun()
+        if playing:
+            st.session_state["replay_step"] = min(st.session_state.get("replay_step", 0) + 1, total)
+        st.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
+                  on_click=toggle_play, args=(total,), key="replay_play", type="primary", width="stretch",
+                  help="Step through the search by itself, one step every few seconds.")
+        back, forward = st.columns(2)
+        back.button("Previous", icon=":material/skip_previous:", on_click=step_by, args=(-1, total),
+                    key="replay_prev", width="stretch")
+        forward.button("Next", icon=":material/skip_next:", on_click=step_by, args=(1, total), key="replay_next",
+                       width="stretch")
+        k = st.slider("Step", 0, total, key="replay_step")
+        if k == 0:
+            st.markdown(f"**Start:** the empty graph. {total} steps follow.")
+        else:
+            step = trajectory[k - 1]
+            st.markdown(f"**Step {k} of {total}:** {replay.describe(step)}", help=replay.source(step))
+        if float(st.select_slider("Seconds per step while playing", SPEEDS, value=1.0,
+                                  key=state.KEEP + "replay_speed")) != speed:
+            st.rerun()  # the fragment's timer follows the new speed
     graphs = replay_graphs(entry)
     drawing = replay.drawing(graphs[max(k - 1, 0)], graphs[k], trajectory[k - 1] if k else None,
                              f"{entry.name} after step {k} of {total}")
     rpdag_note = (" In an RPDAG run, dashed lines are links (undirected); the step's terms in the paper are under "
                   "the ? beside its description." if replay.kind(entry.result) == "rpdag" else "")
-    show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
-               "The network after this step; what the step changed is drawn thick in magenta, an edge it deleted "
-               "in light pink. Nodes stay in the same place at every step." + rpdag_note, most=420)
-    if st.session_state.get("replay_playing") and k >= total:
+    with picture:
+        show_graph(drawing, state.positions(entry.result.names, entry.result.graph),
+                   "The network after this step; what the step changed is drawn thick in magenta, an edge it "
+                   "deleted in light pink. Nodes stay in the same place at every step." + rpdag_note,
+                   width=REPLAY_GRAPH_WIDTH, most=REPLAY_GRAPH_MOST)
+    if playing and k >= total:
         st.session_state["replay_playing"] = False
         st.rerun()  # the whole page, so the timer stops and the button says Play again
 
@@ -373,27 +409,9 @@ def teaching_section():
         st.info("Run hill climbing, tabu search or an RPDAG search (without restarts) above; its steps can then "
                 "be replayed here." + (" Runs on other data: tick the box above." if others else ""))
         return
-    chosen = replay_pick(entries)
-    left, right = st.columns([3, 2])
-    with left:
-        name = pick_one("Search to replay", list(entries), "replay_result", chosen,
-                        lambda picked: st.session_state.update(replay_pick=picked),
-                        format_func=views.label(entries))
-    entry = entries[name]
-    total = len(entry.result.trajectory)
-    if st.session_state.get("replay_for") != name:
-        st.session_state["replay_for"] = name
-        st.session_state["replay_step"] = 0
-        st.session_state["replay_playing"] = False
     playing = st.session_state.get("replay_playing", False)
-    speed = right.select_slider("Seconds per step while playing", SPEEDS, value=1.0, key=state.KEEP + "replay_speed")
-    a, b, c, _ = st.columns([1, 1, 1, 4])
-    a.button("Previous", icon=":material/skip_previous:", on_click=step_by, args=(-1, total), key="replay_prev")
-    b.button("Pause" if playing else "Play", icon=":material/pause:" if playing else ":material/play_arrow:",
-             on_click=toggle_play, args=(total,), key="replay_play", type="primary",
-             help="Step through the search by itself, one step every few seconds.")
-    c.button("Next", icon=":material/skip_next:", on_click=step_by, args=(1, total), key="replay_next")
-    st.fragment(run_every=float(speed) if playing else None)(replay_frame)(entry)
+    speed = float(st.session_state.get(state.KEEP + "replay_speed", 1.0))
+    st.fragment(run_every=speed if playing else None)(replay_panel)(entries, playing, speed)
 
 
 def page():
