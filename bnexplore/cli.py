@@ -91,7 +91,8 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
          "time_limit": "--time-limit", "ess": "--ess", "seed": "--seed", "restarts": "--restarts",
          "max_indegree": "--max-indegree", "R": "--bootstrap", "bootstrap_workers": "--bootstrap-workers",
          "workers": "--workers", "time_per_variable": "--time-per-variable", "n": "-n",
-         "max_cells": "--max-cells", "cv": "--cv", "max_parents": "--max-parents"}
+         "max_cells": "--max-cells", "cv": "--cv", "max_parents": "--max-parents",
+         "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB"}  # limits.ENVIRONMENT, set outside the command
 
 
 def checks():

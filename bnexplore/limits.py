@@ -23,7 +23,7 @@ import io
 import os
 import zlib
 
-from .errors import ResourceError
+from .errors import ResourceError, option
 
 DEFAULT_MAX_EXPANDED_MB = 512
 """Default bound on what one compressed input may expand to, in megabytes (MiB)."""
@@ -53,10 +53,25 @@ def max_expanded_bytes():
     return int(megabytes * (1 << 20))
 
 
-def too_large(what, limit):
-    """The ResourceError for an input that expands past ``limit`` bytes (``what`` names the input)."""
+def advice():
+    """What the user of the door in use (:func:`bnexplore.errors.option`) can do about the bound.
+
+    The Python API and the command line name :data:`ENVIRONMENT`, which their user sets; the app's
+    user cannot set it, so there the advice is what they can do instead.
+    """
+    setting = option(ENVIRONMENT)
+    return (f"set {setting} to allow more" if setting else
+            "load a smaller part of it, or ask whoever runs the server to allow more")
+
+
+def too_large(what, limit, advice_text=None):
+    """The ResourceError for an input that expands past ``limit`` bytes (``what`` names the input).
+
+    ``advice_text`` is :func:`advice`, taken by default in this thread; a stream read by another
+    thread (Arrow's CSV reader) takes it where it was opened, where the door is known.
+    """
     return ResourceError(f"{what} expands to more than {limit / (1 << 20):,.1f} MB when decompressed, the limit "
-                         f"of this server (set {ENVIRONMENT} to allow more); nothing was loaded")
+                         f"of this server ({advice_text or advice()}); nothing was loaded")
 
 
 def gunzip(data, what, limit=None):
@@ -129,6 +144,7 @@ class BoundedStream(io.RawIOBase):
         self.what = what
         self.limit = max_expanded_bytes() if limit is None else int(limit)
         self.count = 0
+        self.advice = advice()  # in the opener's thread: Arrow reads the stream in threads of its own
 
     def readable(self):
         return True
@@ -137,7 +153,7 @@ class BoundedStream(io.RawIOBase):
         data = self.raw.read(min(len(buffer), _PIECE))
         self.count += len(data)
         if self.count > self.limit:
-            raise too_large(self.what, self.limit)
+            raise too_large(self.what, self.limit, self.advice)
         buffer[: len(data)] = data
         return len(data)
 

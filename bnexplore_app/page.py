@@ -30,6 +30,7 @@ WIDGETS = {
     "encoding": "Encoding",
     "sep": "Separator",
     "drop_constant": None,
+    "BNEXPLORE_MAX_EXPANDED_MB": None,  # set by whoever runs the server, not by the app's user
 }
 """The Data page's widget for each library option messages may name (None: the app has none)."""
 
