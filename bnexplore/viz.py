@@ -932,10 +932,9 @@ _FIT_SCRIPT = """
 })();
 </script>
 """
-_ZOOM_HINT = ("<div id='bnx-zoom-hint' style='display:none;position:absolute;bottom:4px;right:8px;z-index:2;"
-              "padding:2px 8px;font-size:14px;background:rgba(255,255,255,0.9);border:1px solid #e0e0e0'>"
-              "Zoomed to keep names readable · drag to pan, scroll to zoom · double-click for the whole network"
-              "</div>")
+_ZOOM_HINT = ("<span id='bnx-zoom-hint' style='display:none;margin-left:auto;font-style:italic;color:#555'>"
+              "Zoomed in to keep names readable · double-click: whole network</span>")
+"""Said at the end of the legend strip (never over the drawing) while the picture is zoomed in."""
 READABLE_PX = 12
 """The smallest text, in screen pixels, the interactive pictures open with (:func:`to_html`)."""
 
@@ -974,7 +973,8 @@ def to_html(drawing, positions, height=620):
     positions are fixed and physics is off; nodes can be dragged and the view
     zoomed. Hover texts are shown as HTML (CPTs as tables). The legend is a
     strip above the drawing area, so it never hides a node and is always in
-    view. Edges are drawn slightly curved so that an edge between two nodes of
+    view; a picture zoomed in to keep its names readable says so at the end
+    of that strip, over no node. Edges are drawn slightly curved so that an edge between two nodes of
     one row does not run through the nodes between them.
 
     Parameters
@@ -1020,10 +1020,11 @@ def to_html(drawing, positions, height=620):
     page = _CDN_TAG.sub("", page)
     page = _EMPTY_HEADING.sub("", page)
     page = page.replace("</head>", _STYLE + "</head>", 1)
-    page = page.replace("<body>", "<body>" + legend_html(drawing), 1)
+    legend = legend_html(drawing)
+    legend = legend[:-len("</div>")] + _ZOOM_HINT + "</div>" if legend else _ZOOM_HINT
+    page = page.replace("<body>", "<body>" + legend, 1)
     pictures = any(node.bars is not None for node in drawing.nodes)  # a belief drawing is always shown whole
     least = 0 if pictures else READABLE_PX / FONT_SIZE
-    page = page.replace('<div id="mynetwork"', _ZOOM_HINT + '<div id="mynetwork"', 1)
     return page.replace("</body>", _HOVER_SCRIPT + _FIT_SCRIPT.replace("__LEAST__", f"{least:.4f}") + "</body>", 1)
 
 

@@ -70,8 +70,7 @@ def class_browser(entry, positions, most):
 def graph_with_numbers(entry, view):
     """A structural view (DAG, RPDAG, CPDAG, a DAG of the class) beside the network's numbers."""
     graph_column, side = st.columns([3, 1])
-    with side:
-        summary(entry)
+    with side:  # the controls first, so that they are in a 720-pixel window above the numbers' notes
         colour = st.checkbox("Colour by local score", key=state.KEEP + "net_colour", disabled=view != "DAG",
                              help="Fill colour on one scale from the lowest (dark) to the highest (yellow) local "
                                   "score; hover a node for the exact value.")
@@ -81,6 +80,7 @@ def graph_with_numbers(entry, view):
         relayout = st.button("Re-arrange the nodes", key="net_relayout",
                              help="Every view and comparison of these variables uses the same positions; this "
                                   "computes them again from the network shown.")
+        summary(entry)
     names = entry.result.names
     if relayout:
         state.reset_layout(names, entry.result.graph)
