@@ -40,3 +40,21 @@ def test_an_upload_named_like_a_link_shows_no_link(at):
     bodies = [e.value for e in (*at.success, *at.subheader, *at.caption)]
     shown = [body for body in bodies if "evil.example" in body]
     assert shown and all(f"`upload {name}`" in body for body in shown), shown
+
+
+def test_an_error_quoting_a_file_named_like_a_link_shows_no_link(at):
+    name = "[x](evil.example).csv"  # the library quotes a file's base name (after the last /)
+    upload(at, name, b"")
+    message = errors(at)
+    assert "is empty" in message and "evil.example" in message
+    assert "](" not in message.replace("\\](", ""), message  # every bracket escaped: no link syntax left
+    assert "\\[x\\](evil.example)" in message
+    assert at.session_state["dataset"].names == ASIA
+
+
+def test_messages_keep_the_widget_emphasis_and_code_spans():
+    from bnexplore_app.errors import without_links
+
+    assert without_links("raise *Most levels a text column may have* (50)") == \
+        "raise *Most levels a text column may have* (50)"
+    assert without_links("`[a](b)` and <c>") == "`[a](b)` and \\<c\\>"

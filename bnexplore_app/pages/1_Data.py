@@ -10,6 +10,7 @@ import streamlit as st
 from bnexplore.data import MISSING_LABEL, TABLE_SUFFIXES, Encoder, learn_cut_points
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore_app import state
+from bnexplore_app.errors import without_links
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, literal, pick_one, show_chart
 
@@ -46,7 +47,7 @@ def load(make_table):
                             "load a table with two or more columns (for a CSV file, is the *Separator* right?)")
         encoding, identifiers = state.default_encoding(table)
     except BNExploreError as error:  # a DataError, or a ResourceError (a gzip past the server's bound)
-        st.error(f"{error}")
+        st.error(without_links(f"{error}"))
         st.info(f"Nothing changed: the data in use are still {literal(st.session_state['data_label'])}.")
         return True
     st.session_state["draft"] = {"table": table, "encoding": encoding, "identifiers": identifiers}
@@ -61,7 +62,7 @@ def try_use(table, encoding):
     try:
         state.use_table(table, encoding)
     except DataError as error:
-        st.error(f"{error}")
+        st.error(without_links(f"{error}"))
         st.warning(f"The data in use are still {literal(st.session_state['data_label'])}. Change the settings under "
                    "*Columns* below to fix the new table, or load another one.")
         return
@@ -186,7 +187,7 @@ def histogram(frame, column, method):
     try:
         cuts = learn_cut_points(method, values)
     except DataError as error:
-        st.error(f"{error}")
+        st.error(without_links(f"{error}"))
         cuts = np.empty(0)
     bars = alt.Chart(pd.DataFrame({"value": values})).mark_bar(color="#90caf9").encode(
         x=alt.X("value:Q", bin=alt.Bin(maxbins=40), title=f"{column} (value in the table's units)"),
@@ -265,7 +266,7 @@ def columns_section(current):
         profile = Encoder(discretize="uniform3", types=state._types(encoding, kept) or None,
                           max_levels=encoding["max_levels"]).profile(frame[kept])
     except DataError as error:
-        st.error(f"{error}")
+        st.error(without_links(f"{error}"))
         return None
     column_inspector(frame, profile, encoding, prefix)
     return profile

@@ -11,8 +11,10 @@ from bnexplore import viz
 from bnexplore.graphs import DAG, shd, structural_errors
 from bnexplore.knowledge import Knowledge
 from bnexplore_app import knowledge_ui, state, views
+from bnexplore_app.errors import without_links
 from bnexplore_app.page import run_page
-from bnexplore_app.widgets import data_status, file_stem, import_results, pick_one, picture_buttons, show_graph
+from bnexplore_app.widgets import (data_status, file_stem, import_results, literal, pick_one, picture_buttons,
+                                  show_graph)
 
 EXACT_ALGORITHMS = ("exact", "credible")
 GRAPH_MOST = 330  # most pixels of drawing area: under the pickers, the graph ends inside a 1280 x 720 window
@@ -112,11 +114,12 @@ def shared_variables(a, b, a_name, b_name):
     differ = "; ".join(([f"only in A: {listed(only_a)}"] if only_a else [])
                        + ([f"only in B: {listed(only_b)}"] if only_b else []))
     if len(names) < 2:
-        st.error(f"{a_name} and {b_name} share fewer than two variables ({differ}), so there are no edges to "
-                 "compare. Pick two networks learned from the same columns.")
+        st.error(without_links(f"{a_name} and {b_name} share fewer than two variables ({differ}), so there are no "
+                               "edges to compare. Pick two networks learned from the same columns."))
         return None
-    st.warning(f"{a_name} and {b_name} have different variables ({differ}). They are compared on the "
-               f"{len(names)} variables they share, by the edges between those: edges at the others are left out.")
+    st.warning(without_links(f"{a_name} and {b_name} have different variables ({differ}). They are compared on "
+                             f"the {len(names)} variables they share, by the edges between those: edges at the "
+                             "others are left out."))
     return names
 
 
@@ -195,8 +198,9 @@ def page():
     if names is None:
         return
     if a.data_key != b.data_key:
-        st.warning(f"{a_name} and {b_name} were learned on different data ({a.data_label or 'unrecorded'} and "
-                   f"{b.data_label or 'unrecorded'}): their edges can be compared, their scores cannot.")
+        st.warning(f"{literal(a_name)} and {literal(b_name)} were learned on different data "
+                   f"({literal(a.data_label or 'unrecorded')} and {literal(b.data_label or 'unrecorded')}): their "
+                   "edges can be compared, their scores cannot.")
     ga, gb = induced(a.result.graph, names), induced(b.result.graph, names)
     if level != "DAGs":
         ga, gb = ga.cpdag(), gb.cpdag()
