@@ -150,17 +150,18 @@ def survey(server, browser):
 
 
 def test_ask_it_draws_the_whole_network(survey):
-    """Ask it draws every node of the 11-node survey network inside its frame, before and after evidence."""
+    """Ask it draws every node of the 10-node survey network (its respondent_id left out) inside its frame,
+    before and after evidence."""
     page = survey
     open_page(page, "4 · Networks")
     choose_radio(page, "Ask it")
     expect(page.get_by_role("button", name="Set this evidence")).to_be_visible()
     count, outside = nodes_outside(page)
-    assert count == 11 and not outside, f"first draw: nodes cut off at the frame's edges: {outside}"
+    assert count == 10 and not outside, f"first draw: nodes cut off at the frame's edges: {outside}"
     settle(page, lambda: page.get_by_role("button", name="Set this evidence").click())
     expect(page.get_by_text("Evidence", exact=True)).to_be_visible()
     count, outside = nodes_outside(page)
-    assert count == 11 and not outside, f"after evidence: nodes cut off at the frame's edges: {outside}"
+    assert count == 10 and not outside, f"after evidence: nodes cut off at the frame's edges: {outside}"
     shot(page, "05_ask_it_survey.png")
     assert_no_problems(page)
 
@@ -196,7 +197,7 @@ def test_save_session_then_open_it_in_a_new_browser(survey, server, browser, tmp
         expect(fresh.get_by_text(re.compile(r"Opened .*bnx.*: now using .*upload survey\.csv.*1 saved result"))
                .first).to_be_visible()
         expect(data_line(fresh)).to_contain_text("upload survey.csv")
-        expect(data_line(fresh)).to_contain_text("300 rows × 11 variables")
+        expect(data_line(fresh)).to_contain_text("300 rows × 10 variables")
         open_page(fresh, "3 · Search")
         expect(fresh.get_by_text(re.compile(r"Score BIC")).first).to_be_visible()  # the Tune page's setting
         results = fresh.locator("[data-testid='stDataFrame']").first
