@@ -54,7 +54,7 @@ import pandas as pd
 
 from bnexplore.data import code_dtype
 from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError
-from bnexplore.limits import gunzip, max_expanded_bytes
+from bnexplore.limits import advice, gunzip, max_expanded_bytes
 from bnexplore.options import seed_number
 
 SUM_TOLERANCE = 1e-3
@@ -714,7 +714,7 @@ def _clip(text, length=80):
 def _bounded(text, what, limit):
     if len(text) > limit:
         raise ResourceError(f"{what} holds more than {limit / (1 << 20):,.1f} MB of BIF text, the limit of this "
-                            f"server (set BNEXPLORE_MAX_EXPANDED_MB to allow more); nothing was loaded")
+                            f"server ({advice()}); nothing was loaded")
     return text
 
 
@@ -989,8 +989,8 @@ class _Parser:
         self.cells += q * r
         if self.cells > self.max_cells:
             self.fail(at, f"with the CPT of {self.names[child]!r} ({q * r:,} cells) the network's tables would hold "
-                          f"{self.cells:,} cells, more than the {self.max_cells:,} this server allows (set "
-                          "BNEXPLORE_MAX_EXPANDED_MB to allow more); nothing was allocated")
+                          f"{self.cells:,} cells, more than the {self.max_cells:,} this server allows "
+                          f"({advice()}); nothing was allocated")
         rows, whole, default = self._probability_statements(body, body_at, child, parents, r * q)
         table = np.full((q, r), np.nan)
         row_at = np.full(q, body_at, dtype=np.int64)
