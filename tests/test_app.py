@@ -60,7 +60,7 @@ def go(at, page):
     return at
 
 
-def run_search(at, algorithms=("hc",), wait=60, numbers=None):
+def run_search(at, algorithms=("hc",), wait=300, numbers=None):
     """Press Run on the Search page and wait for the background thread; returns the job.
     ``numbers`` sets number inputs of the algorithms' options first (key: value)."""
     go(at, "3_Search")
@@ -83,6 +83,7 @@ def load_sample(at, name):
     at.selectbox(key="data_sample").set_value(name)
     at.button(key="data_load_sample").click()
     at.run()
+    no_exception(at)
 
 
 def draw_sample(at, network, rows, seed=None):

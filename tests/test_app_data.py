@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bnexplore.limits import ENVIRONMENT
-from test_app import errors, go, new_session, no_exception
+from test_app import errors, go, new_session, no_exception, paste
 
 ASIA = ["asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"]
 
@@ -29,16 +29,6 @@ def upload(at, name, content, sep=None, encoding=None):
     if encoding is not None:
         at.selectbox(key="data_encoding").set_value(encoding)
     at.file_uploader(key="data_upload").set_value((name, content, "text/csv"))
-    at.run()
-    no_exception(at)
-
-
-def paste(at, text):
-    go(at, "1_Data")
-    at.radio(key="data_source").set_value("Paste CSV text")
-    at.run()
-    at.text_area(key="data_paste").set_value(text)
-    at.button(key="data_use_paste").click()
     at.run()
     no_exception(at)
 

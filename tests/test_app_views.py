@@ -1,6 +1,6 @@
 """Networks and Compare after a change of data, and the numbers the pages show, through AppTest clicks."""
 
-from test_app import go, new_session, no_exception
+from test_app import go, load_sample, new_session, no_exception, run_search
 
 HC = "hc · BDeu(1) · asia 5k"
 
@@ -21,28 +21,6 @@ def learn_here(at, name=HC):
     no_exception(at)
     assert name in at.session_state["results"]
     return result
-
-
-def run_search(at, algorithms=("hc",)):
-    """Press Run on the Search page and wait for the background thread; returns the job."""
-    go(at, "3_Search")
-    at.multiselect(key="keep.search_algorithms").set_value(list(algorithms))
-    at.run()
-    at.button(key="search_run").click()
-    at.run()
-    job = at.session_state["job"]
-    assert job.wait(300), "the search did not finish"
-    at.run()
-    no_exception(at)
-    return job
-
-
-def load_sample(at, name):
-    go(at, "1_Data")
-    at.selectbox(key="data_sample").set_value(name)
-    at.button(key="data_load_sample").click()
-    at.run()
-    no_exception(at)
 
 
 def test_after_a_switch_of_data_networks_and_compare_open_on_the_data_in_use():
