@@ -6,6 +6,7 @@ import time
 
 import psutil
 
+from bnexplore_app import jobs
 from test_app import go, new_session, no_exception
 
 
@@ -19,6 +20,8 @@ def wait_for(condition, seconds=300):
 
 def test_stop_during_a_bootstrap_ends_its_worker_processes(monkeypatch):
     monkeypatch.setattr("os.cpu_count", lambda: 2)
+    slots = jobs.Slots(2)  # a server of its own: searches other tests left running hold no core of it
+    monkeypatch.setattr(jobs, "server_slots", lambda: slots)
     at = new_session()
     go(at, "3_Search")
     at.multiselect(key="keep.search_algorithms").set_value(["bootstrap"])
