@@ -421,21 +421,6 @@ def test_error_boundary_turns_exceptions_into_messages():
 # --- the other searches ----------------------------------------------------------------------
 
 
-def test_rpdag_search_replays_with_the_papers_states(at):
-    job = run_search(at, algorithms=("rpdag",))
-    assert not job.errors
-    result = job.results[0][1]
-    assert result.algorithm == "rpdag" and "rpdag" in result.extra
-    at.selectbox(key="replay_result").set_value("rpdag · BDeu(1) · asia 5k")
-    at.run()
-    at.button(key="replay_next").click()
-    at.run()
-    no_exception(at)
-    first = result.trajectory[0]
-    line = next(m for m in at.markdown if m.value.startswith("**Step 1 of"))
-    assert f"state {first['state']} of Table 1" in line.proto.help  # the paper's terms on hover (issue 29 item 14)
-
-
 def test_rpdag_search_refuses_k2_with_a_message(at):
     go(at, "2_Tune")
     at.radio(key="tune_score").set_value("k2")

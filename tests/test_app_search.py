@@ -401,7 +401,9 @@ def test_bnkl_learns_from_the_rows_in_use(at):
 
 def test_rpdag_replay_says_each_step_in_words_and_cites_the_paper_on_hover(at):
     job = run_search(at, algorithms=("rpdag",))
+    assert not job.errors
     result = job.results[0][1]
+    assert result.algorithm == "rpdag" and "rpdag" in result.extra
     at.selectbox(key="replay_result").set_value("rpdag · BDeu(1) · asia 5k")
     at.run()
     at.button(key="replay_next").click()
