@@ -20,6 +20,9 @@ def wait_for(condition, seconds=300):
 
 def test_stop_during_a_bootstrap_ends_its_worker_processes(monkeypatch):
     monkeypatch.setattr("os.cpu_count", lambda: 2)
+    # processes whatever this machine's speed: a warm, quiet machine learned 2,000 asia resamples
+    # serially faster than starting processes pays for, so the job ended before any worker started
+    monkeypatch.setattr("bnexplore.bootstrap.POOL_START_SECONDS", 0.0)
     slots = jobs.Slots(2)  # a server of its own: searches other tests left running hold no core of it
     monkeypatch.setattr(jobs, "server_slots", lambda: slots)
     at = new_session()
@@ -39,7 +42,9 @@ def test_stop_during_a_bootstrap_ends_its_worker_processes(monkeypatch):
         workers[:] = multiprocessing.active_children()
         return len(workers) == 2 or not job.running
 
-    assert wait_for(learning) and job.running and len(workers) == 2, "the bootstrap did not start two workers"
+    assert wait_for(learning) and job.running and len(workers) == 2, (
+        f"the bootstrap did not start two workers: {len(workers)} children, job running: {job.running}, "
+        f"error: {job.error!r}")
     pids = [p.pid for p in workers]
     at.button(key="search_stop").click()
     at.run()

@@ -45,17 +45,22 @@ _RUN_WATCH = """
   if (window.__bnxRuns !== undefined) return;
   window.__bnxRuns = 0;
   window.__bnxState = "initial";
+  const NAME = "data-test-script-state";
   new MutationObserver(records => {
-    for (const record of records) {
-      const state = record.target.getAttribute("data-test-script-state");
-      if (state === "running" && window.__bnxState !== "running") window.__bnxRuns += 1;
-      window.__bnxState = state;
+    for (let i = 0; i < records.length; i++) {
+      const next = records.slice(i + 1).find(later => later.target === records[i].target);
+      const after = next ? next.oldValue : records[i].target.getAttribute(NAME);
+      if (after === "notRunning" && records[i].oldValue !== "notRunning") window.__bnxRuns += 1;
+      window.__bnxState = records[i].target.getAttribute(NAME);
     }
-  }).observe(document, {subtree: true, attributes: true, attributeFilter: ["data-test-script-state"]});
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: [NAME]});
 })();
 """
-"""Counts the app's script runs: Streamlit sets ``data-test-script-state`` on its root to "running" at the
-start of every run (a fragment's too) and to "notRunning" at its end."""
+"""Counts the app's script runs as they end: Streamlit sets ``data-test-script-state`` on its root to
+"running" (or "rerunRequested") when a run is asked for or starts, a fragment's too, and to "notRunning"
+at its end. Each record's old value is read, not the attribute's value when the observer is called: a
+quick run's start and end can reach the observer in one batch, and reading the value then would miss it
+(a click that never seemed to run timed out a CI run)."""
 
 _IDLE_AFTER = """
 runs => window.__bnxRuns > runs && window.__bnxState === "notRunning"
