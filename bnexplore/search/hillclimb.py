@@ -15,6 +15,7 @@ from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
+from ..numerics import tie_tolerance
 from .dagstate import DagState
 from .run import SearchRun, first_best
 
@@ -183,7 +184,7 @@ def _start_extra(state, scorer):
 
 
 def _tolerance(state):
-    return 1e-9 * max(1.0, abs(state.score))
+    return tie_tolerance(state.score)
 
 
 def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=None, knowledge=None, restarts=0,

@@ -76,6 +76,7 @@ import numpy as np
 
 from ..control import Control
 from ..errors import SearchError
+from ..numerics import tie_tolerance
 from . import cuts
 from .credible import class_keys, digest, heapify, lp_margin, sift_down, tie_slack
 
@@ -447,7 +448,7 @@ class Collector:
             return False
         worst = float(self.scores[self.heap[0]])
         needed = max(worst, self.floor())
-        if score > needed - 1e-9 * max(1.0, abs(needed)):
+        if score > needed - tie_tolerance(needed):
             return False
         if score >= self.threshold:
             self.overflow += 1
@@ -752,7 +753,7 @@ class Run:
                 return  # the heap is best first: nothing left in it can be kept
             self.counts["explored"] += 1
             nodes, families = cuts.family_changes(chosen, c.masks, c.scores, c.offsets,
-                                                  floor - score - 1e-9 * max(1.0, abs(floor)))
+                                                  floor - score - tie_tolerance(floor))
             changed = np.repeat(chosen[None, :], len(nodes), axis=0)
             changed[np.arange(len(nodes)), nodes] = families
             parents = c.masks[changed]
@@ -788,7 +789,7 @@ class Run:
                 chosen = climb.chosen
             score = float(c.scores[chosen].sum())
             best = self.incumbent()
-            if best is not None and score <= best + 1e-9 * max(1.0, abs(best)):
+            if best is not None and score <= best + tie_tolerance(best):
                 return SCIP_RESULT.DIDNOTFIND
             chosen = self.problem.representable(chosen)
             if chosen is None:
@@ -828,7 +829,7 @@ def describe_gap(score, bound):
     g = gap(score, bound)
     if g is None:
         return f"best {score:.4f}, no bound yet"
-    if g <= 1e-9 * max(1.0, abs(score)):
+    if g <= tie_tolerance(score):
         return f"optimal {score:.4f}"
     return f"best {score:.4f}, within {g:.4g} of optimal (bound {bound:.4f})"
 

@@ -52,6 +52,7 @@ from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
+from ..numerics import tie_tolerance
 from ..parents.candidates import ParentSets
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
@@ -449,7 +450,7 @@ class _Climb:
         """Climb to a local optimum (or until stopped), counting ``swaps`` and ``insertions``."""
         c = self.cands
         while not control.should_stop():
-            tol = 1e-9 * max(1.0, abs(c.score(self.chosen)))
+            tol = tie_tolerance(c.score(self.chosen))
             made = climb_swaps(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen,
                                self.deltas, SWAPS_PER_CALL, tol)
             counters["swaps"] += made
@@ -477,7 +478,7 @@ def _restart(cands, order, method, control, counters):
         chosen = cands.asobs(climb.order)
         score = cands.score(chosen)
         counters["orderings"] += 1
-        if score <= best_score + 1e-9 * max(1.0, abs(best_score)):
+        if score <= best_score + tie_tolerance(best_score):
             break
         best, best_score = chosen, score
         if control.should_stop():
@@ -652,7 +653,7 @@ class _Search:
             order = DAG.from_parents(parents, self.scorer.names).topological_order()
             climbed, climbed_score = self.climb(order)
             self.counters["refinements"] += 1
-            if climbed_score <= score + 1e-9 * max(1.0, abs(score)):
+            if climbed_score <= score + tie_tolerance(score):
                 return
             parents, score, polished = climbed, climbed_score, False
             self._adopt(parents, score, "climb")

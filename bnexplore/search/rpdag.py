@@ -89,6 +89,7 @@ from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG, PDAG, RPDAG
 from ..knowledge import knowledge_params
+from ..numerics import tie_tolerance
 from ..scores import kernels
 from .dagstate import check_pass_memory
 from .run import SearchRun, first_best
@@ -786,7 +787,7 @@ class RpdagState(_Graph):
 
     def _pick_any(self, moves, values):
         """:meth:`_pick` without the knowledge test."""
-        tol = 1e-9 * max(1.0, abs(self.score))
+        tol = tie_tolerance(self.score)
         best = None
         for op in OPERATORS:
             mask = moves.masks[op]
@@ -910,7 +911,7 @@ def _step(run, state, move, done=None, **extra):
 
 def _climb(state, run):
     """Greedy ascent: apply the best operator while it improves the score."""
-    tolerance = 1e-9 * max(1.0, abs(state.score))
+    tolerance = tie_tolerance(state.score)
     while not run.control.should_stop():
         move = state.best_move()
         if move is None or move[2] <= tolerance:
@@ -925,7 +926,7 @@ def _tabu(state, run, tabu_length, iterations):
     when it reaches a new best (aspiration); never stops while a move reaches
     a new best. Returns the best RPDAG seen and its iteration."""
     names = state.scorer.names
-    tolerance = 1e-9 * max(1.0, abs(state.score))
+    tolerance = tie_tolerance(state.score)
     best, best_score, best_iteration = state.rpdag(names), state.score, 0
     recent = deque(maxlen=tabu_length)
     it = 0
