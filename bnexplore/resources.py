@@ -15,11 +15,17 @@ miss (and the run would then die in numpy, or be killed):
 :func:`available_memory` is the smallest of these that can be read (None when
 none can: then no guard can say no).
 
+Every guard that refuses work before allocating it goes through
+:func:`check_memory` (the message says what is needed, what is left and what
+to change), so the readings above are the one place a limit is learnt.
+
 Examples
 --------
->>> from bnexplore.resources import available_memory
+>>> from bnexplore.resources import available_memory, format_bytes
 >>> available_memory() > 0
 True
+>>> format_bytes(3 * 2**20)
+'3.0 MiB'
 """
 
 import os
@@ -29,6 +35,8 @@ try:
     import resource
 except ImportError:  # Windows: no address-space limit to read
     resource = None
+
+from .errors import ResourceError
 
 PROC = Path("/proc")
 """Where the kernel's process files are (tests point it at a fake tree)."""
@@ -124,3 +132,51 @@ def available_memory():
     :func:`cgroup_available` and :func:`address_space_available` that can be read, else None."""
     readings = [machine_available(), cgroup_available(), address_space_available()]
     return min((r for r in readings if r is not None), default=None)
+
+
+def format_bytes(n_bytes):
+    """``n_bytes`` as a short human-readable string (binary units).
+
+    Examples
+    --------
+    >>> format_bytes(512), format_bytes(1536)
+    ('512 bytes', '1.5 KiB')
+    """
+    value = float(n_bytes)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def check_memory(needed, what, hint=None):
+    """Raise ResourceError when ``needed`` bytes exceed the available memory (``hint``: what to change).
+
+    The available memory is :func:`available_memory`: the least of the
+    machine's, the cgroup's and the address-space limit's (no reading, no
+    refusal).
+
+    Parameters
+    ----------
+    needed : int
+        Bytes the work would allocate.
+    what : str
+        The work, as the message names it ("the exact search over 30 variables").
+    hint : str, optional
+        What the user can change; by default a smaller problem or a heuristic search.
+
+    Raises
+    ------
+    ResourceError
+        ``"<what> needs <needed> of memory but only <available> is available; <hint>"``.
+
+    Examples
+    --------
+    >>> check_memory(1, "one byte")  # fits: nothing happens
+    """
+    available = available_memory()
+    if available is not None and needed > available:
+        hint = hint or "use fewer variables or a heuristic search (hill climbing, ordering-based)"
+        raise ResourceError(f"{what} needs {format_bytes(needed)} of memory but only {format_bytes(available)} "
+                            f"is available; {hint}")

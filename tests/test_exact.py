@@ -16,6 +16,7 @@ from bnexplore.graphs import DAG
 from bnexplore.parents import ParentSets
 from bnexplore.parents.pruning import candidate_parent_sets
 from bnexplore.scores import Scorer
+from bnexplore import resources
 from bnexplore.search import exact
 from bnexplore.search.exact import (Candidates, _binomials, _next_subset, _unrank, exact_search, memory_needed,
                                     optimal_parents, subset_table)
@@ -138,6 +139,7 @@ def test_memory_needed_and_refusal(monkeypatch):
     assert memory_needed(20) == 8 * 2**20 + exact._OVERHEAD
     assert memory_needed(26) - memory_needed(25) == 8 * 2**25
     monkeypatch.setattr(exact, "available_memory", lambda: 10 * 2**20)
+    monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)
     with pytest.raises(ResourceError, match=r"needs 64\.0 MiB of memory but only 10\.0 MiB is available; use engine='ilp'"):
         exact_search(Scorer(dependent_data(0, 4, 20), "bic"), engine="dp")
     with pytest.raises(ResourceError, match=r"integer programme over \d+ candidate parent sets needs .* set max_indegree"):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import naive
-from bnexplore import cli
+from bnexplore import cli, resources
 from bnexplore.control import Control
 from bnexplore.data import Dataset, read_csv
 from bnexplore.errors import ResourceError, SearchError
@@ -843,7 +843,7 @@ def test_learn_and_the_result_name_the_engine():
 
 
 def test_ilp_memory_is_checked_before_building(monkeypatch):
-    monkeypatch.setattr(exact, "available_memory", lambda: 50 * 2**20)
+    monkeypatch.setattr(resources, "available_memory", lambda: 50 * 2**20)
     with pytest.raises(ResourceError, match="integer programme over .* set max_indegree"):
         exact_search(Scorer(dependent_data(0, 5, 50), "bic"), engine="ilp")
 
@@ -875,6 +875,7 @@ def test_cli_engine_on_learn_and_enumerate(capsys, tmp_path):
 
 def test_cli_messages_name_the_flag(capsys, monkeypatch):
     monkeypatch.setattr(exact, "available_memory", lambda: 10 * 2**20)
+    monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)
     assert cli.main(["learn", ASIA, "--algorithm", "exact", "--engine", "dp"]) == 1
     err = capsys.readouterr().err
     assert "use --engine ilp" in err and "engine='ilp'" not in err

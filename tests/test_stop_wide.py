@@ -11,13 +11,12 @@ from ``StopAfter(k)`` or a fake clock, so the counts below hold on any machine.
 import numpy as np
 import pytest
 
-from bnexplore import learn
+from bnexplore import learn, resources
 from bnexplore.control import Control
 from bnexplore.data import Dataset
 from bnexplore.errors import ResourceError
 from bnexplore.graphs import is_acyclic
 from bnexplore.scores import Scorer, kernels
-from bnexplore.search import exact
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from bnexplore.search.ordering import ordering_search
 from bnexplore.search.rpdag import rpdag_search
@@ -99,7 +98,7 @@ def test_a_time_limit_ends_an_ordering_search_in_the_pool(wide, check_every_10_c
 
 @pytest.mark.parametrize("algorithm", ["hc", "tabu", "rpdag", "asobs"])
 def test_a_first_pass_that_cannot_fit_is_refused_before_it_starts(wide, monkeypatch, algorithm):
-    monkeypatch.setattr(exact, "available_memory", lambda: 20 << 20)  # 20 MiB left
+    monkeypatch.setattr(resources, "available_memory", lambda: 20 << 20)  # 20 MiB left
     scorer = Scorer(wide)
     with pytest.raises(ResourceError, match=r"over 400 variables \(a score for each of the 159,600 possible arcs"
                                             r".* needs .* but only 20\.0 MiB is available; use fewer variables"):

@@ -15,8 +15,8 @@ from numba import njit
 
 from ..errors import SearchError
 from ..graphs import find_cycle
+from ..resources import check_memory, format_bytes
 from ..scores import kernels
-from .exact import check_memory, format_bytes
 
 PAIR_BYTES = 260
 """Bytes per ordered pair of variables the first pass of a local search holds: the cached local
@@ -36,7 +36,7 @@ def check_pass_memory(n, what, pair_bytes=PAIR_BYTES):
     ------
     ResourceError
         Naming the search, the number of arcs and what they need (see
-        :func:`bnexplore.search.exact.check_memory`).
+        :func:`bnexplore.resources.check_memory`).
     """
     check_memory(memory_needed(n, pair_bytes), f"{what} over {n:,} variables (a score for each of the "
                                                f"{n * (n - 1):,} possible arcs, {format_bytes(pair_bytes)} each)",

@@ -28,7 +28,7 @@ from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..parents import ParentSets
 from ..parents.pruning import RULES, candidate_parent_sets
-from ..resources import available_memory
+from ..resources import available_memory, check_memory, format_bytes
 from ..result import Result
 
 MAX_VARIABLES = 62
@@ -69,29 +69,6 @@ REESTIMATED = " [estimated again with the candidate parent sets]"
 def memory_needed(n):
     """Bytes the dynamic programme over ``n`` variables needs (the table ``B`` and headroom)."""
     return 8 * (1 << int(n)) + _OVERHEAD
-
-
-def format_bytes(n_bytes):
-    """``n_bytes`` as a short human-readable string (binary units)."""
-    value = float(n_bytes)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} TiB"
-
-
-def check_memory(needed, what, hint=None):
-    """Raise ResourceError when ``needed`` bytes exceed the available memory (``hint``: what to change).
-
-    The available memory is :func:`bnexplore.resources.available_memory`: the
-    least of the machine's, the cgroup's and the address-space limit's.
-    """
-    available = available_memory()
-    if available is not None and needed > available:
-        hint = hint or "use fewer variables or a heuristic search (hill climbing, ordering-based)"
-        raise ResourceError(f"{what} needs {format_bytes(needed)} of memory but only {format_bytes(available)} "
-                            f"is available; {hint}")
 
 
 def dp_seconds(n, candidates=None):
