@@ -11,8 +11,7 @@ import tracemalloc
 
 import pytest
 
-from bnexplore import bif
-from bnexplore.bif import max_text_bytes, read_bif
+from bnexplore.bif import max_text_bytes, parse, read_bif
 from bnexplore.errors import BIFError, ResourceError
 from bnexplore.limits import ENVIRONMENT
 
@@ -109,8 +108,8 @@ class CountingPattern:
 def test_comments_are_read_in_one_pass(case, text, error, monkeypatch):
     """2 MB of '/* ' took the old regex many minutes (120 KB took 27.6 s); every character is now passed
     over once by the comment search."""
-    counting = CountingPattern(bif._COMMENT_START)
-    monkeypatch.setattr(bif, "_COMMENT_START", counting)
+    counting = CountingPattern(parse._COMMENT_START)
+    monkeypatch.setattr(parse, "_COMMENT_START", counting)
     if error:
         with pytest.raises(BIFError, match=re.escape(error)):
             read_bif(text)
