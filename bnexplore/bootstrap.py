@@ -54,7 +54,7 @@ from .control import Control
 from .data import Dataset
 from .errors import ResourceError, SearchError
 from .graphs import DAG, PDAG, pdag_extension
-from .knowledge import knowledge_params, search_options
+from .knowledge import knowledge_params
 from .options import seed_number, whole_number
 
 POOL_START_SECONDS = 6.0
@@ -419,7 +419,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     >>> data = bx.read_csv("sample_data/asia.csv").subset(slice(0, 500))  # doctest: +SKIP
     >>> bootstrap(data, "hc", R=20, seed=1, workers=1).averaged().graph  # doctest: +SKIP
     """
-    from .search import ALGORITHMS
+    from .search import ALGORITHMS, search_options
 
     control = Control.of(control, progress, time_limit, stop)
     if algorithm not in ALGORITHMS:
@@ -558,10 +558,10 @@ def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
     """Resamples on a Dask cluster (see :mod:`bnexplore.distributed`)."""
     import uuid
 
-    from .distributed import _client, _dask
+    from .distributed import dask_client, load_dask
 
-    distributed = _dask()
-    with _client(distributed, 1, scheduler) as client:
+    distributed = load_dask()
+    with dask_client(distributed, 1, scheduler) as client:
         n_workers = max(1, len(client.scheduler_info()["workers"]))
         payload = {"token": uuid.uuid4().hex, "codes": np.asarray(data.codes), "arities": np.asarray(data.arities),
                    "names": list(data.names), "settings": settings}

@@ -337,8 +337,7 @@ def _knowledge(args):
 
 
 def cmd_learn(args):
-    from .knowledge import search_options
-    from .search import ALGORITHMS, learn
+    from .search import ALGORITHMS, learn, search_options
 
     data = _read_data(args)
     knowledge = _knowledge(args)

@@ -53,9 +53,17 @@ _WORKER_STATE = {}
 """In each worker process: the scorer and entropies of the data shipped last."""
 
 
-def _dask():
+def load_dask():
+    """The ``dask.distributed`` module, imported here: Dask is an optional extra and
+    heavy, so only a distributed run loads it.
+
+    Raises
+    ------
+    ResourceError
+        When Dask is not installed, saying how to install it.
+    """
     try:
-        from dask import distributed
+        from dask import distributed  # optional extra, heavy: loaded by a distributed run only
     except ImportError:
         raise ResourceError("distributed parent-set search needs Dask: pip install 'dask[distributed]'") from None
     return distributed
@@ -92,8 +100,23 @@ def _payload(scorer, settings, bound=None):
 
 
 @contextmanager
-def _client(distributed, workers, scheduler):
-    """A Dask client on ``scheduler``, or on a new local cluster of ``workers`` processes."""
+def dask_client(distributed, workers, scheduler):
+    """A Dask client on ``scheduler``, or on a new local cluster of ``workers`` processes.
+
+    Parameters
+    ----------
+    distributed : module
+        ``dask.distributed`` (:func:`load_dask`).
+    workers : int
+        Processes of the local cluster (ignored with a scheduler).
+    scheduler : str or None
+        Address of a running scheduler; None starts a local cluster.
+
+    Raises
+    ------
+    ResourceError
+        When the scheduler cannot be reached within :data:`CONNECT_SECONDS`.
+    """
     if scheduler is not None:
         try:
             client = distributed.Client(scheduler, timeout=CONNECT_SECONDS)
@@ -183,9 +206,9 @@ def explore_distributed(scorer, method="independence", max_indegree=None, time_p
         raise ResourceError(f"workers must be a whole number >= 1, got {workers!r}")
     bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     todo = variable_list(scorer, variables)
-    distributed = _dask()
+    distributed = load_dask()
     start = time.perf_counter()
-    with _client(distributed, workers, scheduler) as client:
+    with dask_client(distributed, workers, scheduler) as client:
         n_workers = max(1, len(client.scheduler_info()["workers"]))
         size = int(chunk_size) if chunk_size else max(1, math.ceil(len(todo) / (8 * n_workers)))
         chunks = _chunks(todo, size)

@@ -290,13 +290,18 @@ class BoundKnowledge:
         rules that drop a set because a subset scores better (that subset may
         be one the knowledge forbids): see DESIGN.md, "Knowledge".
 
+        Returns
+        -------
+        ParentSets
+            Of the same type as ``parent_sets`` (this module does not import
+            :mod:`bnexplore.parents`, which builds candidates under knowledge),
+            with ``stats["knowledge_removed"]`` counting the sets dropped.
+
         Raises
         ------
         SearchError
             When a node has no candidate left (naming it).
         """
-        from .parents import ParentSets
-
         if list(parent_sets.names) != self.names:
             raise SearchError("the parent sets' variables are not those the knowledge was bound to")
         kept = []
@@ -311,49 +316,12 @@ class BoundKnowledge:
             kept.append(items)
         stats = dict(parent_sets.stats)
         stats["knowledge_removed"] = int(len(parent_sets) - sum(len(k) for k in kept))
-        return ParentSets(parent_sets.names, kept, parent_sets.score_name, stats)
+        return type(parent_sets)(parent_sets.names, kept, parent_sets.score_name, stats)
 
 
 def knowledge_params(knowledge):
     """``{"knowledge": knowledge.to_json()}`` for a result's ``params`` (``{}`` without knowledge)."""
     return {"knowledge": knowledge.to_json()} if knowledge else {}
-
-
-def search_options(knowledge, algorithm, names, max_indegree=None):
-    """The keyword options that make search ``algorithm`` honour ``knowledge``.
-
-    The knowledge is checked first (:meth:`Knowledge.bind`), so a door (the
-    CLI, :func:`bnexplore.bootstrap.bootstrap`, the app) refuses a
-    contradiction before any work; every search of
-    :data:`bnexplore.search.ALGORITHMS` takes ``knowledge=`` and gets the
-    object itself.
-
-    Parameters
-    ----------
-    knowledge : Knowledge or None
-    algorithm : str
-        A name in :data:`bnexplore.search.ALGORITHMS`.
-    names : list of str or anything with ``.names``
-    max_indegree : int, optional
-
-    Returns
-    -------
-    dict
-        Empty when ``knowledge`` is None or empty.
-
-    Raises
-    ------
-    SearchError
-        On contradictory knowledge, or an unknown algorithm.
-    """
-    from .search import ALGORITHMS
-
-    if not knowledge:
-        return {}
-    if algorithm not in ALGORITHMS:
-        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
-    knowledge.bind(names, max_indegree)
-    return {"knowledge": knowledge}
 
 
 def parse_arcs(text, flag="--require"):

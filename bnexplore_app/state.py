@@ -289,15 +289,17 @@ def check_encoding(encoding):
 def encoder_options(encoding, frame):
     """Encoder keyword arguments from the Data page's encoding settings."""
     columns = [str(c) for c in frame.columns if str(c) not in encoding["leave_out"]]
-    profile = Encoder(discretize=encoding["default_method"], types=_types(encoding, columns),
+    profile = Encoder(discretize=encoding["default_method"], types=column_types(encoding, columns),
                       max_levels=encoding["max_levels"]).profile(frame[columns])
     numeric = profile.loc[profile["type"] == "numeric", "column"].tolist()
     methods = {name: encoding["methods"].get(name, encoding["default_method"]) for name in numeric}
-    return {"discretize": methods or None, "types": _types(encoding, columns) or None,
+    return {"discretize": methods or None, "types": column_types(encoding, columns) or None,
             "missing": encoding["missing"], "max_levels": encoding["max_levels"]}, columns
 
 
-def _types(encoding, columns):
+def column_types(encoding, columns):
+    """The Encoder's ``types`` from the Data page's encoding: ``{column: "categorical" or "numeric"}``
+    for the ``columns`` the user marked (``as_numeric`` wins over ``as_categorical``)."""
     types = {name: "categorical" for name in encoding["as_categorical"] if name in columns}
     types.update({name: "numeric" for name in encoding["as_numeric"] if name in columns})
     return types

@@ -263,7 +263,7 @@ def columns_section(current):
         "Treat as numbers (discretize)", [n for n in numeric_like if n not in encoding["as_categorical"]],
         key=prefix + "asnum", default=[n for n in encoding["as_numeric"] if n in numeric_like])
     try:
-        profile = Encoder(discretize="uniform3", types=state._types(encoding, kept) or None,
+        profile = Encoder(discretize="uniform3", types=state.column_types(encoding, kept) or None,
                           max_levels=encoding["max_levels"]).profile(frame[kept])
     except DataError as error:
         st.error(without_links(f"{error}"))

@@ -11,9 +11,9 @@ from bnexplore.bif import Network, sample_codes
 from bnexplore.data import Dataset
 from bnexplore.errors import SearchError
 from bnexplore.graphs import DAG
-from bnexplore.knowledge import Knowledge, parse_arcs, parse_tiers, search_options
+from bnexplore.knowledge import Knowledge, parse_arcs, parse_tiers
 from bnexplore.parents import ParentSets
-from bnexplore.search import ALGORITHMS, learn
+from bnexplore.search import ALGORITHMS, learn, search_options
 
 NAMES = ["A", "B", "C", "D", "E"]
 

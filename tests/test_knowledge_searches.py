@@ -26,7 +26,7 @@ from bnexplore.scores import Scorer
 from bnexplore.search import ALGORITHMS, credible_set, exact_search, ilp, learn
 from bnexplore.search.bnkl import bnkl
 from bnexplore.search.exact import prepare_parent_sets
-from bnexplore.search.ordering import Candidates, _Climb, insertion_gains, swap_deltas
+from bnexplore.search.ordering import Candidates, Climb, insertion_gains, swap_deltas
 from bnexplore.search.rpdag import RpdagState, apply_operator, applicable_operators, honouring_extension
 from fakes import StopAfter
 from test_knowledge import honours, random_consistent_knowledge, random_problem
@@ -376,7 +376,7 @@ def test_ordering_kernels_with_forced_parents_match_naive():
         for v in range(n):
             for j in range(n):
                 assert gains[v, j] == pytest.approx(naive.obs_insertion_gain(lists, order.tolist(), v, j), abs=1e-9)
-        climb = _Climb(cands, order)
+        climb = Climb(cands, order)
         climb.run(Control(), {"swaps": 0, "insertions": 0})
         assert (climb.chosen >= 0).all()
         assert cands.score(climb.chosen) == pytest.approx(naive.obs_total(lists, climb.order.tolist()), abs=1e-9)

@@ -17,7 +17,7 @@ from bnexplore.parents import ParentSets
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.search.hillclimb import hill_climb
-from bnexplore.search.ordering import (Candidates, _around, _Climb, _Pool, _undominated, asobs, asobs_step,
+from bnexplore.search.ordering import (Candidates, Climb, _around, _Pool, _undominated, asobs, asobs_step,
                                        climb_swaps, insert, insertion_gains, obs, ordering_search, swap_delta,
                                        swap_deltas, topological_order)
 from test_scores import random_dag_data
@@ -131,7 +131,7 @@ def test_climb_ends_at_an_insertion_optimum():
         ps = random_candidates(rng, n, max_sets=8)
         cands, lists = Candidates(ps), candidate_lists(ps)
         start = rng.permutation(n)
-        climb = _Climb(cands, start)
+        climb = Climb(cands, start)
         counters = {"swaps": 0, "insertions": 0}
         climb.run(Control(), counters)
         order = climb.order.tolist()

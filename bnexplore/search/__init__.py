@@ -82,5 +82,46 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     return function(scorer, **options)
 
 
+def search_options(knowledge, algorithm, names, max_indegree=None):
+    """The keyword options that make search ``algorithm`` honour ``knowledge``.
+
+    The knowledge is checked first (:meth:`bnexplore.knowledge.Knowledge.bind`),
+    so a door (the CLI, :func:`bnexplore.bootstrap.bootstrap`, the app)
+    refuses a contradiction before any work; every search of
+    :data:`ALGORITHMS` takes ``knowledge=`` and gets the object itself.
+
+    Parameters
+    ----------
+    knowledge : Knowledge or None
+    algorithm : str
+        A name in :data:`ALGORITHMS`.
+    names : list of str or anything with ``.names``
+    max_indegree : int, optional
+
+    Returns
+    -------
+    dict
+        Empty when ``knowledge`` is None or empty.
+
+    Raises
+    ------
+    SearchError
+        On contradictory knowledge, or an unknown algorithm.
+
+    Examples
+    --------
+    >>> from bnexplore.knowledge import Knowledge
+    >>> search_options(Knowledge(require=[("A", "B")]), "hc", ["A", "B"])
+    {'knowledge': Knowledge(1 required, 0 forbidden arcs, 0 forbidden edges, 0 tiers)}
+    """
+    if not knowledge:
+        return {}
+    if algorithm not in ALGORITHMS:
+        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
+    knowledge.bind(names, max_indegree)
+    return {"knowledge": knowledge}
+
+
 __all__ = ["ALGORITHMS", "CredibleSet", "ENGINES", "asobs", "choose_engine", "credible_set", "exact_search",
-           "hill_climb", "learn", "obs", "rpdag_hill_climb", "rpdag_tabu_search", "tabu_search"]
+           "hill_climb", "learn", "obs", "rpdag_hill_climb", "rpdag_tabu_search", "search_options",
+           "tabu_search"]

@@ -772,7 +772,7 @@ class Run:
     # -- the primal heuristic ------------------------------------------------------------
     def heuristic(self, heur):
         """Sink finding on the LP point, OBS parents, an ordering climb; hands a better DAG to SCIP."""
-        from .ordering import _Climb
+        from .ordering import Climb
 
         t0 = time.perf_counter()
         self.counts["heuristic_calls"] += 1
@@ -784,7 +784,7 @@ class Run:
                 return SCIP_RESULT.DIDNOTFIND
             chosen = cuts.order_families(c.masks, c.offsets, order)
             if self.order_candidates is not None:
-                climb = _Climb(self.order_candidates, order)
+                climb = Climb(self.order_candidates, order)
                 climb.run(Control(), {"swaps": 0, "insertions": 0})
                 chosen = climb.chosen
             score = float(c.scores[chosen].sum())
@@ -1163,7 +1163,7 @@ def seed_incumbent(order_candidates, control, restarts=None, seed=0):
     """Chosen family of every node of the best ASOBS DAG over the candidates (Scanagatta et al. 2015).
 
     ``restarts`` defaults to :func:`seed_restarts` of the family count."""
-    from .ordering import _restart
+    from .ordering import climb_restart
 
     if restarts is None:
         restarts = seed_restarts(len(order_candidates.scores))
@@ -1171,7 +1171,7 @@ def seed_incumbent(order_candidates, control, restarts=None, seed=0):
     counters = {"swaps": 0, "insertions": 0, "orderings": 0}
     best, best_score = None, -np.inf
     for r in range(restarts):
-        chosen, score = _restart(order_candidates, rng.permutation(order_candidates.n), "asobs", control, counters)
+        chosen, score = climb_restart(order_candidates, rng.permutation(order_candidates.n), "asobs", control, counters)
         if score > best_score:
             best, best_score = chosen, score
         if control.should_stop():

@@ -426,8 +426,8 @@ class Candidates:
 
 # -- search --------------------------------------------------------------------
 
-class _Climb:
-    """One ordering under hill climbing with OBS choices.
+class Climb:
+    """One ordering under hill climbing with OBS choices (also the ILP's primal heuristic).
 
     Adjacent swaps first (Teyssier & Koller 2005: O(c_j + c_{j+1}) per swap
     once the gains are known); at a swap optimum, the best insertion move
@@ -464,13 +464,13 @@ class _Climb:
             counters["insertions"] += 1
 
 
-def _restart(cands, order, method, control, counters):
+def climb_restart(cands, order, method, control, counters):
     """One restart from ``order``: climb; for ASOBS, read the climbed ordering
     with acyclic selection, then climb again from a topological order of the
     ASOBS graph (its OBS score is at least the graph's score) while that
     improves. The ordering first puts every node after its forced (required)
     parents. Returns ``(chosen rows, score)``."""
-    climb = _Climb(cands, cands.respecting(order))
+    climb = Climb(cands, cands.respecting(order))
     climb.run(control, counters)
     best, best_score = climb.chosen.copy(), cands.score(climb.chosen)
     counters["orderings"] += 1
@@ -483,7 +483,7 @@ def _restart(cands, order, method, control, counters):
         best, best_score = chosen, score
         if control.should_stop():
             break
-        climb = _Climb(cands, topological_order(cands.parents, cands.sizes, chosen, climb.order))
+        climb = Climb(cands, topological_order(cands.parents, cands.sizes, chosen, climb.order))
         climb.run(control, counters)
     return best, best_score
 
@@ -608,7 +608,7 @@ def _child(control, time_limit=None, label=None):
 class _Search:
     """Restarts of the ordering climb over a growing :class:`_Pool`.
 
-    Each restart climbs an ordering (:func:`_restart`); a result better than
+    Each restart climbs an ordering (:func:`climb_restart`); a result better than
     the best so far is refined (:meth:`refine`) when the search has a seed
     graph: polished by DAG hill climbing, its surroundings added to the pool,
     and climbed again from its topological order, while that gains.
@@ -635,7 +635,7 @@ class _Search:
     def climb(self, order):
         """Climb from ``order``; returns ``(parent lists, score)``."""
         cands = self.pool.candidates()
-        chosen, score = _restart(cands, np.asarray(order, np.int64), self.method, self.control, self.counters)
+        chosen, score = climb_restart(cands, np.asarray(order, np.int64), self.method, self.control, self.counters)
         return cands.parent_lists(chosen), score
 
     def refine(self, parents, score, polished):
@@ -741,7 +741,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     optimisation over orderings (Section 4). Each restart draws a random
     ordering and climbs under the OBS rule (Teyssier & Koller 2005) by
     adjacent swaps and, at a swap optimum, insertion moves (see
-    :class:`_Climb`); ASOBS then reads the climbed ordering with acyclic
+    :class:`Climb`); ASOBS then reads the climbed ordering with acyclic
     selection and, while that improves, climbs again from a topological order
     of the ASOBS graph. With the same seed both methods climb the same
     orderings, so ASOBS never ends below OBS (Theorem 3) unless stopped early.
