@@ -64,7 +64,12 @@ def home_content():
                "and the cut points of discretized numeric columns.")
 
 
-PAGES = Path(__file__).resolve().parent / "pages"
+# The page scripts: app_pages/ beside app.py in a clone, mapped into the package as
+# bnexplore_app/app_pages/ in an installed copy (pyproject's package-dir). Not "pages/": a folder of
+# that name beside the main script puts Streamlit in its legacy multipage mode, which runs a page
+# reached by its address without this script (no session set-up) and lists the raw file names.
+HERE = Path(__file__).resolve().parent
+PAGES = HERE / "app_pages" if (HERE / "app_pages").is_dir() else HERE.parent / "app_pages"
 
 
 def main():

@@ -54,7 +54,7 @@ def searched():
 
 
 def go(at, page):
-    at.switch_page(f"bnexplore_app/pages/{page}.py")
+    at.switch_page(f"app_pages/{page}.py")
     at.run()
     no_exception(at)
     return at
@@ -1111,7 +1111,7 @@ def test_page_scripts_hold_no_bare_strings_streamlit_would_show():
     docstring is exempt): a constant's docstring there showed up above the Search page's title."""
     import ast
 
-    for path in [ROOT / "app.py", *sorted((ROOT / "bnexplore_app" / "pages").glob("*.py"))]:
+    for path in [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]:
         body = ast.parse(path.read_text()).body
         bare = [node.lineno for node in body[1:]
                 if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]

@@ -29,7 +29,7 @@ REQUIRED = [
     "bnexplore_app/state.py",
     "bnexplore_app/assets/icon.png",
     "bnexplore_app/streamlit/config.toml",
-    *[f"bnexplore_app/pages/{p.name}" for p in sorted((ROOT / "bnexplore_app" / "pages").glob("*.py"))],
+    *[f"bnexplore_app/app_pages/{p.name}" for p in sorted((ROOT / "app_pages").glob("*.py"))],
     *[f"bnexplore/sample_data/{p.name}" for p in sorted((ROOT / "sample_data").glob("*.csv"))],
     *[f"bnexplore/sample_data/networks/{p.name}" for p in sorted((ROOT / "sample_data" / "networks").glob("*.bif.gz"))],
 ]
@@ -67,6 +67,16 @@ def dist_info(path, name):
 def requirement_lines(name):
     lines = (ROOT / name).read_text().splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_no_folder_beside_an_app_script_is_named_pages():
+    """A ``pages/`` folder beside the script ``streamlit run`` starts (app.py in a clone, main.py installed)
+    puts Streamlit in its legacy multipage mode until a run reaches ``st.navigation``: a page opened by its
+    address (a reload after a server start) then runs without the session set-up, under raw file names,
+    and every AppTest run does the same. The page scripts live in ``app_pages/``."""
+    for folder in (ROOT, ROOT / "bnexplore_app"):
+        assert not (folder / "pages").exists(), folder
+    assert sorted(p.name for p in (ROOT / "app_pages").glob("*.py"))[:1] == ["1_Data.py"]
 
 
 def test_wheel_holds_every_module_and_the_data_files(wheel):
