@@ -36,7 +36,7 @@ import numba
 from .control import Control
 from .data import Dataset
 from .errors import ResourceError
-from .parents.explore import (ExploreSettings, assemble, check_budget, explore_variable, penalty_weight,
+from .parents.explore import (ExploreSettings, assemble, check_budget, explore_variable, score_weight,
                               singleton_entropies, variable_list)
 from .scores import Scorer
 
@@ -95,7 +95,7 @@ def explore_chunk(variables, data, settings):
 def _payload(scorer, settings, bound=None):
     return {"token": uuid.uuid4().hex, "codes": scorer.data.codes, "arities": scorer.arities,
             "names": scorer.names, "score": scorer.score_name, "ess": scorer.ess,
-            "entropies": settings.method == "independence" and penalty_weight(scorer) is not None,
+            "entropies": settings.method == "independence" and score_weight(scorer) is not None,
             "knowledge": bound}
 
 

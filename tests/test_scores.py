@@ -9,6 +9,7 @@ import pytest
 
 import naive
 from bnexplore.errors import ScoreError
+from bnexplore.scores import SCORES as REGISTERED
 from bnexplore.scores import Scorer, kernels, kl_statistics, pack_parent_sets
 
 SCORES = ["bdeu", "k2", "bic", "aic", "ll"]
@@ -75,7 +76,7 @@ def test_sparse_counting_equals_dense(data, score):
     rng = np.random.default_rng(2)
     cols = np.ascontiguousarray(np.asarray(data.codes).T)
     arities = np.asarray(data.arities, np.int64)
-    code = kernels.SCORE_CODES[score]
+    code = REGISTERED[score].code
     for child, parents in random_families(rng, cols.shape[0], 40, 5):
         ps = np.array(parents, np.int64)
         dense = kernels.local_score(cols, arities, child, ps, code, 1.0, 1 << 30)

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..control import Control
 from ..errors import SearchError
-from ..scores.scorer import pack_parent_sets
+from ..scores import pack_parent_sets, penalty_weight
 from .candidates import ParentSets
 
 METHODS = ("independence", "greedy", "sequential")
@@ -49,13 +49,12 @@ POP_BATCH = 16
 The paper pops one at a time; scoring a few at once amortises the cost of a
 kernel call. A constant, so results do not depend on the machine."""
 
-def penalty_weight(scorer):
-    """Weight ``w`` of the penalty ``w (|X| - 1) |Pi|`` of a penalised score.
-
-    ``log(N) / 2`` for BIC, 1 for AIC, 0 for the log-likelihood; None for
-    BDeu and K2, which have no such form (the bounds are then switched off).
-    """
-    return {"bic": math.log(scorer.n_rows) / 2, "aic": 1.0, "ll": 0.0}.get(scorer.score_name)
+def score_weight(scorer):
+    """Weight ``w`` of the penalty ``w (|X| - 1) |Pi|`` of the scorer's score
+    (:func:`bnexplore.scores.penalty_weight`): ``log(N) / 2`` for BIC, 1 for AIC,
+    0 for the log-likelihood; None for BDeu and K2, which have no such form (the
+    bounds are then switched off)."""
+    return penalty_weight(scorer.score_name, scorer.n_rows)
 
 
 def interaction(scorer, child, q1, q2, empty_score):
@@ -67,7 +66,7 @@ def interaction(scorer, child, q1, q2, empty_score):
     ``|P1| + |P2| - |P1| |P2| - 1 = -(|P1| - 1)(|P2| - 1)``. With this sign
     Theorem 1 holds exactly: ``BIC(X, P1 u P2) = BIC*(X, P1, P2) + N
     ii(P1; P2; X)``. For AIC and LL ``log(N)/2`` becomes their penalty weight
-    (:func:`penalty_weight`); BDeu and K2 use ``log(N)/2`` as a heuristic.
+    (:func:`score_weight`); BDeu and K2 use ``log(N)/2`` as a heuristic.
 
     Parameters
     ----------
@@ -82,7 +81,7 @@ def interaction(scorer, child, q1, q2, empty_score):
 
 
 def _star_weight(scorer):
-    weight = penalty_weight(scorer)
+    weight = score_weight(scorer)
     return math.log(scorer.n_rows) / 2 if weight is None else weight
 
 
@@ -166,7 +165,7 @@ class _Family:
         self.child = child
         self.required = tuple(sorted(int(u) for u in required))
         self.arities = scorer.arities.tolist()
-        self.weight = penalty_weight(scorer)
+        self.weight = score_weight(scorer)
         self.star_weight = _star_weight(scorer)
         self.control = control
         self.entropies = entropies
@@ -439,7 +438,7 @@ def explore_variable(scorer, child, settings, control, entropies=None, knowledge
     stats : dict
         ``evaluated`` (sets scored), ``kept``, ``pruned``, ``seconds``.
     """
-    if entropies is None and settings.method == "independence" and penalty_weight(scorer) is not None:
+    if entropies is None and settings.method == "independence" and score_weight(scorer) is not None:
         entropies = singleton_entropies(scorer)
     required = () if knowledge is None else knowledge.required_parents(child).tolist()
     family = _Family(scorer, child, settings, control, entropies, required)
@@ -546,7 +545,7 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
     check_budget(settings, control)
     bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     todo = variable_list(scorer, variables)
-    entropies = singleton_entropies(scorer) if method == "independence" and penalty_weight(scorer) is not None \
+    entropies = singleton_entropies(scorer) if method == "independence" and score_weight(scorer) is not None \
         else None
     start = time.perf_counter()
     found = {}

@@ -59,8 +59,11 @@ score over the proper subsets of ``P'``):
       ``H(Y | P) = H(P + Y) - H(P)`` uses joint entropies of the parent sets,
       shared by all children and computed once per set.
 ``"bdeu"`` (Cussens & Bartlett 2012, GOBNILP manual; the paper's Theorem 4/6),
-    BDeu: each parent configuration that occurs in the data contributes at
-    most ``-log r`` to the BDeu score (the paper's Corollary 6D), so
+    BDeu and K2: each parent configuration that occurs in the data contributes
+    at most ``-log r`` to the score (the paper's Corollary 6D for BDeu; it holds
+    for any Bayesian Dirichlet score whose prior is the same for every state of
+    a configuration, since the configuration's first row has predictive
+    probability ``1/r`` and each later one at most 1), so
     ``s(P') <= -k(P') log r`` with ``k(P')`` the number of occurring
     configurations of ``P'``. When ``-k(P') log r < best(P') - epsilon``,
     ``P'`` is removed, and so is every superset ``P''``: refining the
@@ -100,7 +103,7 @@ from numba import njit, prange
 from ..control import Control
 from ..errors import ResourceError, SearchError
 from ..knowledge import knowledge_params
-from ..scores import kernels
+from ..scores import kernels, penalty_weight
 from .candidates import ParentSets
 
 RULES = ("subset", "penalty", "entropy", "bdeu")
@@ -128,15 +131,6 @@ def tolerance(scale):
     score is at least ``OPT - epsilon - tolerance(OPT)``.
     """
     return _RELATIVE_TOLERANCE * max(1.0, abs(float(scale)))
-
-
-def penalty_weight(score_name, n_rows):
-    """``w`` of the penalty ``w q (r - 1)``: ``log(N)/2`` for BIC, 1 for AIC, else None."""
-    if score_name == "bic":
-        return 0.5 * math.log(n_rows)
-    if score_name == "aic":
-        return 1.0
-    return None
 
 
 @njit(cache=True, parallel=True)
@@ -302,10 +296,8 @@ class _Pruner:
             self.base = [bound.required_parents(v).astype(np.int64) for v in range(self.n)]
             self.free = bound.allowed & ~bound.required
         self.w = penalty_weight(scorer.score_name, scorer.n_rows)
-        penalised = self.w is not None
-        self.use = {"subset": "subset" in rules, "penalty": penalised and "penalty" in rules,
-                    "entropy": penalised and "entropy" in rules,
-                    "bdeu": scorer.score_name == "bdeu" and "bdeu" in rules}
+        applicable = scorer.spec.pruning_rules  # the score registry says which rules can fire
+        self.use = {rule: rule in rules and rule in applicable for rule in RULES}
         self.families = [_Family(v, scorer.arities, self.w) for v in range(self.n)]
         self.binom = _binomials(self.n)
         self.counter = _Counter(self.n)
@@ -575,8 +567,11 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
     max_indegree : int, optional
         Largest parent-set size considered.
     rules : sequence of str
-        Rules to use, from :data:`RULES`; those that do not apply to the score
-        are skipped ("penalty" and "entropy" need BIC or AIC, "bdeu" BDeu).
+        Rules to use, from :data:`RULES`; those that cannot fire under the
+        score are skipped (the score's ``pruning_rules`` in
+        :data:`bnexplore.scores.SCORES`: "penalty" and "entropy" need a
+        penalty weight above 0, BIC or AIC; "bdeu" a Bayesian Dirichlet score,
+        BDeu or K2).
         An empty sequence scores every parent set.
     knowledge : Knowledge, optional
         Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
@@ -606,6 +601,22 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
         contradictory knowledge.
     ResourceError
         When one size has more than :data:`MAX_SETS_PER_LEVEL` sets to consider.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bnexplore.data import Dataset
+    >>> from bnexplore.scores import Scorer
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 500)
+    >>> b = (a + (rng.random(500) < 0.1)) % 2          # b copies a, with 10% noise
+    >>> c = rng.integers(0, 3, 500)                      # c is on its own
+    >>> data = Dataset.from_codes(np.column_stack([a, b, c]), names=["a", "b", "c"])
+    >>> found = candidate_parent_sets(Scorer(data, "bic"))
+    >>> found.sets(1), found.sets(2)                     # b may have a as parent; c has no use for one
+    ([(0,), ()], [()])
+    >>> found.stats["rules"], found.stats["removed"]["subset"]
+    (['subset', 'penalty', 'entropy'], 7)
     """
     epsilon, rules = _checked_arguments(scorer, epsilon, max_indegree, rules)
     control = Control.of(control, progress, time_limit, stop)

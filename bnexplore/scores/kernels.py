@@ -20,9 +20,8 @@ import numpy as np
 from numba import njit, prange
 
 BDEU, K2, BIC, AIC, LL = 0, 1, 2, 3, 4
-"""Integer codes of the local scores, as passed to the kernels."""
-
-SCORE_CODES = {"bdeu": BDEU, "k2": K2, "bic": BIC, "aic": AIC, "ll": LL}
+"""Integer codes of the local scores, as passed to the kernels (each score's
+``code`` in :data:`bnexplore.scores.registry.SCORES`)."""
 
 _KEY_LIMIT = 1 << 40
 """Compress configuration keys before they could exceed this (int64-safe)."""

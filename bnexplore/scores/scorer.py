@@ -12,15 +12,7 @@ import numpy as np
 from ..errors import ScoreError
 from ..options import positive_number
 from . import kernels
-
-SCORES = tuple(kernels.SCORE_CODES)
-"""Names of the local scores a Scorer computes."""
-
-MAX_ESS = 1e6
-"""Largest BDeu equivalent sample size accepted. The score sums differences of
-``lgamma`` values near ``lgamma(ess)``, which lose digits as ``ess`` grows: on
-asia (5,000 rows) the difference of two local scores is right to 1e-9 at 1e6, to
-1e-5 at 1e10, of random sign at 1e12, and every score is 0 (null) at 1e300."""
+from .registry import ESS, MAX_ESS, SCORES, score_spec
 
 
 def pack_parent_sets(parent_sets):
@@ -52,9 +44,10 @@ class Scorer:
     data : Dataset
         Anything with ``codes`` (n_rows x n_vars integer codes), ``arities``
         and ``names``.
-    score : {"bdeu", "k2", "bic", "aic", "ll"}
-        BDeu log marginal likelihood with equivalent sample size ``ess``; K2;
-        BIC ``= LL - log(N)/2 * q (r - 1)``; AIC ``= LL - q (r - 1)``; the
+    score : str
+        A name in :data:`bnexplore.scores.SCORES` ("bdeu", "k2", "bic", "aic",
+        "ll"): BDeu log marginal likelihood with equivalent sample size ``ess``;
+        K2; BIC ``= LL - log(N)/2 * q (r - 1)``; AIC ``= LL - q (r - 1)``; the
         maximised log-likelihood LL. All natural log, higher is better.
     ess : float
         Equivalent sample size of BDeu (ignored by the other scores): a
@@ -71,22 +64,21 @@ class Scorer:
     """
 
     def __init__(self, data, score="bdeu", ess=1.0, cache=True):
-        name = str(score).lower()
-        if name not in kernels.SCORE_CODES:
-            raise ScoreError(f"unknown score {score!r}: choose one of {', '.join(SCORES)}")
-        ess = positive_number(ess, "ess", high=MAX_ESS, unit=" (the BDeu equivalent sample size)",
+        spec = score_spec(score)
+        ess = positive_number(ess, ESS.name, high=ESS.high, unit=" (the BDeu equivalent sample size)",
                               error=ScoreError)
         codes = np.asarray(data.codes)
         if codes.ndim != 2 or codes.shape[0] == 0:
             raise ScoreError("the data set has no rows: load data before scoring")
         self.data = data
-        self.score_name = name
+        self.spec = spec
+        self.score_name = spec.name
         self.ess = float(ess)
         self.cols = np.ascontiguousarray(codes.T)
         self.arities = np.ascontiguousarray(data.arities, dtype=np.int64)
         self.names = [str(v) for v in data.names]
         self.n_rows, self.n_vars = codes.shape
-        self._code = kernels.SCORE_CODES[name]
+        self._code = spec.code
         self.dense_cells = kernels.dense_cells(self.n_rows)  # largest count table built densely
         self._position = {v: i for i, v in enumerate(self.names)}
         self._cache = {} if cache else None
@@ -99,10 +91,7 @@ class Scorer:
     @property
     def params(self):
         """The score settings as a dict (for results and JSON)."""
-        params = {"score": self.score_name}
-        if self.score_name == "bdeu":
-            params["ess"] = self.ess
-        return params
+        return {"score": self.score_name, **{h.name: getattr(self, h.name) for h in self.spec.hyperparameters}}
 
     # -- names and checks -------------------------------------------------
     def index(self, variable):
@@ -307,3 +296,6 @@ class Scorer:
         self.computed = 0
         self.hits = 0
         self._variables = 0
+
+
+__all__ = ["MAX_ESS", "SCORES", "Scorer", "pack_parent_sets"]  # MAX_ESS and SCORES live in .registry

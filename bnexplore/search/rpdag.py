@@ -91,14 +91,15 @@ from ..graphs import DAG, PDAG, RPDAG
 from ..knowledge import knowledge_params
 from ..numerics import tie_tolerance
 from ..scores import kernels
+from ..scores.registry import equivalent_names
 from .dagstate import check_pass_memory
 from .run import SearchRun, first_best
 
 OPERATORS = ("A_arc", "A_link", "D_arc", "D_link", "A_hh")
 """Operator names of [1]_, Section 4.3, in the order ties are broken."""
 
-SCORE_EQUIVALENT = ("bdeu", "bic", "aic", "ll")
-"""Scores that give equivalent DAGs equal scores, which the RPDAG search needs."""
+SCORE_EQUIVALENT = equivalent_names()
+"""Scores that give equivalent DAGs equal scores, which the RPDAG search needs (from the score registry)."""
 
 
 # ---------------------------------------------------------------------------
