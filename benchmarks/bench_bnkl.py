@@ -19,19 +19,16 @@ discretization and every model are fitted inside the training folds.
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bnexplore.classifier import BNKLClassifier, stratified_folds  # noqa: E402
-from bnexplore.data import Dataset, Encoder  # noqa: E402
-from bnexplore.search.bnkl import bnkl_search  # noqa: E402
+import harness  # first: it puts the repository on sys.path
+from bnexplore.bnkl import bnkl_search
+from bnexplore.classifier import BNKLClassifier, stratified_folds
+from bnexplore.data import Dataset, Encoder
+from harness import ROOT
 
 SAMPLE = ROOT / "sample_data" / "breast_cancer_wdbc.csv"
 
@@ -94,21 +91,28 @@ def time_search(n_vars, max_parents, n_rows=250, repeats=3, seed=0):
 
 
 def timing():
+    """Print the two timing tables; the raw rows, by table."""
     threads = os.environ.get("NUMBA_NUM_THREADS") or os.cpu_count()
     data, labels = random_two_class_network(np.random.default_rng(99), 10, 250)
     bnkl_search(data, labels)  # load the compiled kernels before timing
     print(f"### Search time against the number of variables (M = 2, 3 categories, 250 rows; {threads} threads)\n")
     print("| variables N | parent sets scored | path length | seconds (median of 3) |")
     print("| ---: | ---: | ---: | ---: |")
+    record = {"threads": threads, "by_variables": [], "by_max_parents": []}
     for n_vars in (25, 50, 100, 200):
         seconds, families, path = time_search(n_vars, 2)
+        record["by_variables"].append({"variables": n_vars, "max_parents": 2, "families": families, "path": path,
+                                       "seconds": seconds})
         print(f"| {n_vars} | {families:,} | {path} | {seconds:.3f} |")
     print("\n### Search time against M (N = 50, 3 categories, 250 rows)\n")
     print("| M | parent sets scored | path length | seconds (median of 3) |")
     print("| ---: | ---: | ---: | ---: |")
     for max_parents in range(5):
         seconds, families, path = time_search(50, max_parents)
+        record["by_max_parents"].append({"variables": 50, "max_parents": max_parents, "families": families,
+                                         "path": path, "seconds": seconds})
         print(f"| {max_parents} | {families:,} | {path} | {seconds:.3f} |")
+    return record
 
 
 # -- accuracy ---------------------------------------------------------------------------
@@ -135,6 +139,7 @@ def coded_fold(X, train, test):
 
 
 def accuracy(seeds=range(10), cv=5):
+    """Print the accuracy table; the raw accuracies and fit times, by method."""
     frame = pd.read_csv(SAMPLE)
     X, y = frame.drop(columns="diagnosis"), frame["diagnosis"].to_numpy()
     bnkl_variants = {f"BNKL M = {m}, select = {s}": {"max_parents": m, "select": s}
@@ -164,13 +169,19 @@ def accuracy(seeds=range(10), cv=5):
     for name, values in scores.items():
         extra = (f"{np.mean(arcs[name]):.1f} | {np.mean(fit_seconds[name]):.3f}" if name in arcs else "– | –")
         print(f"| {name} | {np.mean(values):.4f} | {np.std(values):.4f} | {extra} |")
+    return {"folds": n_folds, "accuracy": scores, "fit_seconds": fit_seconds, "arcs": arcs}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("sample", "timing", "accuracy"))
+    harness.output_option(parser, "bnkl_<what>")
     args = parser.parse_args(argv)
-    {"sample": write_sample, "timing": timing, "accuracy": accuracy}[args.what]()
+    if args.what == "sample":
+        write_sample()
+        return
+    record = {"timing": timing, "accuracy": accuracy}[args.what]()
+    print(f"\nraw: {harness.write_json(harness.output_path(args.json, f'bnkl_{args.what}'), record)}")
 
 
 if __name__ == "__main__":

@@ -15,26 +15,23 @@ pairs). The ROC curves are saved to ``benchmarks/out/bootstrap_roc.png`` when
 matplotlib is installed. pgmpy 1.1.2 has no bootstrap of structure learning,
 so there is no peer run.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_bootstrap.py`` (full: R = 200 on
+The raw rows go to ``benchmarks/results/bootstrap.json`` (``--json`` to choose).
+
+Run: ``python benchmarks/bench_bootstrap.py`` (full: R = 200 on
 both networks, plus the one-process timing), or ``--quick`` (R = 20, alarm,
 two processes only).
 """
 
 import argparse
 import os
-import platform
 import time
 
 import numpy as np
 
-from bnexplore import Dataset, bootstrap, learn, read_bif
-from bnexplore.bif import sample_codes
+import harness  # first: it puts the repository on sys.path
+from bnexplore import bootstrap, learn
 from bnexplore.errors import SearchError
 from bnexplore.graphs import pdag_extension, structural_errors
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-NETWORKS = os.path.join(HERE, "..", "sample_data", "networks")
-OUT = os.path.join(HERE, "out")
 
 
 def auc(scores, labels):
@@ -60,19 +57,19 @@ def roc(scores, labels):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="R = 20 on alarm, two processes only")
+    harness.output_option(parser, "bootstrap")
     args = parser.parse_args()
+    args.json = harness.output_path(args.json, "bootstrap", args.quick)
     cases = [("alarm", 5000)] if args.quick else [("alarm", 5000), ("hailfinder", 10000)]
     R = 20 if args.quick else 200
     print(f"# Bootstrap arc strength: R = {R} hill-climbing resamples (BDeu, ess = 1, seed 1, CPDAGs counted)")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n")
+    print(harness.machine_line() + "\n")
     print("| data | rows | workers | seconds | resamples/s | threshold | averaged edges | averaged A/D/I/H "
           "| one hc A/D/I/H | AUC adjacency | AUC arcs |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
-    curves = []
+    curves, record = [], []
     for name, rows in cases:
-        truth = read_bif(os.path.join(NETWORKS, f"{name}.bif.gz"))
-        data = Dataset.from_codes(sample_codes(truth, rows, seed=1), arities=truth.arities, names=truth.names,
-                                  states=truth.states)
+        truth, data = harness.sampled(name, rows)
         runs = [2] if args.quick else [2, 1]
         results = {}
         for workers in runs:
@@ -95,19 +92,23 @@ def main():
         curves.append((f"{name} {rows:,}: arcs (AUC {a_arc:.3f})", *roc(arc_score, true_adj[off])))
         try:
             errors = structural_errors(pdag_extension(averaged.graph), truth.dag())
-            errors = "{A}/{D}/{I}/{H}".format(**errors)
         except SearchError:
-            errors = "no consistent extension"
+            errors = None
         single = structural_errors(learn(data, "hc").graph, truth.dag())
         for workers, res in results.items():
             wall = res.stats["wall"]
+            record.append({"network": name, "rows": rows, "R": R, "workers": workers, "seconds": wall,
+                           "threshold": averaged.threshold, "averaged_edges": averaged.graph.n_edges,
+                           "true_edges": int(true_adj.sum()), "averaged_errors": errors, "one_hc_errors": single,
+                           "auc_adjacency": a_adj, "auc_arcs": a_arc})
             print(f"| {name} | {rows:,} | {workers} | {wall:.1f} | {R / wall:.1f} | {averaged.threshold:.3f} | "
                   f"{averaged.graph.n_edges} (true {int(true_adj.sum())}) | "
-                  f"{errors} | "
+                  f"{'{A}/{D}/{I}/{H}'.format(**errors) if errors else 'no consistent extension'} | "
                   f"{single['A']}/{single['D']}/{single['I']}/{single['H']} | {a_adj:.3f} | {a_arc:.3f} |",
                   flush=True)
         if averaged.dropped:
             print(f"\n{name}: arcs dropped to keep the averaged network acyclic: {averaged.dropped}\n")
+    print(f"\nraw: {harness.write_json(args.json, {'runs': record})}")
     try:
         import matplotlib
 
@@ -115,7 +116,7 @@ def main():
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(harness.SCRATCH, exist_ok=True)
     fig, ax = plt.subplots(figsize=(5.5, 5))
     for label, fpr, tpr in curves:
         ax.plot(fpr, tpr, label=label, linestyle="-" if "adjacency" in label else "--")
@@ -125,9 +126,9 @@ def main():
     ax.set_title(f"Bootstrap strength vs the true network (R = {R}, hc)")
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    path = os.path.join(OUT, "bootstrap_roc.png")
+    path = harness.SCRATCH / "bootstrap_roc.png"
     fig.savefig(path, dpi=110)
-    print(f"\nROC curves: {os.path.relpath(path, os.path.join(HERE, '..'))}")
+    print(f"\nROC curves: {path.relative_to(harness.ROOT)}")
 
 
 if __name__ == "__main__":

@@ -27,23 +27,20 @@ dependencies)::
 
 Options: ``--only NAME ...``, ``--timeout SECONDS`` (per peer run),
 ``--out FILE`` (also write the Markdown section there; it is printed at the end),
-``--json FILE`` (raw results), ``--report-from FILE`` (Markdown from raw results).
+``--json FILE`` (raw results; default ``benchmarks/results/exact.json``), ``--report-from FILE``
+(Markdown from raw results).
 """
 
 import argparse
 import json
 import math
-import os
-import platform
-import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import harness
+from harness import NETWORKS, ROOT, peak_mib, seconds
+
 DATA = ROOT / "benchmarks" / "data" / "ebnsl"
-NETWORKS = ROOT / "sample_data" / "networks"
 BAYES_FACTORS = (3, 20, 150)
 
 EBNSL = ["iris", "tic-tac-toe", "wine", "adult", "nltcs", "voting", "zoo", "hepatitis", "parkinsons", "sensors",
@@ -90,10 +87,6 @@ def published_optima():
 
 
 # -- workers (each runs in its own process) -------------------------------------
-
-def peak_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
 
 def warm_up():
     """Run every kernel once on tiny data, so no timing includes loading compiled code."""
@@ -178,18 +171,6 @@ def work_pgmpy(name):
 WORKERS = {"ours": work_ours, "causal-learn": work_causal_learn, "pgmpy": work_pgmpy}
 
 
-def run_worker(kind, args, timeout):
-    """Run one worker in a fresh process; its JSON result, or {"error": ...}."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps([kind, args])]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {timeout:.0f} s"}
-    if done.returncode != 0:
-        return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:120]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 # -- the report --------------------------------------------------------------------------
 
 def peer_runs(name, n, timeout):
@@ -204,21 +185,17 @@ def peer_runs(name, n, timeout):
     return runs
 
 
-def seconds(x):
-    return f"{x:.2f}" if x < 10 else f"{x:.0f}"
-
-
 def report(results, peers, published):
     lines = ["## Exact search and credible sets (epsilon-BNSL)", "",
-             f"`benchmarks/bench_exact.py`, BIC, {platform.machine()} with {os.cpu_count()} cores, "
-             f"Python {platform.python_version()}. Caches: candidate parent sets pruned for BF = 150 (they serve "
-             "the optimum and every smaller BF). OPT: the dynamic programme over subsets. Enumeration: search, "
-             "grouping into classes. Times are wall-clock seconds on a shared machine.", "",
+             f"`benchmarks/bench_exact.py`, BIC; {harness.machine_line()}. Caches: candidate parent sets "
+             "pruned for BF = 150 (they serve the optimum and every smaller BF). OPT: the dynamic programme "
+             "over subsets. Enumeration: search, grouping into classes. Times are wall-clock seconds on a shared "
+             "machine.", "",
              "| data | n | N | caches s | sets | OPT | OPT s | BF 3: DAGs / MECs / s | BF 20: DAGs / MECs / s "
              "| BF 150: DAGs / MECs / s | peak MiB |", "|" + "---|" * 11]
     for r in results:
         if "error" in r:
-            lines.append(f"| {r['name']} | | | {r['error']} |" + " |" * 8)
+            lines.append(harness.error_row(r["name"], r["error"], 11))
             continue
         cells = []
         for bf in BAYES_FACTORS:
@@ -274,15 +251,15 @@ def main():
     parser.add_argument("--only", nargs="*", help="case names (default: all)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per peer run")
     parser.add_argument("--out", default=None, help="also write the Markdown section to this file")
-    parser.add_argument("--json", default=None, help="also write the raw results here")
+    harness.output_option(parser, "exact")
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--report-from", help="rewrite the Markdown from a --json file of an earlier run")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        kind, wargs = json.loads(args.worker)
-        print(json.dumps(WORKERS[kind](*wargs)))
+        harness.serve_worker(WORKERS, args.worker)
         return
+    args.json = harness.output_path(args.json, "exact")
     if args.report_from:
         saved = json.loads(Path(args.report_from).read_text())
         print(write(saved["results"], saved["peers"], published_optima(), args))
@@ -292,7 +269,7 @@ def main():
     published = published_optima()
     results, peers = [], []
     for name in args.only or case_names():
-        r = run_worker("ours", [name], timeout=None)
+        r = harness.run_worker(__file__, "ours", [name], None)
         r.setdefault("name", name)
         results.append(r)
         print(json.dumps(r), flush=True)
@@ -300,7 +277,7 @@ def main():
             continue
         scorer = Scorer(load(name), "bic")
         for label, kind, wargs in peer_runs(name, r["n"], args.timeout):
-            p = run_worker(kind, wargs, args.timeout)
+            p = harness.run_worker(__file__, kind, wargs, args.timeout)
             score = scorer.total(p["parents"]) if "parents" in p else None
             peers.append((name, label, p, score, r["opt"]))
             print(name, label, json.dumps({k: v for k, v in p.items() if k != "parents"}), score, flush=True)
@@ -314,7 +291,7 @@ def write(results, peers, published, args):
     if args.out:
         Path(args.out).write_text(text)
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "peers": peers}, indent=1))
+        harness.write_json(args.json, {"results": results, "peers": peers})
     return text
 
 

@@ -30,7 +30,7 @@ branching, our cut separation and heuristics, enumeration).
 
 Run (the full table takes a few hours on 2 cores)::
 
-    PYTHONPATH=. python benchmarks/bench_ilp.py --out benchmarks/out/ilp.md --json benchmarks/out/ilp.json
+    PYTHONPATH=. python benchmarks/bench_ilp.py --out benchmarks/out/ilp.md   # raw: benchmarks/results/ilp.json
 
 Options: ``--quick`` (a few small rows, a minute or two), ``--rows NAME ...``
 (Table 1 names or ``alarm-1000`` style sample names), ``--time-limit S``,
@@ -40,17 +40,13 @@ Options: ``--quick`` (a few small rows, a minute or two), ``--rows NAME ...``
 import argparse
 import json
 import math
-import os
-import platform
-import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import harness
+from harness import ROOT, peak_mib, seconds
+
 DATA = ROOT / "benchmarks" / "data" / "ebnsl"
-NETWORKS = ROOT / "sample_data" / "networks"
 BAYES_FACTORS = (3, 20, 150)
 LIMIT = 150_000
 
@@ -74,10 +70,6 @@ QUICK_SAMPLES = [("alarm", 1000)]
 
 
 # -- workers (each in its own process) ---------------------------------------------------------
-
-def peak_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
 
 def warm_up():
     """Compile (or load) every numba kernel and SCIP once, so no timing includes it."""
@@ -142,8 +134,6 @@ def candidate_sets(scorer, epsilon):
 
 def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_limit=None):
     """Caches, OPT (both engines where both run) and the credible sets of one Table 1 data set at ``bayes_factors``."""
-    import numpy as np
-
     from bnexplore.scores import Scorer
     from bnexplore.search import choose_engine, credible_set, exact_search
     from bnexplore.search.exact import Candidates, dp_seconds
@@ -204,8 +194,6 @@ def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_li
 
 def work_optimum(net, rows, score, max_indegree, time_limit):
     """The exact optimum of a forward sample by the ILP, with hc, tabu and ASOBS beside it."""
-    from bnexplore.bif import read_bif, sample_codes
-    from bnexplore.data import Dataset
     from bnexplore.errors import ResourceError
     from bnexplore.parents.pruning import candidate_parent_sets
     from bnexplore.scores import Scorer
@@ -213,9 +201,7 @@ def work_optimum(net, rows, score, max_indegree, time_limit):
     from bnexplore.search.ilp import ilp_search
 
     warm_up()
-    network = read_bif(NETWORKS / f"{net}.bif.gz")
-    codes = sample_codes(network, rows, seed=1)
-    data = Dataset.from_codes(codes, arities=network.arities, names=network.names)
+    _, data = harness.sampled(net, rows)
     scorer = Scorer(data, score)
     out = {"net": net, "rows": rows, "score": score, "max_indegree": max_indegree, "n": data.n_vars}
     t = time.perf_counter()
@@ -245,25 +231,7 @@ def work_optimum(net, rows, score, max_indegree, time_limit):
 WORKERS = {"table1": work_table1, "optimum": work_optimum}
 
 
-def run_worker(kind, args, timeout):
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps([kind, args])]
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return {"error": f"killed after {timeout:.0f} s"}
-    if done.returncode != 0:
-        return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:160]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 # -- the report -----------------------------------------------------------------------------------
-
-def seconds(x):
-    if x is None:
-        return ""
-    return f"{x:.2f}" if x < 10 else f"{x:.0f}"
-
 
 def credible_cell(b):
     if b is None:
@@ -297,10 +265,10 @@ def where_time_went(b):
 
 def report(table1, optima, args):
     lines = ["## Exact optimum and credible sets to 60 variables: subset DP and branch and cut (issue 14)", "",
-             f"`benchmarks/bench_ilp.py`, {platform.machine()} with {os.cpu_count()} cores, Python "
-             f"{platform.python_version()}, per-task time limit {args.time_limit:.0f} s. BIC, limit 150,000. Caches: "
-             "candidate parent sets pruned for BF = 150 (an in-degree bound is noted where a level of candidate "
-             "sets overflows the cache builder). OPT: seconds to prove the optimum by each engine that runs. BF "
+             f"`benchmarks/bench_ilp.py`; {harness.machine_line()}; per-task time limit {args.time_limit:.0f} s. "
+             "BIC, limit 150,000. Caches: candidate parent sets pruned for BF = 150 (an in-degree bound is "
+             "noted where a level of candidate sets overflows the cache builder). OPT: seconds to prove the "
+             "optimum by each engine that runs. BF "
              "columns: credible DAGs / Markov equivalence classes / RPDAG classes / seconds (optimum, enumeration "
              "and grouping) by the `auto` engine, and which engine ran (the other engine's seconds beside it where "
              "both run). T: the paper's search times for BF 3 / 20 / 150 (GOBNILP + CPLEX, their machine).", "",
@@ -308,7 +276,7 @@ def report(table1, optima, args):
              "| peak MiB |", "|" + "---|" * 12]
     for r in table1:
         if "error" in r:
-            lines.append(f"| {r['name']} | | | {r['error']} |" + " |" * 8)
+            lines.append(harness.error_row(r["name"], r["error"], 12))
             continue
         dp, ip = r["opt"].get("dp"), r["opt"].get("ilp")
         best = (dp or ip)
@@ -380,7 +348,7 @@ def main():
     parser.add_argument("--both-limit", type=int, default=5000,
                         help="run the ILP's credible set beside the DP's when the DP finds at most this many DAGs")
     parser.add_argument("--out", help="also write the Markdown section here")
-    parser.add_argument("--json", help="also write the raw results here")
+    harness.output_option(parser, "ilp")
     parser.add_argument("--dp-limit", type=float,
                         help="run the subset DP beside the ILP only when its estimate is at most this many "
                              "seconds (default: the time limit)")
@@ -388,9 +356,9 @@ def main():
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        kind, wargs = json.loads(args.worker)
-        print(json.dumps(WORKERS[kind](*wargs)))
+        harness.serve_worker(WORKERS, args.worker)
         return
+    args.json = harness.output_path(args.json, "ilp", args.quick)
     if args.report_from:
         saved = json.loads(Path(args.report_from).read_text())
         print(report(saved["table1"], saved["optima"], args))
@@ -412,12 +380,12 @@ def main():
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(text)
         if args.json:
-            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.json).write_text(json.dumps(results, indent=1))
+            harness.write_json(args.json, results)
         return text
 
     for name in table1:
-        r = run_worker("table1", [name, args.time_limit, args.both_limit, args.bayes_factors, args.dp_limit], budget)
+        r = harness.run_worker(__file__, "table1",
+                               [name, args.time_limit, args.both_limit, args.bayes_factors, args.dp_limit], budget)
         r.setdefault("name", name)
         results["table1"].append(r)
         print(json.dumps(r), flush=True)
@@ -425,7 +393,8 @@ def main():
     for net, rows in samples:
         for score in ("bic", "bdeu"):
             for max_indegree in (3, None):
-                r = run_worker("optimum", [net, rows, score, max_indegree, args.time_limit], 3 * args.time_limit + 600)
+                r = harness.run_worker(__file__, "optimum", [net, rows, score, max_indegree, args.time_limit],
+                                       3 * args.time_limit + 600)
                 r.update(net=net, rows=rows, score=score, max_indegree=max_indegree)
                 results["optima"].append(r)
                 print(json.dumps(r), flush=True)

@@ -22,28 +22,27 @@ cross-check. Munin (1,041 variables) is then compiled and queried once with
 all marginals by ``bx.query`` (one propagation, no calibration), or refused
 with the clique-size message, then compiled as an engine.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_inference.py`` (full: 50 queries
+The raw times go to ``benchmarks/results/inference.json`` (``--json`` to choose).
+
+Run: ``python benchmarks/bench_inference.py`` (full: 50 queries
 per network, pyAgrum capped at 400 s and pgmpy at 120 s per network), or
 ``--quick`` (5 queries, 10 s caps, small networks only).
 """
 
 import argparse
 import gzip
-import multiprocessing
 import os
-import platform
 import tempfile
 import time
 import warnings
 
 import numpy as np
 
+import harness  # first: it puts the repository on sys.path
 from bnexplore import InferenceEngine, query, read_bif
 from bnexplore.bif import sample_codes
 from bnexplore.errors import ResourceError
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-NETWORKS = os.path.join(HERE, "..", "sample_data", "networks")
+from harness import NETWORKS
 ALL = ["alarm", "hailfinder", "win95pts", "andes", "pigs", "link"]
 QUICK = ["alarm", "hailfinder", "win95pts"]
 
@@ -104,24 +103,17 @@ def pyagrum(name, queries, cap):
         import pyagrum  # noqa: F401
     except ImportError:
         return None
-    context = multiprocessing.get_context("spawn")
-    here, there = context.Pipe()
-    child = context.Process(target=_pyagrum_child, args=(name, queries, there), daemon=True)
-    child.start()
     posteriors, seconds, failed = [], 0.0, None
     deadline = time.perf_counter() + cap
-    while len(posteriors) < len(queries):
-        if here.poll(0.2):
-            seconds, posterior = here.recv()
+    with harness.Child(_pyagrum_child, (name, queries)) as child:
+        while len(posteriors) < len(queries):
+            message = child.receive(deadline)
+            if message is None:
+                failed = (f"stopped at the {cap:.0f} s cap" if child.ended == "deadline"
+                          else f"{child.ended} (out of memory?)")
+                break
+            seconds, posterior = message
             posteriors.append(posterior)
-        elif not child.is_alive():
-            failed = f"died, exit code {child.exitcode} (out of memory?)"
-            break
-        elif time.perf_counter() > deadline:
-            failed = f"stopped at the {cap:.0f} s cap"
-            break
-    child.terminate()
-    child.join()
     return seconds, posteriors, failed
 
 
@@ -153,15 +145,15 @@ def pgmpy(name, queries, cap):
         import pgmpy  # noqa: F401
     except ImportError:
         return None
-    context = multiprocessing.get_context("spawn")
-    here, there = context.Pipe()
-    child = context.Process(target=_pgmpy_child, args=(name, queries, there), daemon=True)
-    child.start()
     done, seconds, load, failed = 0, 0.0, None, None
     deadline = time.perf_counter() + cap
-    while time.perf_counter() < deadline and (child.is_alive() or here.poll()):
-        if here.poll(0.2):
-            kind, value = here.recv()
+    with harness.Child(_pgmpy_child, (name, queries)) as child:
+        while done < len(queries):
+            message = child.receive(deadline)
+            if message is None:
+                failed = child.ended if child.ended != "deadline" else None
+                break
+            kind, value = message
             if kind == "loaded":
                 load = value
                 deadline = time.perf_counter() + cap
@@ -170,10 +162,6 @@ def pgmpy(name, queries, cap):
                 break
             else:
                 done, seconds = done + 1, value
-            if done == len(queries):
-                break
-    child.terminate()
-    child.join()
     return load, done, seconds, failed
 
 
@@ -193,17 +181,19 @@ def main():
     parser.add_argument("--pgmpy-seconds", type=float, help="cap per network (default 120, quick 10)")
     parser.add_argument("--networks", nargs="*", help="networks to run (default: all six)")
     parser.add_argument("--no-munin", action="store_true", help="skip the munin check")
+    harness.output_option(parser, "inference")
     args = parser.parse_args()
+    args.json = harness.output_path(args.json, "inference", args.quick)
     count = args.queries or (5 if args.quick else 50)
     cap_agrum = args.pyagrum_seconds or (10.0 if args.quick else 400.0)
     cap_pgmpy = args.pgmpy_seconds or (10.0 if args.quick else 120.0)
     names = args.networks or (QUICK if args.quick else ALL)
     print("# Exact inference: all posterior marginals given 3-6 observed variables")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-          f"{count} evidence sets per network\n")
+    print(f"{harness.machine_line()}; {count} evidence sets per network\n")
     print("| network | vars | cliques | largest clique | all cliques | compile s | ours q/s | pyAgrum q/s "
           "(queries) | pgmpy q/s (queries in cap) | ours / pyAgrum | ours / pgmpy | max diff vs pyAgrum |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    record = {"queries": count, "pyagrum_cap": cap_agrum, "pgmpy_cap": cap_pgmpy, "networks": []}
     for name in names:
         network = read_bif(os.path.join(NETWORKS, f"{name}.bif.gz"))
         queries = evidence_sets(network, count)
@@ -212,6 +202,11 @@ def main():
         cells = [name, network.n_vars, len(engine.tree.cliques), f"{engine.tree.largest:.3g}",
                  f"{engine.tree.total:.3g}", f"{compile_seconds:.2f}", f"{rate:,.1f}"]
         agrum = pyagrum(name, queries, cap_agrum)
+        found = {"network": name, "vars": network.n_vars, "cliques": len(engine.tree.cliques),
+                 "largest_clique": engine.tree.largest, "all_cliques": engine.tree.total,
+                 "compile_seconds": compile_seconds, "ours_seconds": seconds,
+                 "pyagrum": None if agrum is None else {"seconds": agrum[0], "answered": len(agrum[1]),
+                                                        "failed": agrum[2]}}
         if agrum is None:
             cells += ["not installed"]
             ratio_agrum, diff = "", ""
@@ -224,8 +219,12 @@ def main():
             cells += [f"{a_rate:,.2f} ({len(posteriors)})" if a_rate >= 0.1 else
                       f"{a_seconds / len(posteriors):,.0f} s per query ({len(posteriors)})"]
             ratio_agrum = f"{rate / a_rate:,.1f}x"
-            diff = f"{max_difference(answers, posteriors, network):.1e}"
+            found["max_diff_pyagrum"] = max_difference(answers, posteriors, network)
+            diff = f"{found['max_diff_pyagrum']:.1e}"
         theirs = pgmpy(name, queries, cap_pgmpy)
+        found["pgmpy"] = None if theirs is None else dict(zip(("load_seconds", "answered", "seconds", "failed"),
+                                                              theirs))
+        record["networks"].append(found)
         if theirs is None:
             cells += ["not installed"]
             ratio_pgmpy = ""
@@ -249,8 +248,9 @@ def main():
         start = time.perf_counter()
         try:
             answer = query(network, None, evidence)
+            one_shot = time.perf_counter() - start
             print(f"\nmunin ({network.n_vars} variables): all marginals given {len(evidence)} observed variables "
-                  f"answered by bx.query in {time.perf_counter() - start:.2f} s (compile and one propagation)")
+                  f"answered by bx.query in {one_shot:.2f} s (compile and one propagation)")
             start = time.perf_counter()
             engine = InferenceEngine(network)
             built = time.perf_counter() - start
@@ -260,8 +260,12 @@ def main():
                   f"largest {engine.tree.largest:.3g} cells, all {engine.tree.total:.3g}), then "
                   f"{time.perf_counter() - start:.2f} s per all-marginals query; P(e) = "
                   f"{answer.evidence_probability:.3g}")
+            record["munin"] = {"query_seconds": one_shot, "engine_seconds": built,
+                               "engine_query_seconds": time.perf_counter() - start}
         except ResourceError as error:
             print(f"\nmunin: refused after {time.perf_counter() - start:.2f} s: {error}")
+            record["munin"] = {"refused": str(error)}
+    print(f"\nraw: {harness.write_json(args.json, record)}")
 
 
 if __name__ == "__main__":

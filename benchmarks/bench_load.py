@@ -22,6 +22,8 @@ Run (from the repository root; ``git`` must be on the path for the old loader):
   3 repetitions; about 10 minutes and 2.2 GB of temporary files),
 - short: ``python benchmarks/bench_load.py --short`` (100,000 x 40 and 200,000 x 20, once),
 - one size: ``python benchmarks/bench_load.py --size 1000000x40``.
+
+The raw measurements go to ``benchmarks/results/load.json`` (``--json`` to choose).
 """
 
 import argparse
@@ -35,10 +37,11 @@ import time
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
-import pyarrow.feather as feather
 import pyarrow.parquet as pq
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+import harness
+
+ROOT = str(harness.ROOT)
 BEFORE = "2c1502b4d489fb32c6c9c8a5c1c1a95afaf3bb79"  # main before issue 13 (the loader being replaced)
 
 CHILD = r"""
@@ -142,7 +145,9 @@ def main():
     parser.add_argument("--repeat", type=int, help="repetitions of each measurement (default 3, 1 with --short)")
     parser.add_argument("--size", action="append", metavar="ROWSxCOLS",
                         help="a table size to measure instead, e.g. 1000000x40 (may be repeated)")
+    harness.output_option(parser, "load")
     args = parser.parse_args()
+    args.json = harness.output_path(args.json, "load", args.short)
     sizes = [(100_000, 40), (200_000, 20)] if args.short else [(1_000_000, 40), (10_000_000, 20)]
     if args.size:
         sizes = [tuple(int(n) for n in size.lower().split("x")) for size in args.size]
@@ -150,7 +155,7 @@ def main():
     print("| rows x cols | file | loader | load + encode | CPU time | peak memory above the interpreter "
           "| codes in memory |")
     print("|---|---|---|---|---|---|---|")
-    summary = []
+    summary, record = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for rows, cols in sizes:
             start = time.perf_counter()
@@ -159,6 +164,7 @@ def main():
             print(f"(wrote {rows:,} x {cols} as CSV {sizes_mb['csv']:,.0f} MB, Parquet {sizes_mb['parquet']:,.0f} MB, "
                   f"Feather {sizes_mb['feather']:,.0f} MB in {time.perf_counter() - start:.0f} s)", file=sys.stderr)
             found = measure(paths, repeat)
+            record.append({"rows": rows, "cols": cols, "file_mb": sizes_mb, "repeat": repeat, "loaders": found})
             for label, stats in found.items():
                 kind = label.split("(")[1].rstrip(")").lower()
                 print(f"| {rows:,} x {cols} | {kind} {sizes_mb[kind]:,.0f} MB | {label} | {stats['seconds']:.2f} s "
@@ -171,6 +177,7 @@ def main():
                            f"Parquet / CSV time {found['read_table (Parquet)']['seconds'] / new['seconds']:.2f}x")
     print()
     print("\n".join(summary))
+    print(f"raw: {harness.write_json(args.json, {'sizes': record})}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ pgmpy's ``HillClimbSearch`` (BDeu) and pyAgrum's greedy hill climbing (BDeu)
 when they are installed (benchmark environment only) and scores their graphs
 with our Scorer.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_local_search.py [--quick]``.
+Run: ``python benchmarks/bench_local_search.py [--quick]``; the raw rows go to
+``benchmarks/results/local_search.json`` (``--json`` to choose).
 
 ``--busy results/x.json`` times each of our searches instead on alarm N = 5,000
 (and ``--network BIF`` with ``--rows``, e.g. win95pts), once quietly and once
@@ -18,31 +19,21 @@ beside a CPU-heavy process (``busy.py``), and writes the times as JSON.
 
 import argparse
 import os
-import platform
 import tempfile
 import time
 import warnings
 
 import numpy as np
 
+import harness  # first: it puts the repository on sys.path
 from bnexplore import Dataset, Scorer, learn, read_bif
 from bnexplore.bif import sample_codes
 from bnexplore.graphs import DAG, structural_errors
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-NETWORKS = os.path.join(HERE, "..", "sample_data", "networks")
 CASES = [("alarm", 3000), ("alarm", 5000), ("alarm", 10000), ("insurance", 10000), ("hailfinder", 10000)]
 OURS = [("hc", "hc", {}), ("tabu", "tabu", {}), ("rpdag", "rpdag", {}), ("rpdag-tabu", "rpdag-tabu", {}),
         ("hc + 20 restarts", "hc", {"restarts": 20, "seed": 1})]
 """(label, algorithm, options) of our runs; the last is hill climbing with
 random restarts (perturbations of the best graph, ``bnexplore.search.hillclimb``)."""
-
-
-def dataset(name, rows):
-    network = read_bif(os.path.join(NETWORKS, f"{name}.bif.gz"))
-    codes = sample_codes(network, rows, seed=1)
-    return network, Dataset.from_codes(codes, arities=network.arities, names=network.names,
-                                       states=network.states)
 
 
 def pgmpy_hc(frame):
@@ -75,13 +66,19 @@ def pyagrum_hc(frame):
 
 
 def row(label, scorer, graph, truth, seconds, stats=None):
-    errors = structural_errors(graph, truth)
+    """The paper's columns of one run, as a dict."""
     stats = stats or {}
-    cells = [label, f"{scorer.total(graph):.1f}", graph.n_edges, errors["A"], errors["D"], errors["I"],
-             errors["H"]]
-    cells += [stats.get(k, "") for k in ("iterations", "structures_evaluated", "local_scores_computed",
-                                         "local_score_lookups")]
-    cells += [f"{stats['nvar']:.2f}" if "nvar" in stats else "", f"{seconds:.3f}"]
+    return {"algorithm": label, "bdeu": scorer.total(graph), "edges": graph.n_edges,
+            **structural_errors(graph, truth), "iterations": stats.get("iterations"),
+            "ind": stats.get("structures_evaluated"), "estev": stats.get("local_scores_computed"),
+            "test": stats.get("local_score_lookups"), "nvar": stats.get("nvar"), "seconds": seconds}
+
+
+def markdown(r):
+    """One Markdown table row of :func:`row`'s dict."""
+    cells = [r["algorithm"], f"{r['bdeu']:.1f}", r["edges"], r["A"], r["D"], r["I"], r["H"],
+             *("" if r[k] is None else r[k] for k in ("iterations", "ind", "estev", "test")),
+             "" if r["nvar"] is None else f"{r['nvar']:.2f}", f"{r['seconds']:.3f}"]
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
@@ -89,7 +86,7 @@ def busy_runs(args):
     """Each of our searches quietly and beside a busy process (issue 29, item 16)."""
     from busy import beside_busy, report
 
-    sets = [("alarm", dataset("alarm", 500 if args.quick else 5000)[1])]
+    sets = [("alarm", harness.sampled("alarm", 500 if args.quick else 5000)[1])]
     if args.network:
         network = read_bif(args.network)
         codes = sample_codes(network, args.rows, seed=1)
@@ -110,10 +107,12 @@ def main():
     parser.add_argument("--busy", metavar="JSON", help="time each search quietly and beside a busy process")
     parser.add_argument("--network", metavar="BIF", help="with --busy: also a sample of this network")
     parser.add_argument("--rows", type=int, default=10000, help="with --network: rows sampled")
+    harness.output_option(parser, "local_search")
     args = parser.parse_args()
+    args.json = harness.output_path(args.json, "local_search", args.quick)
     cases = [("asia", 2000)] if args.quick else CASES
 
-    warm = dataset("asia", 500)[1]
+    warm = harness.sampled("asia", 500)[1]
     for algorithm in ("hc", "tabu", "rpdag", "rpdag-tabu"):  # compile the numba kernels before timing anything
         learn(warm, algorithm=algorithm, iterations=5) if "tabu" in algorithm else learn(warm, algorithm=algorithm)
     if args.busy:
@@ -121,11 +120,12 @@ def main():
         return
 
     print("# Local search on data sampled from BIF networks (BDeu, ess = 1, empty start, cold cache)")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores\n")
+    print(harness.machine_line() + "\n")
     header = ("| algorithm | BDeu | edges | A | D | I | H | iterations | Ind | EstEv | TEst | NVar | seconds |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    record = []
     for name, rows in cases:
-        network, data = dataset(name, rows)
+        network, data = harness.sampled(name, rows)
         truth = network.dag()
         print(f"\n## {name}, N = {rows:,} (true network: BDeu {Scorer(data, 'bdeu').total(truth):.1f}, "
               f"{truth.n_edges} edges)\n")
@@ -136,7 +136,9 @@ def main():
             start = time.perf_counter()
             result = learn(data, algorithm=algorithm, scorer=scorer, **options)
             times[label] = time.perf_counter() - start
-            print(row(label, scorer, result.graph, truth, times[label], result.stats))
+            found = row(label, scorer, result.graph, truth, times[label], result.stats)
+            record.append({"network": name, "rows": rows, **found})
+            print(markdown(found))
         if args.quick or args.no_peers:
             continue
         frame = data.to_frame().astype(str)
@@ -149,13 +151,16 @@ def main():
             seconds, arcs = out
             graph = DAG.from_arcs(arcs, data.names)
             times[label] = seconds
-            print(row(label, scorer, graph, truth, seconds))
+            found = row(label, scorer, graph, truth, seconds)
+            record.append({"network": name, "rows": rows, **found})
+            print(markdown(found))
         ratios = [f"pyAgrum / our hc = {times['pyAgrum greedy HC'] / times['hc']:.1f}x"
                   if "pyAgrum greedy HC" in times else "",
                   f"pgmpy / our hc = {times['pgmpy HillClimbSearch'] / times['hc']:.0f}x"
                   if "pgmpy HillClimbSearch" in times else "",
                   f"rpdag / hc = {times['rpdag'] / times['hc']:.2f}"]
         print("\n" + "; ".join(r for r in ratios if r))
+    print(f"\nraw: {harness.write_json(args.json, {'runs': record})}")
 
 
 if __name__ == "__main__":

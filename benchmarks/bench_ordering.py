@@ -6,7 +6,8 @@ Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks with
 Thousands of Variables", NIPS 2015. Data: N rows forward-sampled with the
 project's sampler (``bnexplore.bif.sample_codes``) from the bundled networks
 (``sample_data/networks``), BIC. Every experiment prints one JSON line per
-result (also appended to ``--out``); ``--table`` turns a results file into the
+result (also appended to ``--out``, by default ``benchmarks/results/ordering.jsonl``);
+``--table`` turns a results file into the
 markdown tables of the ordering section of ``benchmarks/BENCHMARKS.md``.
 
 - ``main``: ``learn(data, "asobs")`` as shipped (hill climbing first, parent
@@ -43,7 +44,8 @@ import json
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import harness
+from harness import emit
 NETWORKS = ("andes", "diabetes", "pigs", "link", "munin")
 SECONDS = {"andes": 120, "diabetes": 180, "pigs": 180, "link": 300, "munin": 600}
 """Default wall time per network (munin: the 10-minute target)."""
@@ -54,26 +56,14 @@ BANDS = ("< -10", "-10..-6", "-6..-2", "-2..0", "0", "0..2", "2..6", "6..10", ">
 
 def load(name, rows, seed=1):
     """Sampled data set and the true DAG."""
-    from bnexplore.bif import read_bif, sample_codes
-    from bnexplore.data import Dataset
-
-    net = read_bif(ROOT / "sample_data" / "networks" / f"{name}.bif.gz")
-    data = Dataset.from_codes(sample_codes(net, rows, seed=seed), net.arities, net.names)
-    return data, net.dag()
+    network, data = harness.sampled(name, rows, seed)
+    return data, network.dag()
 
 
 def distances(graph, truth):
     from bnexplore.graphs import shd
 
     return {"shd": shd(graph, truth), "shd_cpdag": shd(graph.cpdag(), truth.cpdag())}
-
-
-def emit(out, record):
-    line = json.dumps(record)
-    print(line, flush=True)
-    if out:
-        with open(out, "a") as f:
-            f.write(line + "\n")
 
 
 def warm_up():
@@ -267,12 +257,13 @@ def main():
     parser.add_argument("--samples", type=int, default=3, help="table2: data sets per network (seeds 1..S)")
     parser.add_argument("--evaluations", type=int, default=1000, help="table2 / speedup: scored sets per variable")
     parser.add_argument("--restarts", type=int, default=10, help="table2: random orderings per search")
-    parser.add_argument("--out", default=None, help="append the JSON lines to this file")
+    harness.output_option(parser, "ordering", "--out", ".jsonl")
     parser.add_argument("--table", metavar="JSONL", help="print the markdown tables of a results file")
     args = parser.parse_args()
     if args.table:
         print(table(args.table))
         return
+    args.out = harness.output_path(args.out, "ordering", args.quick, ".jsonl")
     if args.quick:
         args.networks, args.seconds, args.parts = ["andes"], [60.0], ["main"]
     networks = args.networks or list(TABLE2_NETWORKS if args.parts == ["table2"] else NETWORKS)

@@ -21,7 +21,8 @@ cold score cache, and the paper's columns are recorded:
   TEst (local-score look-ups), NVar (variables per computed statistic);
   seconds.
 
-The script prints one JSON line per run (also appended to ``--out``), then a
+The script prints one JSON line per run (also appended to ``--out``, by default
+``benchmarks/results/rpdag_paper.jsonl``), then a
 markdown table per (network, size): mean and standard deviation over the
 seeds (of each column, and of the BDeu difference to DAG hill climbing on the
 same sample), and win counts (RPDAG against DAG, TS-RPDAG against TS-DAG, and tabu
@@ -37,14 +38,14 @@ Usage::
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+import harness
+from harness import emit
+
 NETWORKS = ("alarm", "insurance", "hailfinder")
 SIZES = (3000, 5000, 10000)
 ALGORITHMS = (("DAG", "hc"), ("TS-DAG", "tabu"), ("RPDAG", "rpdag"), ("TS-RPDAG", "rpdag-tabu"))
@@ -71,7 +72,7 @@ def samples(name, sizes, seeds):
     from bnexplore import Dataset, read_bif
     from bnexplore.bif import sample_codes
 
-    network = read_bif(ROOT / "sample_data" / "networks" / f"{name}.bif.gz")
+    network = read_bif(harness.NETWORKS / f"{name}.bif.gz")
     for seed in seeds:
         codes = sample_codes(network, max(sizes), seed=seed)
         for size in sizes:
@@ -111,21 +112,13 @@ def cross_climbs(data, results):
 
 def warm_up():
     """Compile (or load) every numba kernel the searches use before timing anything."""
-    from bnexplore import Dataset, learn, read_bif
-    from bnexplore.bif import sample_codes
+    from bnexplore import learn
 
-    network = read_bif(ROOT / "sample_data" / "networks" / "asia.bif.gz")
-    data = Dataset.from_codes(sample_codes(network, 300, seed=0), arities=network.arities, names=network.names)
+    _, data = harness.sampled("asia", 300, seed=0)
     for _, algorithm in ALGORITHMS:
         learn(data, algorithm=algorithm, **({"iterations": 5} if "tabu" in algorithm else {}))
 
 
-def emit(out, record):
-    line = json.dumps(record)
-    print(line, flush=True)
-    if out:
-        with open(out, "a") as handle:
-            handle.write(line + "\n")
 
 
 def _wins(rows, a, b, key="bdeu", higher=True):
@@ -252,17 +245,18 @@ def main():
     parser.add_argument("--networks", nargs="+", default=list(NETWORKS))
     parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     parser.add_argument("--seeds", type=int, default=10, help="samples per network (seeds 1..S)")
-    parser.add_argument("--out", default=None, help="append the JSON lines to this file")
+    harness.output_option(parser, "rpdag_paper", "--out", ".jsonl")
     parser.add_argument("--table", metavar="JSONL", help="only print the tables of an earlier run's JSON lines")
     args = parser.parse_args()
     if args.table:
         print(table([json.loads(line) for line in Path(args.table).read_text().splitlines() if line.strip()]))
         return
+    args.out = harness.output_path(args.out, "rpdag_paper", args.quick, ".jsonl")
     if args.quick:
         args.networks, args.sizes, args.seeds = ["alarm"], [3000], 2
     np.seterr(all="ignore")
     warm_up()
-    print(f"# machine: {platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}", flush=True)
+    print(f"# {harness.machine_line()}", flush=True)
     records = []
     for name in args.networks:
         for network, seed, rows, data in samples(name, args.sizes, range(1, args.seeds + 1)):

@@ -9,8 +9,9 @@ families with 0-3 parents, and times, with the cache off:
   installed (benchmark environment only), checking that they agree with ours;
 - and where the time of one 3-parent family goes (keys, histogram, score).
 
-Run: ``PYTHONPATH=. python benchmarks/bench_scores.py`` (add ``--quick`` for a
-smoke run). Prints a Markdown table for benchmarks/BENCHMARKS.md.
+Run: ``python benchmarks/bench_scores.py`` (add ``--quick`` for a smoke run).
+Prints a Markdown table for benchmarks/BENCHMARKS.md and writes the raw rates to
+``benchmarks/results/scores.json`` (``--json`` to choose).
 ``--busy results/x.json`` times ``local_many`` (all threads) and ``local`` per
 parent-set size instead, once quietly and once beside a CPU-heavy process
 (``busy.py``), and writes the times as JSON.
@@ -19,18 +20,14 @@ parent-set size instead, once quietly and once beside a CPU-heavy process
 import argparse
 import math
 import os
-import platform
 import tempfile
 import time
 
 import numba
 import numpy as np
 
-from bnexplore import Dataset, Scorer, read_bif
-from bnexplore.bif import sample_codes
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ALARM = os.path.join(HERE, "..", "sample_data", "networks", "alarm.bif.gz")
+import harness  # first: it puts the repository on sys.path
+from bnexplore import Scorer
 
 
 def families(rng, n_vars, size, count):
@@ -51,13 +48,11 @@ REPEATS = 5
 
 
 def time_single(scorer, fams):
-    best = 0.0
-    for _ in range(REPEATS):
-        start = time.perf_counter()
+    def calls():
         for child, parents in fams:
             scorer.local(child, parents)
-        best = max(best, rate(time.perf_counter() - start, len(fams)))
-    return best
+
+    return rate(harness.best_of(calls, REPEATS), len(fams))
 
 
 def time_batched(scorer, fams, threads):
@@ -65,11 +60,7 @@ def time_batched(scorer, fams, threads):
     children = [c for c, _ in fams]
     parents = [p for _, p in fams]
     scorer.local_many(children[:200], parents[:200])  # load the kernels and start the threads
-    best = 0.0
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        scorer.local_many(children, parents)
-        best = max(best, rate(time.perf_counter() - start, len(fams)))
+    best = rate(harness.best_of(lambda: scorer.local_many(children, parents), REPEATS), len(fams))
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     return best
 
@@ -158,13 +149,13 @@ def main():
     parser.add_argument("--peer-families", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="small smoke run")
     parser.add_argument("--busy", metavar="JSON", help="time scoring quietly and beside a busy process")
+    harness.output_option(parser, "scores")
     args = parser.parse_args()
+    args.json = harness.output_path(args.json, "scores", args.quick)
     if args.quick:
         args.families, args.peer_families = 300, 20
 
-    network = read_bif(ALARM)
-    codes = sample_codes(network, args.rows, seed=1)
-    data = Dataset.from_codes(codes, arities=network.arities, names=network.names, states=network.states)
+    _, data = harness.sampled("alarm", args.rows)
     frame = data.to_frame()
     rng = np.random.default_rng(0)
     warm = Scorer(data, "bdeu", cache=False)
@@ -175,11 +166,11 @@ def main():
         busy_runs(data, rng, args)
         return
     print(f"# Local-score throughput, alarm N = {args.rows:,}, BDeu ess = 1, cache off")
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads\n")
+    print(harness.machine_line() + f", {numba.config.NUMBA_NUM_THREADS} numba threads\n")
     print("| parents | local (1 call at a time) | local_many, 1 thread | local_many, all threads "
           "| pgmpy | pyAgrum | ours batched / pgmpy | ours single / pyAgrum | max rel. diff pgmpy / pyAgrum |")
     print("|---|---|---|---|---|---|---|---|---|")
+    rows = []
     for size in range(4):
         fams = families(rng, data.n_vars, size, args.families)
         scorer = Scorer(data, "bdeu", cache=False)
@@ -195,9 +186,14 @@ def main():
         diffs = "/".join("n/a" if d is None else f"{d:.1e}" for d in (pg_diff, ag_diff))
         print(f"| {size} | {single:,.0f} | {one:,.0f} | {every:,.0f} | {fmt(pg)} | {fmt(ag)} "
               f"| {ratio(every, pg)} | {ratio(single, ag)} | {diffs} |")
+        rows.append({"parents": size, "local": single, "local_many_1_thread": one, "local_many_all_threads": every,
+                     "pgmpy": pg, "pyagrum": ag, "max_rel_diff_pgmpy": pg_diff, "max_rel_diff_pyagrum": ag_diff})
     parts = breakdown(Scorer(data, "bdeu", cache=False), families(rng, data.n_vars, 3, 20 if args.quick else 100))
     print("\nOne 3-parent family, median microseconds (Python call overhead included): "
           + ", ".join(f"{name} {value:.1f}" for name, value in parts.items()))
+    path = harness.write_json(args.json, {"rows_of_data": args.rows, "families": args.families,
+                                          "rates_per_second": rows, "microseconds_3_parents": parts})
+    print(f"raw: {path}")
 
 
 if __name__ == "__main__":

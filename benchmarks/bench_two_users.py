@@ -9,31 +9,23 @@ searches at once should each take about as long as alone, and at most twice.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/bench_two_users.py --network path/to/win95pts.bif.gz \
-        --json benchmarks/results/two_users.json
+    python benchmarks/bench_two_users.py --network sample_data/networks/win95pts.bif.gz
+    # raw times: benchmarks/results/two_users.json (--json to choose)
 """
 
 import argparse
-import json
 import os
 import threading
 import time
 
 import numba
 
+import harness  # first: it puts the repository on sys.path
 import bnexplore as bx
 from bnexplore.bif import read_bif, sample
 
 REPEATS = 3
-
-
-def _alone(call):
-    best = float("inf")
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
+"""Best of this many (other work shares the machine: it only ever slows a run)."""
 
 
 def _together(call):
@@ -62,8 +54,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--network", required=True, metavar="BIF", help="the network to sample (e.g. win95pts)")
     parser.add_argument("--rows", type=int, default=10_000)
-    parser.add_argument("--json", metavar="FILE", help="write the raw times here")
+    harness.output_option(parser, "two_users")
     args = parser.parse_args()
+    args.json = harness.output_path(args.json, "two_users")
     network = read_bif(args.network)
     data = bx.Dataset.from_frame(sample(network, args.rows, seed=1))
     runs = {f"{algorithm}": (lambda algorithm=algorithm: bx.learn(data, algorithm=algorithm, score="bdeu"))
@@ -71,7 +64,8 @@ def main():
     for call in runs.values():  # compile (or load from the cache) before anything is timed
         call()
     load = os.getloadavg()[0]
-    rows = {label: {"alone": _alone(call), "two_at_once": _together(call)} for label, call in runs.items()}
+    rows = {label: {"alone": harness.best_of(call, REPEATS), "two_at_once": _together(call)}
+            for label, call in runs.items()}
     for row in rows.values():
         row["ratio"] = row["two_at_once"] / row["alone"]
     name = os.path.basename(args.network).split(".")[0]
@@ -81,9 +75,7 @@ def main():
     print("| search | alone s | two at once s (the slower) | ratio |\n|---|---|---|---|")
     for label, row in rows.items():
         print(f"| {label} | {row['alone']:.3f} | {row['two_at_once']:.3f} | {row['ratio']:.2f} |")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump({"network": name, "rows": args.rows, "load_before": load, "results": rows}, handle, indent=1)
+    harness.write_json(args.json, {"network": name, "rows": args.rows, "load_before": load, "results": rows})
 
 
 if __name__ == "__main__":
