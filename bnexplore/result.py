@@ -5,7 +5,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import graphs
 from .errors import SearchError
+from .graphs import DAG
 
 STATS_KEYS = ("seconds", "iterations", "structures_evaluated", "local_scores_computed",
               "local_score_lookups", "nvar", "cache_hits", "stopped")
@@ -53,8 +55,6 @@ def parse_json(data, what):
 
 def _revive(value):
     """Inverse of :func:`to_plain` for graphs (other values stay plain)."""
-    from . import graphs
-
     if isinstance(value, dict):
         if "__graph__" in value:
             body = {k: v for k, v in value.items() if k != "__graph__"}
@@ -125,8 +125,6 @@ class Result:
     @classmethod
     def from_json(cls, data):
         """Rebuild a Result from :meth:`to_json` output (a dict or JSON text)."""
-        from .graphs import DAG
-
         data = parse_json(data, "result")
         missing = [k for k in ("algorithm", "score", "score_name", "graph") if k not in data]
         if missing:

@@ -49,6 +49,7 @@ import numpy as np
 from numba import njit
 
 from ..control import Control
+from ..distributed import explore_distributed
 from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
@@ -704,8 +705,6 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
     options = dict(method=parents, max_indegree=max_indegree, time_per_variable=time_per_variable,
                    max_evaluations=max_evaluations, knowledge=knowledge)
     if int(workers) > 1 or scheduler is not None:
-        from ..distributed import explore_distributed
-
         return explore_distributed(scorer, **options, workers=workers, scheduler=scheduler, control=control)
     return explore_parent_sets(scorer, **options, control=control)
 
