@@ -10,7 +10,7 @@ import streamlit as st
 from bnexplore.data import MISSING_LABEL
 from bnexplore.errors import BNExploreError
 from bnexplore.parents import candidate_parent_sets
-from bnexplore.search.bnkl import SELECT_RULES, n_statistics
+from bnexplore.bnkl import SELECT_RULES, n_statistics
 from bnexplore.search.credible import ilp_first_budget
 from bnexplore.search.exact import choose_engine
 

@@ -26,7 +26,7 @@ from .result import Result
 from .scores import Scorer
 from .parents import ParentSets, candidate_parent_sets
 from .search import CredibleSet, credible_set, exact_search, learn
-from .search.bnkl import BNKLResult, bnkl
+from .bnkl import BNKLResult, bnkl
 from .session import Session, load_session, save_session
 
 __version__ = "0.9.0"

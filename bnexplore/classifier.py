@@ -3,7 +3,7 @@
 :class:`BNKLClassifier` follows the scikit-learn estimator conventions
 (``fit`` / ``predict`` / ``predict_proba`` / ``classes_`` / ``get_params``)
 without depending on scikit-learn: training learns one DAG and two sets of
-conditional probability tables with :func:`bnexplore.search.bnkl.bnkl_xy`;
+conditional probability tables with :func:`bnexplore.bnkl.bnkl_xy`;
 prediction discretizes new rows with the training cut points and compares
 their log-likelihoods under the two class networks.
 """
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import DataError, SearchError
-from .search.bnkl import bnkl_xy, encode_classes
+from .bnkl import bnkl_xy, encode_classes
 
 
 def _as_frame(X):

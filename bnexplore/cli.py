@@ -466,7 +466,7 @@ def cmd_enumerate(args):
 def cmd_bnkl(args):
     from .classifier import cross_validate
     from .data import read_frame
-    from .search.bnkl import bnkl
+    from .bnkl import bnkl
 
     frame, _ = read_frame(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding)
     options = {"class0": args.class0, "max_parents": args.max_parents, "select": args.select,

@@ -42,7 +42,7 @@ from .errors import BNExploreError, DataError, ResourceError
 from .knowledge import Knowledge
 from .result import Result, to_plain
 from .scores.scorer import SCORES
-from .search.bnkl import SELECT_RULES
+from .bnkl import SELECT_RULES
 from .search.credible import CredibleSet
 from .search.exact import MAX_VARIABLES
 

@@ -81,7 +81,7 @@ def warm_up(progress=None):
     from .inference import InferenceEngine
     from .parents import candidate_parent_sets
     from .scores import Scorer
-    from .search.bnkl import bnkl
+    from .bnkl import bnkl
     from .search.credible import credible_set
     from .search.exact import exact_search
     from .search.hillclimb import hill_climb, tabu_search

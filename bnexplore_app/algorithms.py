@@ -16,7 +16,7 @@ from bnexplore.data import MISSING_LABEL, Encoder
 from bnexplore.errors import SearchError
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
-from bnexplore.search.bnkl import bnkl
+from bnexplore.bnkl import bnkl
 from bnexplore.search.credible import credible_set
 from bnexplore.search.exact import exact_search
 from bnexplore.search.hillclimb import hill_climb, tabu_search

@@ -20,7 +20,7 @@ from bnexplore.bif import write_bif
 from bnexplore.bootstrap import BootstrapResult
 from bnexplore.classifier import cross_validate
 from bnexplore.errors import BNExploreError
-from bnexplore.search.bnkl import class_networks_from_json, rule_values
+from bnexplore.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
 from bnexplore.result import Result
 from bnexplore_app import state, views

@@ -20,7 +20,7 @@ from bnexplore.data import Encoder
 from bnexplore.inference import InferenceEngine
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.scores import Scorer
-from bnexplore.search.bnkl import bnkl
+from bnexplore.bnkl import bnkl
 from bnexplore.search.credible import credible_set
 from bnexplore.search.exact import exact_search
 from bnexplore.search.hillclimb import hill_climb, tabu_search

@@ -16,10 +16,10 @@ from bnexplore.bif import read_bif, write_bif
 from bnexplore.data import Dataset
 from bnexplore.errors import BIFError, DataError, ResourceError, ScoreError, SearchError
 from bnexplore.result import Result
-from bnexplore.search.bnkl import (_chi2_tail_log_sf, _t_tail_log_sf, bnkl, bnkl_search, bnkl_xy,
-                                   class_networks_from_json, complexity_path, encode_classes, g_test_log_pvalue,
-                                   ide_order, marginal_divergence, n_statistics, pareto_frontier, rule_values,
-                                   select_index, welch_log_pvalue)
+from bnexplore.bnkl import (bnkl, bnkl_search, bnkl_xy, class_networks_from_json, complexity_path, encode_classes,
+                            g_test_log_pvalue, ide_order, marginal_divergence, n_statistics, pareto_frontier,
+                            rule_values, select_index, welch_log_pvalue)
+from bnexplore.bnkl.divergence import _chi2_tail_log_sf, _t_tail_log_sf
 
 
 def planted_frame(rng, n_rows, n_noise=4):

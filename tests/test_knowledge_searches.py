@@ -24,7 +24,7 @@ from bnexplore.parents import ParentSets, candidate_parent_sets
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.search import ALGORITHMS, credible_set, exact_search, ilp, learn
-from bnexplore.search.bnkl import bnkl
+from bnexplore.bnkl import bnkl
 from bnexplore.search.exact import prepare_parent_sets
 from bnexplore.search.ordering import Candidates, Climb, insertion_gains, swap_deltas
 from bnexplore.search.rpdag import RpdagState, apply_operator, applicable_operators, honouring_extension
