@@ -7,35 +7,72 @@ The Python API in one place::
     result = bx.learn(data, algorithm="hc", score="bdeu")
     print(result.score, result.graph.arcs())
 
-Importing it chooses how numba's parallel threads wait (see :mod:`bnexplore.threads`).
+Importing it chooses how numba's parallel threads wait (see :mod:`bnexplore.threads`)
+and nothing else: each name of ``__all__`` is loaded from its module on first use
+(PEP 562), so a command or script pays only for what it touches (numba kernels,
+pandas, SciPy, Dask, SCIP, Arrow load with the functions that need them).
+``bnexplore.X`` and ``from bnexplore import X`` work for every name.
 """
+
+import importlib
+import sys
+import types
 
 from . import threads
 
 threads.configure()  # before any numba kernel runs: libgomp reads the wait policy once
 
-from .bif import Network, fit_network, read_bif, sample, write_bif
-from .bootstrap import BootstrapResult, bootstrap
-from .classifier import BNKLClassifier, cross_validate
-from .data import Dataset, Encoder, read_csv, read_frame, read_table
-from .errors import BIFError, BNExploreError, DataError, ResourceError, ScoreError, SearchError
-from .graphs import CPDAG, DAG, PDAG, RPDAG
-from .inference import InferenceEngine, QueryResult, query
-from .knowledge import Knowledge
-from .result import Result
-from .scores import Scorer
-from .parents import ParentSets, candidate_parent_sets
-from .search import CredibleSet, credible_set, exact_search, learn
-from .bnkl import BNKLResult, bnkl
-from .session import Session, load_session, save_session
-
 __version__ = "0.9.0"
 
-__all__ = [
-    "BIFError", "BNExploreError", "BNKLClassifier", "BNKLResult", "CPDAG", "DAG", "DataError", "Dataset",
-    "Encoder", "Network", "PDAG", "RPDAG", "ResourceError", "Result", "ScoreError", "Scorer", "SearchError",
-    "CredibleSet", "ParentSets", "bnkl", "candidate_parent_sets", "credible_set", "cross_validate",
-    "exact_search", "fit_network", "learn", "load_session", "read_bif", "read_csv", "read_frame", "read_table",
-    "sample", "save_session", "Session", "write_bif", "BootstrapResult", "InferenceEngine", "Knowledge",
-    "QueryResult", "bootstrap", "query",
-]
+EXPORTS = {
+    "bif": ["Network", "fit_network", "read_bif", "sample", "write_bif"],
+    "bnkl": ["BNKLResult", "bnkl"],
+    "bootstrap": ["BootstrapResult", "bootstrap"],
+    "classifier": ["BNKLClassifier", "cross_validate"],
+    "data": ["Dataset", "Encoder", "read_csv", "read_frame", "read_table"],
+    "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
+    "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
+    "inference": ["InferenceEngine", "QueryResult", "query"],
+    "knowledge": ["Knowledge"],
+    "parents": ["ParentSets", "candidate_parent_sets"],
+    "result": ["Result"],
+    "scores": ["Scorer"],
+    "search": ["CredibleSet", "credible_set", "exact_search", "learn"],
+    "session": ["Session", "load_session", "save_session"],
+}
+"""The module of :mod:`bnexplore` each public name is loaded from."""
+
+HOME = {name: module for module, names in EXPORTS.items() for name in names}
+"""Public name -> the module it lives in."""
+
+__all__ = sorted(HOME)
+
+
+def __getattr__(name):
+    """Load a public name from its module the first time it is asked for (PEP 562)."""
+    if name not in HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})
+
+
+class Package(types.ModuleType):
+    """The type of this module: a public name is never replaced by the submodule of the same name.
+
+    ``bnexplore.bootstrap`` and ``bnexplore.bnkl`` name both a function and a module. Python binds
+    a submodule to its package's attribute when it first loads it; without this, loading
+    ``bnexplore.bootstrap`` anywhere would make ``bnexplore.bootstrap(...)`` call a module.
+    """
+
+    def __setattr__(self, name, value):
+        if name in HOME and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = Package

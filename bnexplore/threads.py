@@ -21,6 +21,7 @@ nothing. The variable is set in ``os.environ``, so processes bnexplore starts
 """
 
 import os
+import sys
 
 WAIT_POLICY = "PASSIVE"
 """The OpenMP wait policy bnexplore asks for: waiting threads sleep instead of spinning."""
@@ -65,8 +66,9 @@ def configure(environ=None):
 
 def _started():
     """True once numba has started its threads (too late to change how they wait)."""
-    import numba
-
+    numba = sys.modules.get("numba")
+    if numba is None:  # not imported yet (``import bnexplore`` does not load it), so no thread has started
+        return False
     try:
         numba.threading_layer()
     except ValueError:  # raised until the first parallel kernel has run
