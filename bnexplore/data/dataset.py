@@ -40,8 +40,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from .errors import DataError, ResourceError, option, subject
-from .limits import ENVIRONMENT, BoundedStream, max_expanded_bytes
+from ..errors import DataError, ResourceError, option, subject
+from ..limits import ENVIRONMENT, BoundedStream, max_expanded_bytes
 
 CATEGORICAL = "categorical"
 NUMERIC = "numeric"
