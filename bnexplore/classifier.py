@@ -56,6 +56,21 @@ class BNKLClassifier:
         :meth:`predict_proba` follow it.
     result_ : BNKLResult
         The learned networks, path, order and cut points.
+
+    Examples
+    --------
+    In class "tumour" ``x2`` copies ``x1``; in class "normal" it is
+    independent of it (see :func:`cross_validate`):
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.choice(["normal", "tumour"], 300)
+    >>> x1 = rng.choice(["low", "high"], 300)
+    >>> x2 = np.where(y == "tumour", x1, rng.choice(["low", "high"], 300))
+    >>> model = BNKLClassifier().fit(pd.DataFrame({"x1": x1, "x2": x2}), y)
+    >>> model.predict(pd.DataFrame({"x1": ["low", "low"], "x2": ["high", "low"]})).tolist()
+    ['normal', 'tumour']
     """
 
     def __init__(self, max_parents=2, discretize="uniform3", select="ratio", class0=None):

@@ -53,6 +53,13 @@ def encode_classes(y, class0=None, column="class"):
     ------
     DataError
         Missing labels, not exactly two labels, or ``class0`` not a label.
+
+    Examples
+    --------
+    >>> encode_classes(["malignant", "benign", "benign"])
+    (array([1, 0, 0], dtype=uint8), ['benign', 'malignant'])
+    >>> encode_classes([2, 10, 2], class0="10")[1]
+    [10, 2]
     """
     values = pd.Series(np.asarray(y, dtype=object).reshape(-1), dtype=object)
     missing = values.isna().to_numpy()

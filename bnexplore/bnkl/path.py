@@ -84,6 +84,15 @@ def complexity_path(option_df, option_R):
         Strictly increasing best R at those complexities.
     choice : ndarray of int64, shape (P, n)
         ``choice[j, t]`` is the option node t takes in path network j.
+
+    Examples
+    --------
+    Node 0 may take ``(df, R)`` = (1, 0) or (2, 0.5), node 1 (1, 0) or (3, 0.2);
+    of the four networks, (4, 0.2) is beaten by (3, 0.5):
+
+    >>> df, R, choice = complexity_path([[1, 2], [1, 3]], [[0.0, 0.5], [0.0, 0.2]])
+    >>> df.tolist(), R.tolist(), choice.tolist()
+    ([2, 3, 5], [0.0, 0.5, 0.7], [[0, 0], [1, 0], [1, 1]])
     """
     front_df, front_R = np.zeros(1, np.int64), np.zeros(1)
     steps = []
