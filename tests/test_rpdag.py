@@ -17,7 +17,7 @@ from bnexplore.graphs import DAG, RPDAG, is_acyclic
 from bnexplore.scores import Scorer
 from bnexplore.search.hillclimb import hill_climb
 from bnexplore.search.rpdag import (
-    OPERATORS, RpdagState, _Graph, applicable_operators, apply_operator, pair_state, partial_reach,
+    OPERATORS, RpdagGraph, RpdagState, applicable_operators, apply_operator, pair_state, partial_reach,
     rpdag_hill_climb, rpdag_search, rpdag_tabu_search, start_rpdag)
 from test_scores import random_dag_data
 
@@ -63,7 +63,7 @@ def candidates(rpdag):
 
 def blind(rpdag, op, nodes):
     """The graph an operator and its post-processing give, applicable or not."""
-    graph = _Graph(rpdag.adj)
+    graph = RpdagGraph(rpdag.adj)
     graph.apply(op, nodes)
     return RPDAG(graph.adj.astype(np.uint8), rpdag.names)
 
