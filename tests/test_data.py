@@ -23,7 +23,8 @@ from bnexplore.data import (
     read_frame,
     read_table,
 )
-from bnexplore import data as data_module
+from bnexplore.data import csvparse, parallel
+from bnexplore.data.sources import Source
 from bnexplore.errors import DataError
 
 SHARED = "/work/shared/data/ebnsl"
@@ -594,7 +595,7 @@ def same_dataset(a, b):
 
 def small_blocks(monkeypatch):
     """Arrow parses 256-byte blocks, so a few hundred rows span many blocks (it fixes column types on the first)."""
-    monkeypatch.setattr(data_module, "_CSV_BLOCK", 256)
+    monkeypatch.setattr(csvparse, "CSV_BLOCK", 256)
 
 
 TRICKY_CSV = {
@@ -801,9 +802,9 @@ def test_row_starts_match_a_by_hand_scan_of_quotes(seed, monkeypatch):
     text = random_csv(rng, 300)
     targets = sorted(rng.integers(0, len(text), 4).tolist())
     chunks = [text[i: i + 97] for i in range(0, len(text), 97)]  # quotes and newlines straddle chunk ends
-    source = data_module._Source(text)
+    source = Source(text)
     monkeypatch.setattr(source, "chunks", lambda size=None: iter(chunks))
-    assert data_module._row_starts(source, targets) == row_starts_by_hand(text, targets)
+    assert csvparse.row_starts(source, targets) == row_starts_by_hand(text, targets)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -814,10 +815,10 @@ def test_text_read_in_parallel_ranges_gives_the_dataset_of_one_reader(seed, monk
     one = quiet(read_table, path, types="categorical")
     frame_one, _ = quiet(read_frame, path)
     small_blocks(monkeypatch)
-    monkeypatch.setattr(data_module, "_CSV_PART", 1000)
-    monkeypatch.setattr(data_module, "_WORKERS", 4)
-    monkeypatch.setattr(data_module, "_THREADED_CELLS", 1)  # columns coded on threads too
-    assert len(data_module._row_ranges(data_module._Source(path), "utf8")) == 4
+    monkeypatch.setattr(csvparse, "CSV_PART", 1000)
+    monkeypatch.setattr(parallel, "WORKERS", 4)
+    monkeypatch.setattr(parallel, "THREADED_CELLS", 1)  # columns coded on threads too
+    assert len(csvparse.row_ranges(Source(path), "utf8")) == 4
     for source in (path, path.read_bytes()):
         assert same_dataset(quiet(read_table, source, types="categorical"), one)
         assert quiet(read_frame, source)[0].equals(frame_one)
@@ -826,8 +827,8 @@ def test_text_read_in_parallel_ranges_gives_the_dataset_of_one_reader(seed, monk
 
 
 def test_a_range_read_in_parallel_that_finds_a_wider_type_or_a_bad_row_restarts(monkeypatch, tmp_path):
-    monkeypatch.setattr(data_module, "_CSV_PART", 1000)
-    monkeypatch.setattr(data_module, "_WORKERS", 3)
+    monkeypatch.setattr(csvparse, "CSV_PART", 1000)
+    monkeypatch.setattr(parallel, "WORKERS", 3)
     rows = [f"{k % 4},{k % 3}" for k in range(3000)]
     rows[2500] = "2.5,x"
     path = tmp_path / "late.csv"

@@ -8,11 +8,13 @@ import warnings
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
 from bnexplore import cli
-from bnexplore import data as data_module
+from bnexplore import limits
+from bnexplore.data import csvparse, sources
 from bnexplore.data import MAX_COLUMNS, read_frame, read_table
 from bnexplore.errors import DataError, ResourceError
 from bnexplore.limits import ENVIRONMENT
@@ -57,14 +59,14 @@ def test_a_gzip_under_the_bound_reads_as_its_text(small_bound):
 def test_the_bound_holds_while_the_stream_is_read_not_after(small_bound, monkeypatch):
     """The limit stops the reader after at most the bound plus one piece, before Arrow holds the rest."""
     seen = []
-    original = data_module.BoundedStream.readinto
+    original = limits.BoundedStream.readinto
 
     def counting(self, buffer):
         read = original(self, buffer)
         seen.append(self.count)
         return read
 
-    monkeypatch.setattr(data_module.BoundedStream, "readinto", counting)
+    monkeypatch.setattr(limits.BoundedStream, "readinto", counting)
     with pytest.raises(ResourceError):
         read_table(bomb(2_000_000))  # 8 MB of text
     assert max(seen) <= small_bound + (1 << 20)
@@ -118,8 +120,8 @@ def test_a_ten_megabyte_cell_is_read():
 
 
 def test_a_row_longer_than_the_largest_block_is_refused_saying_so(monkeypatch):
-    monkeypatch.setattr(data_module, "_CSV_BLOCK", 1 << 16)
-    monkeypatch.setattr(data_module, "_CSV_BLOCK_MOST", 1 << 20)
+    monkeypatch.setattr(csvparse, "CSV_BLOCK", 1 << 16)
+    monkeypatch.setattr(csvparse, "CSV_BLOCK_MOST", 1 << 20)
     with pytest.raises(DataError, match="has a row longer than 1 MB .*; shorten it"):
         read_table(b"a,b\nx," + b"y" * (2 << 20) + b"\n")
     assert read_table(b"a,b\nx," + b"y" * (600 << 10) + b"\n").n_rows == 1  # 64 KB blocks grew to 1 MB
@@ -134,7 +136,7 @@ def test_a_header_longer_than_a_block_is_read():
 
 def test_a_400000_column_header_is_refused_as_too_wide(monkeypatch):
     calls = []
-    monkeypatch.setattr(data_module.pa_csv, "open_csv", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(pa_csv, "open_csv", lambda *a, **k: calls.append(1))
     header = ",".join(f"c{j}" for j in range(400_000))
     for text in (header + "\n" + ",".join("1" * 400_000) + "\n", header + "\n"):
         with pytest.raises(DataError, match=f"the data has more than {MAX_COLUMNS:,} columns "
@@ -154,7 +156,7 @@ def test_the_column_bound_counts_fields_not_quoted_separators():
 
 
 def test_a_parquet_file_wider_than_the_bound_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(data_module, "MAX_COLUMNS", 3)
+    monkeypatch.setattr(sources, "MAX_COLUMNS", 3)
     pq.write_table(pa.table({f"c{j}": [1, 2] for j in range(4)}), tmp_path / "wide.parquet")
     with pytest.raises(DataError, match=r"file 'wide.parquet' has more than 3 columns \(4\)"):
         read_frame(tmp_path / "wide.parquet")
