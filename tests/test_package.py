@@ -99,7 +99,9 @@ def test_wheel_declares_the_command_and_the_dependencies(wheel):
     assert [r for r in requires if "extra ==" not in r] == requirement_lines("requirements.txt")
     dev = [r.split(";")[0].strip() for r in requires if 'extra == "dev"' in r]
     assert dev == requirement_lines("requirements-dev.txt")
-    assert set(metadata.get_all("Provides-Extra")) >= {"dev", "exact"}
+    # PySCIPOpt is required (in requirements.txt), not an extra: branch and cut is one of the exact engines
+    assert set(metadata.get_all("Provides-Extra")) == {"dev", "bench"}
+    assert any(r.startswith("pyscipopt") for r in requires if "extra ==" not in r)
 
 
 def test_installed_command_reads_a_parquet_file_from_another_folder(wheel, tmp_path):
