@@ -13,7 +13,19 @@ import time
 import numpy as np
 import pandas as pd
 
+from .bif import fit_network, sample
+from .bnkl import bnkl
+from .bootstrap import bootstrap
 from .control import Control
+from .data import Encoder
+from .inference import InferenceEngine
+from .parents import candidate_parent_sets
+from .scores import Scorer
+from .search.credible import credible_set
+from .search.exact import exact_search
+from .search.hillclimb import hill_climb, tabu_search
+from .search.ordering import ordering_search
+from .search.rpdag import rpdag_search
 
 STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "exact search (subset DP)",
          "exact search (branch and cut)", "credible set", "ordering searches", "BNKL", "bootstrap",
@@ -75,20 +87,6 @@ def warm_up(progress=None):
     >>> from bnexplore.warmup import warm_up
     >>> seconds = warm_up()
     """
-    from .bif import fit_network, sample
-    from .bootstrap import bootstrap
-    from .data import Encoder
-    from .inference import InferenceEngine
-    from .parents import candidate_parent_sets
-    from .scores import Scorer
-    from .bnkl import bnkl
-    from .search.credible import credible_set
-    from .search.exact import exact_search
-    from .search.hillclimb import hill_climb, tabu_search
-    from .search.ilp import available as scip_available
-    from .search.ordering import ordering_search
-    from .search.rpdag import rpdag_search
-
     start = time.perf_counter()
     frame = tiny_data()
     data = Encoder(discretize="uniform3").fit_transform(frame)
@@ -117,13 +115,11 @@ def warm_up(progress=None):
     exact_search(bdeu, max_indegree=2)  # the engine chooser's scan of the candidates
     exact_search(bdeu, engine="dp", control=Control(stop=lambda: True))  # the greedy completion of a stopped DP
     step(5)
-    if scip_available():
-        exact_search(bic, engine="ilp")
-        exact_search(bdeu, max_indegree=2, engine="ilp")
+    exact_search(bic, engine="ilp")
+    exact_search(bdeu, max_indegree=2, engine="ilp")
     step(6)
     credible_set(bdeu, bf=3, engine="dp")
-    if scip_available():
-        credible_set(bic, bf=3, engine="ilp")
+    credible_set(bic, bf=3, engine="ilp")
     step(7)
     for method in ("asobs", "obs"):
         ordering_search(bdeu, method=method, restarts=2, seed=0, time_per_variable=0.01)
