@@ -13,6 +13,7 @@ given at the start.
 """
 
 import argparse
+import importlib.util
 import inspect
 import json
 import os
@@ -486,9 +487,10 @@ def cmd_bnkl(args):
 def app_files():
     """The app's Streamlit script and settings: ``(main.py, config.toml)`` of the installed package, or of
     the clone (whose settings are in ``.streamlit/``)."""
-    import bnexplore_app
-
-    here = Path(bnexplore_app.__file__).resolve().parent
+    spec = importlib.util.find_spec("bnexplore_app")  # found, not imported: the library loads no app code
+    if spec is None or spec.origin is None:
+        raise BNExploreError("the app is not installed (no package bnexplore_app); pip install bnexplore")
+    here = Path(spec.origin).resolve().parent
     config = here / "streamlit" / "config.toml"
     return here / "main.py", config if config.is_file() else here.parent / ".streamlit" / "config.toml"
 
