@@ -21,6 +21,7 @@ vis-network page that works offline), :func:`to_png`, :func:`to_dot` and
 
 from __future__ import annotations
 
+import functools
 import html
 import io
 import json
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 ARC_COLOR = "#37474f"
 COMPELLED_COLOR = "#212121"
@@ -469,23 +471,76 @@ def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, t
     return Drawing(nodes, edges, legend, None, title)
 
 
-BAR_NODE_WIDTH = 200
-"""Width of a belief node's picture in pixels (at full size its state names are BAR_FONT pixels high)."""
-BAR_ROW, BAR_TOP, BAR_FONT = 20, 27, 15
+BAR_FONT = 15
+"""Pixel size of a belief node's state names and percentages at full size; the Ask it view opens at a
+scale that draws them at least :data:`READABLE_PX` high."""
+NAME_FONT = 16
+"""Pixel size of a belief node's name (bold) at full size."""
+BAR_ROW, BAR_TOP, BAR_BOTTOM = 20, 27, 6
+"""Pixels per state row, above the first row (the name) and below the last one."""
+BAR_LENGTH = 48
+"""Length in pixels of the bar of probability 1 in a belief node."""
+PERCENT_ROOM = 50
+"""Pixels right of the bars for the percentage ("100%" at :data:`BAR_FONT`) and the border."""
+BELIEF_GAP = (20.0, 36.0)
+"""Pixels between belief nodes across a line and between lines (room for an arrowhead)."""
 STATE_CHARS = 10
 """Most characters of a state name drawn in a belief node (a longer one is shortened in the middle)."""
+FIT_MARGIN = 14
+"""Pixels the interactive pictures leave around the network when they fit it into their frame."""
 
 
-def _bars_svg(node, width=BAR_NODE_WIDTH):
+@functools.lru_cache(maxsize=8)
+def _font(size):
+    return ImageFont.truetype(str(PNG_FONT), size)
+
+
+@functools.lru_cache(maxsize=4096)
+def text_width(text, size):
+    """Width in pixels of ``text`` in the pictures' font (DejaVu Sans, :data:`PNG_FONT`) at ``size`` pixels.
+
+    The SVG of a belief node names the same font first; a browser without it
+    falls back to Arial, which is narrower, so the measure is an upper bound.
+
+    Examples
+    --------
+    >>> text_width("yes", 15) < text_width("yes, always", 15)
+    True
+    """
+    return _font(size).getlength(text)
+
+
+def _state_labels(node):
+    return short_labels([state for state, _, _ in node.bars], STATE_CHARS)
+
+
+def bar_size(node):
+    """``(width, height)`` in pixels of a belief node's picture (:func:`belief_drawing`).
+
+    As wide as its longest state name, a bar of :data:`BAR_LENGTH` and the
+    percentage need, or its name if that is wider; as tall as its states.
+
+    Examples
+    --------
+    >>> node = NodeStyle("smoke", bars=[("yes", 0.5, 0.5), ("no", 0.5, 0.5)])
+    >>> bar_size(node)[1] == BAR_TOP + 2 * BAR_ROW + BAR_BOTTOM
+    True
+    """
+    labels = max((text_width(label, BAR_FONT) for label in _state_labels(node)), default=0.0)
+    name = 1.1 * text_width(_clip(node.name, 24), NAME_FONT) + 16  # bold is about a tenth wider
+    width = max(6 + labels + 6 + BAR_LENGTH + PERCENT_ROOM, name)
+    return math.ceil(width), BAR_TOP + BAR_ROW * len(node.bars) + BAR_BOTTOM
+
+
+def _bars_svg(node):
     """The SVG of a belief node: its name, then one bar per state (prior faint behind, posterior dark)."""
-    row, top = BAR_ROW, BAR_TOP
-    height = top + row * len(node.bars) + 6
+    width, height = bar_size(node)
     colour = EVIDENCE_COLOR if node.observed is not None else NODE_BORDER
     font = 'font-family="DejaVu Sans, Arial, sans-serif"'
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
              f'<rect x="1" y="1" width="{width - 2}" height="{height - 2}" rx="6" fill="#ffffff" '
              f'stroke="{colour}" stroke-width="{3 if node.observed is not None else 2}"/>',
-             f'<text x="{width / 2}" y="20" {font} font-size="16" font-weight="bold" text-anchor="middle" '
+             f'<text x="{width / 2}" y="20" {font} font-size="{NAME_FONT}" font-weight="bold" text-anchor="middle" '
              f'fill="{colour}">{html.escape(_clip(node.name, 24))}</text>']
     for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, width):
         parts.append(f'<text x="6" y="{y + 15}" {font} font-size="{BAR_FONT}" fill="#37474f">'
@@ -501,12 +556,10 @@ def _bars_svg(node, width=BAR_NODE_WIDTH):
 def _bar_rows(node, width):
     """The rows of a belief node's picture, for its SVG and its PNG alike: per state ``(label, top of the
     row, left of the bars, prior bar width, posterior bar width, probability, posterior bar colour)``."""
-    bar_x = 92
-    bar_w = width - bar_x - 50
-    labels = short_labels([state for state, _, _ in node.bars], STATE_CHARS)
-    return [(label, BAR_TOP + i * BAR_ROW, bar_x, bar_w * min(max(prior, 0), 1), bar_w * min(max(p, 0), 1), p,
-             EVIDENCE_COLOR if node.observed == state else BAR_COLOR)
-            for i, ((state, p, prior), label) in enumerate(zip(node.bars, labels))]
+    bar_x = width - PERCENT_ROOM - BAR_LENGTH
+    return [(label, BAR_TOP + i * BAR_ROW, bar_x, BAR_LENGTH * min(max(prior, 0), 1),
+             BAR_LENGTH * min(max(p, 0), 1), p, EVIDENCE_COLOR if node.observed == state else BAR_COLOR)
+            for i, ((state, p, prior), label) in enumerate(zip(node.bars, _state_labels(node)))]
 
 
 def _clip(text, length):
@@ -547,32 +600,99 @@ def short_labels(labels, length):
     return [f"{i + 1}: {_clip(label, length - 2 - len(str(i + 1)))}" for i, label in enumerate(labels)]
 
 
-def belief_positions(positions, drawing):
-    """Positions for a :func:`belief_drawing`: the layout spread so that its taller, wider nodes do not touch.
+def belief_positions(positions, drawing, frame=(900.0, 450.0)):
+    """Positions for a :func:`belief_drawing`, arranged to be read whole in a frame of the given size.
+
+    The rows of ``positions`` (the layered layout of the structural views)
+    keep their order; each line is as high as its tallest node, and nodes
+    without any arc fill the shortest lines instead of lines of their own.
+    Of the arrangements with at most k nodes a line (k = 1 ... n), rows kept
+    or consecutive rows joined into lines as :func:`layered_layout` packs a
+    tall drawing, the one fitted at the largest scale into ``frame`` is
+    chosen (rows kept when that scale is within 5 % of the best; of equal
+    scales, the fewest lines), so that the state names of a small network
+    stay readable at full view.
 
     Parameters
     ----------
     positions : dict
-        Name -> (x, y) from :func:`layered_layout` (boxes with names).
+        Name -> (x, y) from :func:`layered_layout` (rows are equal y).
     drawing : Drawing
-        The belief drawing (its nodes' bar counts set the row height).
+        The belief drawing (node sizes from :func:`bar_size`).
+    frame : (float, float)
+        Width and height in pixels of the drawing area it is shown in.
 
     Returns
     -------
     dict
-        Name -> (x, y).
+        Name -> (x, y) of each node's centre, y growing downwards.
+
+    Examples
+    --------
+    >>> from bnexplore.graphs import DAG
+    >>> graph = DAG.from_arcs([("a", "b")], ["a", "b", "c"])
+    >>> beliefs = {v: {"yes": 0.5, "no": 0.5} for v in "abc"}
+    >>> drawing = belief_drawing(graph, beliefs, beliefs)
+    >>> spread = belief_positions(layered_layout("abc", [("a", "b")]), drawing)
+    >>> spread["a"][1] < spread["b"][1]  # the arc points down
+    True
     """
-    rows_at = {}
-    for x, y in positions.values():
-        rows_at.setdefault(y, []).append(x)
-    gaps = [b - a for xs in rows_at.values() for a, b in zip(sorted(xs), sorted(xs)[1:]) if b - a > 1]
-    ys = sorted(rows_at)
-    dx = min(gaps, default=BAR_NODE_WIDTH + 24)
-    dy = min((b - a for a, b in zip(ys, ys[1:]) if b - a > 1), default=140.0)
-    rows = max((len(node.bars or ()) for node in drawing.nodes), default=1)
-    across = (BAR_NODE_WIDTH + 24) / dx
-    down = (BAR_TOP + BAR_ROW * rows + 6 + 40) / dy
-    return {name: (round(x * across, 1), round(y * down, 1)) for name, (x, y) in positions.items()}
+    sizes = {node.name: bar_size(node) for node in drawing.nodes}
+    joined = {edge.u for edge in drawing.edges} | {edge.v for edge in drawing.edges}
+    by_row = {}
+    for name in drawing.names:
+        x, y = positions[name]
+        by_row.setdefault(y, []).append((x, name))
+    rows = [[name for _, name in sorted(by_row[y])] for y in sorted(by_row)]
+    isolated = [name for row in rows for name in row if name not in joined]
+    rows = [row for row in ([name for name in row if name in joined] for row in rows) if row]
+    usable = (frame[0] - 2 * FIT_MARGIN, frame[1] - 2 * FIT_MARGIN)
+    candidates = []
+    for across in range(1, len(sizes) + 1):
+        split = [row[i:i + across] for row in rows for i in range(0, len(row), across)]
+        for kept, lines in ((True, split), (False, _packed(split, across) if split else split)):
+            lines = _with_isolated(lines, isolated, across, sizes)
+            width, height = _line_extent(lines, sizes)
+            candidates.append((min(1.0, usable[0] / width, usable[1] / height), kept, lines))
+    best = max(scale for scale, _, _ in candidates)
+    kept = [(scale, lines) for scale, rows_kept, lines in candidates if rows_kept and scale >= 0.95 * best]
+    chosen = kept or [(scale, lines) for scale, _, lines in candidates]
+    return _placed(max(chosen, key=lambda c: (c[0], -len(c[1])))[1], sizes)
+
+
+def _with_isolated(lines, isolated, across, sizes):
+    """The lines with each node without arcs added to the narrowest line of fewer than ``across`` nodes
+    (the lowest of equals), or to a new line."""
+    lines = [list(line) for line in lines]
+    for name in isolated:
+        room = [i for i, line in enumerate(lines) if len(line) < across]
+        if room:
+            lines[min(room, key=lambda i: (_line_extent([lines[i]], sizes)[0], -i))].append(name)
+        else:
+            lines.append([name])
+    return lines
+
+
+def _line_extent(lines, sizes):
+    """Width and height in pixels of belief nodes set out in lines."""
+    across, down = BELIEF_GAP
+    width = max((sum(sizes[v][0] for v in line) + across * (len(line) - 1) for line in lines), default=1.0)
+    height = sum(max(sizes[v][1] for v in line) for line in lines) + down * (len(lines) - 1)
+    return max(width, 1.0), max(height, 1.0)
+
+
+def _placed(lines, sizes):
+    """Centres of belief nodes set out in lines: each line centred, its nodes' tops aligned."""
+    positions = {}
+    top = 0.0
+    for line in lines:
+        x = -_line_extent([line], sizes)[0] / 2
+        for v in line:
+            width, height = sizes[v]
+            positions[v] = (round(x + width / 2, 1), round(top + height / 2, 1))
+            x += width + BELIEF_GAP[0]
+        top += max(sizes[v][1] for v in line) + BELIEF_GAP[1]
+    return positions
 
 
 FAINT_COLOR = "#b0bec5"
@@ -881,6 +1001,14 @@ _HOVER_SCRIPT = """
 })();
 </script>
 """
+_NO_PICTURE_LABELS = """
+<script>
+// A picture node carries its name in its picture, and pyvis gives every node a label (" " here); an empty
+// label takes no room, so the node's bounding box, which the fit below measures, is its picture's.
+nodes.update(nodes.get().filter(function (n) { return n.shape === "image"; })
+  .map(function (n) { return {id: n.id, label: ""}; }));
+</script>
+"""
 _FIT_SCRIPT = """
 <script>
 (function () {
@@ -891,7 +1019,7 @@ _FIT_SCRIPT = """
   // MARGIN pixels (vis-network's own leaves a tenth of the frame). A graph whose names would be drawn
   // smaller than readable is shown from its top at the least readable scale instead, with a hint; a
   // double click on the background shows it whole.
-  var fitted = null, least = __LEAST__, MARGIN = 14, hint = document.getElementById("bnx-zoom-hint");
+  var fitted = null, least = __LEAST__, MARGIN = __MARGIN__, hint = document.getElementById("bnx-zoom-hint");
   function whole(frame) {
     var boxes = nodes.getIds().map(function (id) { return network.getBoundingBox(id); });
     if (!boxes.length) { return true; }
@@ -1023,9 +1151,10 @@ def to_html(drawing, positions, height=620):
     legend = legend_html(drawing)
     legend = legend[:-len("</div>")] + _ZOOM_HINT + "</div>" if legend else _ZOOM_HINT
     page = page.replace("<body>", "<body>" + legend, 1)
-    pictures = any(node.bars is not None for node in drawing.nodes)  # a belief drawing is always shown whole
-    least = 0 if pictures else READABLE_PX / FONT_SIZE
-    return page.replace("</body>", _HOVER_SCRIPT + _FIT_SCRIPT.replace("__LEAST__", f"{least:.4f}") + "</body>", 1)
+    pictures = any(node.bars is not None for node in drawing.nodes)
+    least = READABLE_PX / (BAR_FONT if pictures else FONT_SIZE)  # the smallest text drawn: state names, or names
+    fit = _FIT_SCRIPT.replace("__LEAST__", f"{least:.4f}").replace("__MARGIN__", str(FIT_MARGIN))
+    return page.replace("</body>", _HOVER_SCRIPT + (_NO_PICTURE_LABELS if pictures else "") + fit + "</body>", 1)
 
 
 # ---------------------------------------------------------------------------
@@ -1051,8 +1180,6 @@ def to_png(drawing, positions, width=None, scale=1.0):
     bytes
         PNG file content.
     """
-    from PIL import Image, ImageDraw, ImageFont
-
     font = ImageFont.truetype(str(PNG_FONT), round(20 * scale))
     small = ImageFont.truetype(str(PNG_FONT), round(17 * scale))
     legend_height = _legend_height(drawing, small)
@@ -1060,7 +1187,8 @@ def to_png(drawing, positions, width=None, scale=1.0):
     half = {}
     for node in drawing.nodes:
         if node.bars is not None:
-            half[node.name] = (BAR_NODE_WIDTH / 2, (BAR_TOP + BAR_ROW * len(node.bars) + 6) / 2)
+            w, h = bar_size(node)
+            half[node.name] = (w / 2, h / 2)
         else:
             w, h = _text_size(probe, node.name, font)
             half[node.name] = ((w + 16) / 2, (h + 12) / 2)
@@ -1089,7 +1217,7 @@ def to_png(drawing, positions, width=None, scale=1.0):
         x, y = place(node.name)
         hw, hh = half[node.name]
         if node.bars is not None:
-            _draw_bars(draw, node, (x - hw, y - hh), 2 * hh)
+            _draw_bars(draw, node, (x - hw, y - hh))
             continue
         draw.rounded_rectangle([x - hw, y - hh, x + hw, y + hh], radius=6, fill=node.fill, outline=node.border,
                                width=2)
@@ -1100,27 +1228,25 @@ def to_png(drawing, positions, width=None, scale=1.0):
     return out.getvalue()
 
 
-def _draw_bars(draw, node, corner, height):
+def _draw_bars(draw, node, corner):
     """A belief node in a PNG, as :func:`_bars_svg` draws it: its name, then per state the prior bar (faint),
     the posterior bar (dark; the observed state in the evidence colour) and the percentage."""
-    from PIL import ImageFont
-
     left, top = corner
+    width, height = bar_size(node)
     observed = node.observed is not None
     colour = EVIDENCE_COLOR if observed else NODE_BORDER
-    name_font = ImageFont.truetype(str(PNG_FONT), BAR_FONT + 1)
-    font = ImageFont.truetype(str(PNG_FONT), BAR_FONT)
-    draw.rounded_rectangle([left + 1, top + 1, left + BAR_NODE_WIDTH - 1, top + height - 1], radius=6,
+    font = _font(BAR_FONT)
+    draw.rounded_rectangle([left + 1, top + 1, left + width - 1, top + height - 1], radius=6,
                            fill="#ffffff", outline=colour, width=3 if observed else 2)
-    draw.text((left + BAR_NODE_WIDTH / 2, top + 20), _clip(node.name, 24), fill=colour, font=name_font, anchor="ms")
-    for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, BAR_NODE_WIDTH):
+    draw.text((left + width / 2, top + 20), _clip(node.name, 24), fill=colour, font=_font(NAME_FONT), anchor="ms")
+    for label, y, bar_x, prior_w, p_w, p, fill in _bar_rows(node, width):
         y += top
         draw.text((left + 6, y + 15), label, fill="#37474f", font=font, anchor="ls")
         if prior_w >= 0.5:
             draw.rectangle([left + bar_x, y + 3, left + bar_x + prior_w, y + 16], fill=PRIOR_COLOR)
         if p_w >= 0.5:
             draw.rectangle([left + bar_x, y + 6, left + bar_x + p_w, y + 13], fill=fill)
-        draw.text((left + BAR_NODE_WIDTH - 5, y + 15), f"{100 * p:.0f}%", fill="#37474f", font=font, anchor="rs")
+        draw.text((left + width - 5, y + 15), f"{100 * p:.0f}%", fill="#37474f", font=font, anchor="rs")
 
 
 def _text_size(draw, text, font):

@@ -19,6 +19,9 @@ from bnexplore_app import state, views
 from bnexplore_app.widgets import pick_one, show_graph
 
 FITS = {"bdeu": "BDeu posterior mean", "ml": "maximum likelihood"}
+GRAPH_WIDTH = 640
+"""Pixels of the graph column (three quarters of a 1280-pixel window with the sidebar open): the belief
+layout is arranged to be read whole in it (:func:`bnexplore.viz.belief_positions`)."""
 
 
 def network_for(entry, method, ess):
@@ -144,12 +147,12 @@ def render(entry, positions, most):
             name].items()) for name in network.names}
     drawing = viz.belief_drawing(entry.result.graph, answer.posterior, priors, evidence, titles,
                                  title=f"{entry.name} — asked")
-    spread = viz.belief_positions(positions, drawing)
+    spread = viz.belief_positions(positions, drawing, frame=(GRAPH_WIDTH, most))
     with graph_column:
         show_graph(drawing, spread, f"Each node shows the probability of each of its states given the evidence "
                    f"(dark bar and percentage), with its probability before any evidence behind it (faint); "
                    f"with no evidence the two agree. Observed nodes are drawn in magenta. The network: {how}.",
-                   width=640, most=most)
+                   height=most)
     names = list(network.names)
     chosen = pick_one("Probability table of", names, f"ask-table-{entry.name}",
                       st.session_state.get(f"ask-table-pick-{entry.name}", names[0]),

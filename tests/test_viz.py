@@ -387,7 +387,7 @@ def test_png_of_an_ask_view_draws_the_bars_of_its_nodes_and_of_its_legend():
     legend, graph = slice(0, split), slice(split, None)
     for colour in (viz.BAR_COLOR, viz.PRIOR_COLOR, viz.EVIDENCE_COLOR):
         assert count(colour, legend) >= 47 * 8, colour  # a bar 47 px long, at least 8 px thick
-    full = viz.BAR_NODE_WIDTH - 92 - 50  # the length of a bar of probability 1
+    full = viz.BAR_LENGTH  # the length of a bar of probability 1
     dark = (0.25 + 0.75 + 0.5 + 0.5) * full * 8  # posterior bars of lung and either, 8 px thick
     assert abs(count(viz.BAR_COLOR, graph) - count(viz.BAR_COLOR, graph, empty) - dark) < 0.1 * dark
     observed = count(viz.EVIDENCE_COLOR, graph) - count(viz.EVIDENCE_COLOR, graph, empty)

@@ -319,3 +319,24 @@ def drawn(page, index=0):
     """What the ``index``-th graph shows: ``{"nodes": count, "outside": [nodes not wholly inside the canvas],
     "zoomed": whether it says it is zoomed in to keep names readable (drag to pan)}``."""
     return graph_frame(page, index).evaluate(_FIT)
+
+
+_TEXT_PX = """
+() => {
+  let smallest = Infinity;
+  for (const node of nodes.get()) {
+    const svg = node.image ? decodeURIComponent(node.image.split(",").slice(1).join(",")) : "";
+    const sizes = [...svg.matchAll(/font-size="([\\d.]+)"/g)].map(m => parseFloat(m[1]));
+    const size = sizes.length ? Math.min(...sizes) : (node.font && node.font.size) || 14;
+    smallest = Math.min(smallest, size);
+  }
+  return {scale: network.getScale(), font: smallest, px: network.getScale() * smallest};
+}
+"""
+
+
+def text_px(page, index=0):
+    """The smallest text of the ``index``-th graph on screen once it holds still: ``{"scale": the canvas
+    scale, "font": the smallest font size drawn in a node (a belief node's SVG, or a label), "px": their
+    product, the text's height in screen pixels}``."""
+    return graph_frame(page, index).evaluate(_TEXT_PX)
