@@ -142,7 +142,7 @@ class DagState:
 
         With ``control`` its stop flag and clock are checked every
         :func:`~bnexplore.scores.kernels.families_per_check` local scores (the
-        first pass over wide data is long: issue 30, item 4); once it says
+        first pass over wide data is long); once it says
         stop the remaining columns stay minus infinity.
         """
         per_check = kernels.families_per_check(self.scorer.n_rows)

@@ -534,7 +534,7 @@ class _Pool:
     long passes (every node's one-parent sets: ``n (n - 1)`` of them) check
     its stop flag and clock every
     :func:`~bnexplore.scores.kernels.families_per_check` sets and end early
-    once it says stop (issue 30, item 4): the pool then holds fewer sets, and a
+    once it says stop (on wide data that pass is long): the pool then holds fewer sets, and a
     node whose sets were not sorted out keeps them all (a set no better than a
     subset it contains is never chosen over that subset anyway).
     """

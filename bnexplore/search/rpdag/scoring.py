@@ -81,7 +81,7 @@ class RpdagState(RpdagGraph):
         """Recompute the toggle columns of ``nodes`` in batched look-ups of about
         :func:`~bnexplore.scores.kernels.families_per_check` local scores; with
         ``control``, its stop flag and clock are checked between two (the first
-        pass over wide data is long: issue 30, item 4), and once it says stop the
+        pass over wide data is long), and once it says stop the
         columns not reached stay minus infinity."""
         per_check = kernels.families_per_check(self.scorer.n_rows)
         batch = []
