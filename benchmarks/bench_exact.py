@@ -105,7 +105,7 @@ def work_ours(name):
     from bnexplore.parents.pruning import candidate_parent_sets
     from bnexplore.scores import Scorer
     from bnexplore.search.credible import credible_set
-    from bnexplore.search.exact import Candidates, optimal_parents, subset_table
+    from bnexplore.search.subsets import CandidateArrays as Candidates, optimal_parents, subset_table
 
     warm_up()
     data = load(name)

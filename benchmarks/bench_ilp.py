@@ -79,7 +79,7 @@ def warm_up():
     from bnexplore.parents.pruning import candidate_parent_sets
     from bnexplore.scores import Scorer
     from bnexplore.search import credible_set, cuts, exact_search, learn
-    from bnexplore.search.exact import Candidates
+    from bnexplore.search.subsets import CandidateArrays as Candidates
 
     data = Dataset.from_codes(np.random.default_rng(0).integers(0, 2, (60, 5)))
     for engine in ("dp", "ilp"):
@@ -136,7 +136,8 @@ def work_table1(name, time_limit, both_limit, bayes_factors=BAYES_FACTORS, dp_li
     """Caches, OPT (both engines where both run) and the credible sets of one Table 1 data set at ``bayes_factors``."""
     from bnexplore.scores import Scorer
     from bnexplore.search import choose_engine, credible_set, exact_search
-    from bnexplore.search.exact import Candidates, dp_seconds
+    from bnexplore.search.exact import dp_seconds
+    from bnexplore.search.subsets import CandidateArrays as Candidates
     from bnexplore.search.ilp import ilp_search
 
     warm_up()

@@ -454,7 +454,7 @@ def test_tune_pruning_chart_counts_candidate_sets(at):
 
 
 def test_a_credible_set_cut_by_the_limit_says_which_bayes_factor_it_covers(at, monkeypatch):
-    monkeypatch.setattr(credible, "_limited", {})
+    credible.LIMITED_SETS.clear()
     go(at, "2_Tune")
     at.select_slider(key="tune_bf").set_value(1000)  # asia, BDeu: over 5,000 credible DAGs
     at.run()

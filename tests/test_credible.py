@@ -19,9 +19,10 @@ from bnexplore.parents import ParentSets
 from bnexplore.parents.pruning import candidate_parent_sets, tolerance
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
-from bnexplore.search import credible
+from bnexplore.search import credible, kbest
 from bnexplore.search.credible import CredibleSet, collect, credible_set
-from bnexplore.search.exact import Candidates, subset_table
+from bnexplore.search.credible import dp as credible_dp
+from bnexplore.search.subsets import CandidateArrays, subset_table
 from fakes import FakeClock, StopAfter
 from test_exact import all_local_scores
 from test_pruning import dependent_data
@@ -40,7 +41,7 @@ def test_every_dag_is_enumerated_exactly_once(n):
     names = [f"V{i}" for i in range(n)]
     cands = [[(ps, 0.0) for k in range(n) for ps in itertools.combinations(
         [u for u in range(n) if u != v], k)] for v in range(n)]
-    candidates = Candidates(ParentSets(names, cands, "bic"))
+    candidates = CandidateArrays(ParentSets(names, cands, "bic"))
     table, _ = subset_table(candidates, Control())
     masks, scores, reason, _, complete, _ = collect(candidates, table, 0.0, 0.0, 10**6, Control())
     dags = [tuple(int(m) for m in row) for row in masks]
@@ -199,19 +200,19 @@ def test_heap_helpers_keep_the_smallest_key_on_top():
     rng = np.random.default_rng(4)
     for size in (1, 2, 7, 100):
         keys = rng.normal(size=size).round(1)  # with ties
-        heap = credible.heapify(keys)
+        heap = kbest.heapify(keys)
         assert sorted(heap) == list(range(size))
         for i in range(size):
             for child in (2 * i + 1, 2 * i + 2):
                 if child < size:
                     assert keys[heap[i]] <= keys[heap[child]]
         keys[heap[0]] = 10.0  # replace the smallest, as the enumeration does
-        credible.sift_down(heap, keys, 0)
+        kbest.sift_down(heap, keys, 0)
         assert keys[heap[0]] == keys.min()
 
 
 def test_stop_during_the_enumeration(monkeypatch):
-    monkeypatch.setattr(credible, "_STEPS", 20)
+    monkeypatch.setattr(credible_dp, "STEPS", 20)
     scorer = Scorer(dependent_data(3, 5, 30), "bic")
     started = []
 
@@ -267,7 +268,7 @@ def test_a_large_enumeration_stops_at_the_limit_with_distinct_dags():
 def test_a_set_cut_by_the_limit_answers_every_larger_bayes_factor(monkeypatch, engine):
     """More than ``limit`` DAGs within BF 20 means the best ``limit`` at BF 150 are the same DAGs: the second
     request reuses the first set, and equals a fresh search at BF 150."""
-    monkeypatch.setattr(credible, "_limited", {})
+    credible.LIMITED_SETS.clear()
     scorer = Scorer(dependent_data(3, 5, 30), "bic")
     assert len(credible_set(scorer, bf=20)) > 25                      # so a limit of 25 cuts BF 20
     cut = credible_set(scorer, bf=20, limit=25, engine=engine)
@@ -275,7 +276,7 @@ def test_a_set_cut_by_the_limit_answers_every_larger_bayes_factor(monkeypatch, e
     wider = credible_set(scorer, bf=150, limit=25, engine=engine)
     assert wider.stats["reused_from_bf"] == pytest.approx(20) and wider.params["bf"] == pytest.approx(150)
     assert "seconds_enumeration" not in wider.stats and wider.stats["n_classes"] == cut.stats["n_classes"]
-    monkeypatch.setattr(credible, "_limited", {})
+    credible.LIMITED_SETS.clear()
     fresh = credible_set(scorer, bf=150, limit=25, engine=engine)
     assert "reused_from_bf" not in fresh.stats
     assert wider.truncated_reason == fresh.truncated_reason and wider.complete_epsilon == fresh.complete_epsilon
@@ -284,12 +285,12 @@ def test_a_set_cut_by_the_limit_answers_every_larger_bayes_factor(monkeypatch, e
 
 
 def test_only_finished_sets_cut_by_the_limit_are_reused(monkeypatch):
-    monkeypatch.setattr(credible, "_limited", {})
+    credible.LIMITED_SETS.clear()
     scorer = Scorer(dependent_data(3, 5, 30), "bic")
     complete = credible_set(scorer, bf=3)                             # every credible DAG: BF 20 has more
     assert not complete.truncated and "reused_from_bf" not in credible_set(scorer, bf=20).stats
     stopped = credible_set(scorer, bf=20, limit=25, stop=StopAfter(3))
-    assert stopped.stats["stopped"] and credible._limited == {}       # neither complete nor stopped sets are kept
+    assert stopped.stats["stopped"] and len(credible.LIMITED_SETS) == 0       # neither complete nor stopped sets are kept
     assert "reused_from_bf" not in credible_set(scorer, bf=20, limit=25).stats
     assert "reused_from_bf" not in credible_set(scorer, bf=3, limit=25).stats           # a smaller BF runs
     assert "reused_from_bf" not in credible_set(scorer, bf=150, limit=25, max_indegree=1).stats  # other settings

@@ -17,9 +17,9 @@ from bnexplore.parents import ParentSets
 from bnexplore.parents.pruning import candidate_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore import resources
-from bnexplore.search import exact
-from bnexplore.search.exact import (Candidates, _binomials, _next_subset, _unrank, exact_search, memory_needed,
-                                    optimal_parents, subset_table)
+from bnexplore.search import exact, subsets
+from bnexplore.search.exact import exact_search, optimal_parents, subset_table
+from bnexplore.search.subsets import CandidateArrays, binomial_table, dp_memory, next_subset, unrank
 from bnexplore.control import Control
 from test_pruning import dependent_data
 
@@ -35,14 +35,14 @@ def all_local_scores(scorer):
 
 def test_unrank_and_gosper_walk_every_subset_in_colex_order():
     n = 7
-    binom = _binomials(n)
+    binom = binomial_table(n)
     for k in range(1, n + 1):
         expected = naive.colex_subsets(n, k)
-        walked = [_unrank(0, k, binom)]
+        walked = [unrank(0, k, binom)]
         for _ in range(len(expected) - 1):
-            walked.append(_next_subset(walked[-1]))
+            walked.append(next_subset(walked[-1]))
         assert walked == expected                            # colex order = increasing integers
-        assert [_unrank(r, k, binom) for r in range(len(expected))] == expected
+        assert [unrank(r, k, binom) for r in range(len(expected))] == expected
 
 
 def random_parent_sets(seed, n):
@@ -64,7 +64,7 @@ def test_dp_table_matches_plain_recursion(seed):
     parent_sets = random_parent_sets(seed, n)
     local = {(v, sum(1 << u for u in ps)): s for v in range(n)
              for ps, s in zip(parent_sets.sets(v), parent_sets.scores(v))}
-    candidates = Candidates(parent_sets)
+    candidates = CandidateArrays(parent_sets)
     table, size = subset_table(candidates, Control())
     assert size == n
     assert table.tolist() == pytest.approx(naive.subset_table(local, n), abs=1e-12)
@@ -75,7 +75,7 @@ def test_dp_table_matches_plain_recursion(seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_dp_scan_lengths_match_their_twin_and_sampling_comes_close(seed):
     n = 7
-    candidates = Candidates(random_parent_sets(seed, n))
+    candidates = CandidateArrays(random_parent_sets(seed, n))
     expected = naive.scan_lengths(candidates.masks, candidates.offsets, n)
     sizes = np.array([math.comb(n - 1, k) for k in range(n)], np.float64)
     exact_lengths = exact.scan_lengths(candidates.masks, candidates.offsets, n, sizes, 20, seed)  # every layer counted
@@ -87,15 +87,15 @@ def test_dp_scan_lengths_match_their_twin_and_sampling_comes_close(seed):
 
 
 def test_dp_seconds_grow_with_the_candidates_the_scans_check():
-    few = Candidates(random_parent_sets(0, 9))
+    few = CandidateArrays(random_parent_sets(0, 9))
     names = [f"V{i}" for i in range(9)]
     large = [[ps for k in (4, 3) for ps in itertools.combinations([w for w in range(9) if w != v], k)] for v in range(9)]
     many = ParentSets(names, [[(ps, -float(i)) for i, ps in enumerate(sets)] + [((), -1e3)] for sets in large], "bic")
-    assert exact.dp_seconds(9) < exact.dp_seconds(9, few) < exact.dp_seconds(9, Candidates(many))
+    assert exact.dp_seconds(9) < exact.dp_seconds(9, few) < exact.dp_seconds(9, CandidateArrays(many))
     steps = exact.DP_SECONDS_PER_STEP * 9 * 2 ** 9
     assert exact.dp_seconds(9, few) == pytest.approx(steps + exact.DP_SECONDS_PER_CHECK * exact.dp_checks(few))
     engine, reason, seconds = exact.choose_engine(9, many)                 # the engine choice counts them
-    assert engine == "dp" and seconds == pytest.approx(exact.dp_seconds(9, Candidates(many)))
+    assert engine == "dp" and seconds == pytest.approx(exact.dp_seconds(9, CandidateArrays(many)))
 
 
 @pytest.mark.parametrize("score", ["bic", "bdeu"])
@@ -136,9 +136,8 @@ def test_given_parent_sets_are_used_and_checked():
 
 
 def test_memory_needed_and_refusal(monkeypatch):
-    assert memory_needed(20) == 8 * 2**20 + exact._OVERHEAD
-    assert memory_needed(26) - memory_needed(25) == 8 * 2**25
-    monkeypatch.setattr(exact, "available_memory", lambda: 10 * 2**20)
+    assert dp_memory(20) == 8 * 2**20 + subsets.DP_OVERHEAD
+    assert dp_memory(26) - dp_memory(25) == 8 * 2**25
     monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)
     with pytest.raises(ResourceError, match=r"needs 64\.0 MiB of memory but only 10\.0 MiB is available; use engine='ilp'"):
         exact_search(Scorer(dependent_data(0, 4, 20), "bic"), engine="dp")

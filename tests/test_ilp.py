@@ -21,14 +21,19 @@ from bnexplore.graphs import DAG
 from bnexplore.parents import ParentSets
 from bnexplore.parents.pruning import candidate_parent_sets, tolerance
 from bnexplore.scores import Scorer
-from bnexplore.search import choose_engine, credible_set, cuts, exact, exact_search, ilp, learn
-from bnexplore.search.exact import Candidates
+from bnexplore.search import choose_engine, classes, credible_set, cuts, exact_search, ilp, kbest, learn, neighbours
+from bnexplore.search import subsets
+from bnexplore.search.credible import solve as credible_solve
+from bnexplore.search.subsets import CandidateArrays
 from bnexplore.search.ordering import Candidates as OrderCandidates
 from fakes import FakeClock, StopAfter
 from test_exact import all_local_scores
 from test_pruning import dependent_data
 
 pytestmark = pytest.mark.skipif(not ilp.available(), reason="PySCIPOpt is not installed")
+pytest.importorskip("pyscipopt")  # the modules below build SCIP models
+
+from bnexplore.search.ilp import branch_and_cut, enumeration, model  # noqa: E402
 
 FULL = os.environ.get("BNEXPLORE_FULL") == "1"
 EBNSL = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ebnsl"
@@ -87,7 +92,7 @@ def test_cluster_values_and_exact_search_match_brute_force(seed):
 def test_separation_returns_only_violated_cuts_and_misses_none(seed):
     n = 7
     families, x, masks, offsets = random_point(seed, n, per_node=3)
-    clusters, ks, complete = cuts.separate(x, masks, offsets, 2, 1e-4, 64, ilp.TAUS, 10**7)
+    clusters, ks, complete = cuts.separate(x, masks, offsets, 2, 1e-4, 64, branch_and_cut.TAUS, 10**7)
     for cluster, k in zip(clusters.tolist(), ks.tolist()):
         assert bin(cluster).count("1") > k
         assert naive.k_cluster_value(families, x, cluster, k) <= k - 1e-4 + 1e-12
@@ -219,20 +224,20 @@ def test_equivalence_classes_by_covered_arc_reversals(n):
     class keeps at least one member without (the covered-arc constraints cut no class)."""
     from collections import defaultdict
 
-    classes = defaultdict(set)
+    by_key = defaultdict(set)
     for dag in naive.all_dags(n):
-        classes[naive.mec_key(dag)].add(dag)
-    for members in classes.values():
+        by_key[naive.mec_key(dag)].add(dag)
+    for members in by_key.values():
         assert any(all(u < v for u, v in naive.covered_arcs(dag)) for dag in members)
     for dag in naive.all_dags(n)[::5]:
-        listed = [tuple(m.tolist()) for m in cuts.equivalence_class(np.array(dag, np.int64))]
-        assert len(listed) == len(set(listed)) and set(listed) == classes[naive.mec_key(dag)]
-        canonical = tuple(cuts.canonical_member(np.array(dag, np.int64)).tolist())
-        assert canonical in classes[naive.mec_key(dag)]
+        listed = [tuple(m.tolist()) for m in classes.equivalence_class(np.array(dag, np.int64))]
+        assert len(listed) == len(set(listed)) and set(listed) == by_key[naive.mec_key(dag)]
+        canonical = tuple(classes.canonical_member(np.array(dag, np.int64)).tolist())
+        assert canonical in by_key[naive.mec_key(dag)]
         assert all(u < v for u, v in naive.covered_arcs(canonical))
         assert sorted(bin(m).count("1") for m in canonical) == sorted(bin(m).count("1") for m in dag)
     complete = np.array([(1 << v) - 1 for v in range(7)], np.int64)   # a complete DAG: its class is all 7! orders
-    members = cuts.equivalence_class(complete)
+    members = classes.equivalence_class(complete)
     assert (members[0] == complete).all() and len({m.tobytes() for m in members}) == len(members) == 5040
     assert all(naive.is_acyclic(m.tolist()) and sum(bin(p).count("1") for p in m) == 21 for m in members)
 
@@ -250,14 +255,14 @@ def test_member_families_match_their_twin(seed):
     offsets = np.cumsum([0] + [len(rows) for rows in lists]).astype(np.int64)
     members = np.array([[rng.choice(rows) if rows and rng.random() < 0.5 else int(rng.integers(0, 1 << n))
                          for rows in lists] for _ in range(40)], np.int64)
-    got = cuts.member_families(members, *ilp.sorted_families(masks, offsets), offsets)
+    got = classes.member_families(members, *ilp.sorted_families(masks, offsets), offsets)
     expected = naive.member_families(members, masks, offsets)
     assert (got == expected).all() and (expected >= 0).any() and (expected < 0).any()
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_family_changes_match_their_twin(seed):
-    """Random DAGs over random candidate lists (best first, as :class:`Candidates` keeps them): the one-family
+    """Random DAGs over random candidate lists (best first, as :class:`CandidateArrays` keeps them): the one-family
     changes the kernel lists, with its best-first early stop, are exactly those the twin finds by trying
     every candidate and peeling sources (acyclicity), at several least gains."""
     rng = np.random.default_rng(seed)
@@ -278,7 +283,7 @@ def test_family_changes_match_their_twin(seed):
             offsets.append(len(masks))
         arrays = (np.array(chosen, np.int64), np.array(masks, np.int64), np.array(scores), np.array(offsets, np.int64))
         for least in (-math.inf, -1.0, 0.0):
-            nodes, families = cuts.family_changes(*arrays, least)
+            nodes, families = neighbours.family_changes(*arrays, least)
             assert sorted(zip(nodes.tolist(), families.tolist())) == naive.family_changes(*arrays, least)
 
 
@@ -294,16 +299,16 @@ def test_exploration_records_the_credible_dags_connected_to_the_optimum_and_the_
     threshold = opt - eps - tolerance(opt)
     expected = {dag for dag, s in every.items() if s >= threshold}
     best = max(expected, key=every.get)
-    cands = Candidates(candidate_parent_sets(scorer, epsilon=eps))
-    problem = ilp.Problem(cands, covered=True, branching=False)
-    run = ilp.Run(problem, Control(), collector=ilp.Collector(n, threshold, 10 ** 5))
+    cands = CandidateArrays(candidate_parent_sets(scorer, epsilon=eps))
+    problem = model.Problem(cands, covered=True, branching=False)
+    run = enumeration.EnumerationRun(problem, Control(), kbest.Collector(n, threshold, 10 ** 5))
     start = problem.families(np.array(best, np.int64))
     run.explore(run.record_class(cands.masks[start], float(cands.scores[start].sum())))
     explored = run.collector.masks[:run.collector.count].tolist()
     assert len(explored) == len({tuple(row) for row in explored}) == run.collector.count
     assert {tuple(row) for row in explored} == naive.connected_credible(expected, best)
     for explore in (False, True):
-        found, out = ilp.enumerate_dags(cands, threshold, 10 ** 5, Control(), opt, covered=True,
+        found, out = ilp.enumerate_credible(cands, threshold, 10 ** 5, Control(), opt, covered=True,
                                         start=np.array(best, np.int64), explore=explore)
         assert out.optimal and (out.stats["explored"] > 0) == explore
         assert found.count == len(expected) and {tuple(r) for r in found.masks[:found.count].tolist()} == expected
@@ -331,9 +336,9 @@ def test_dag_variables_satisfy_every_row_of_the_model(branching):
     """The seed and the heuristic's DAGs are handed to SCIP through ``dag_variables``: every DAG must be feasible."""
     scorer = Scorer(dependent_data(2, 5, 200), "bic")
     local = all_local_scores(scorer)
-    cands = Candidates(ParentSets(scorer.names, [[(naive.members(m), s) for (w, m), s in local.items() if w == v]
+    cands = CandidateArrays(ParentSets(scorer.names, [[(naive.members(m), s) for (w, m), s in local.items() if w == v]
                                                  for v in range(5)], "bic"))
-    problem = ilp.Problem(cands, branching=branching)
+    problem = model.Problem(cands, branching=branching)
     assert bool(problem.adjacencies) == bool(problem.arrows) == branching
     assert not branching or len(problem.adjacencies) == 10
     for dag in itertools.islice(naive.all_dags(5), 0, None, 97):
@@ -365,7 +370,7 @@ def test_the_seed_spends_a_fixed_work_budget_and_keeps_the_best_restart():
     order = OrderCandidates(parent_sets)
     chosen, score = ilp.seed_incumbent(order, Control())
     few, few_score = ilp.seed_incumbent(order, Control(), restarts=fewest)
-    cands = Candidates(parent_sets)
+    cands = CandidateArrays(parent_sets)
     assert naive.is_acyclic(cands.masks[chosen].tolist())
     assert score == pytest.approx(cands.scores[chosen].sum(), abs=1e-9)
     assert score >= few_score - 1e-9                                  # the same first restarts, then more
@@ -387,7 +392,7 @@ def test_ilp_and_dp_agree_on_random_problems(score, seed):
 def test_forbidden_and_required_arcs_fix_families():
     scorer = Scorer(dependent_data(4, 5, 200), "bic")
     local = all_local_scores(scorer)
-    cands = Candidates(ParentSets(scorer.names, [[(naive.members(m), s) for (w, m), s in local.items() if w == v]
+    cands = CandidateArrays(ParentSets(scorer.names, [[(naive.members(m), s) for (w, m), s in local.items() if w == v]
                                                  for v in range(5)], "bic"))
     rng = np.random.default_rng(0)
     for trial in range(4):
@@ -483,18 +488,18 @@ def test_dags_exactly_on_the_threshold_are_kept(seed):
 
 
 def test_a_full_collector_rejects_what_cannot_enter_and_marks_the_overflow():
-    collector = ilp.Collector(2, threshold=-10.0, limit=2)
+    collector = kbest.Collector(2, threshold=-10.0, limit=2)
     assert collector.add(np.array([0, 1], np.int64), -1.0) and collector.add(np.array([2, 0], np.int64), -2.0)
     assert collector.heap is not None and collector.overflow == 0
     assert not collector.rejects(-1.5)                                 # better than the worst kept
     assert collector.rejects(-20.0) and collector.overflow == 0        # below the threshold: never credible
     assert collector.rejects(-5.0) and collector.overflow == 1 and collector.threshold == -2.0
-    assert not ilp.Collector(2, threshold=-10.0, limit=5).rejects(-9.0)  # not full: everything credible enters
+    assert not kbest.Collector(2, threshold=-10.0, limit=5).rejects(-9.0)  # not full: everything credible enters
 
 
 def test_a_collector_dates_the_moment_it_first_holds_the_limit():
     clock = FakeClock(step=2.0)
-    collector = ilp.Collector(2, threshold=-10.0, limit=2, clock=clock)
+    collector = kbest.Collector(2, threshold=-10.0, limit=2, clock=clock)
     collector.add(np.array([0, 1], np.int64), -1.0)
     assert collector.full_at is None and clock.now == 0.0              # not full: the clock is not read
     clock.now = 40.0
@@ -556,7 +561,7 @@ def test_a_limit_inside_groups_of_tied_dags_gives_the_dps_set():
 
 
 def test_a_full_collector_prunes_dags_tied_with_the_worst_kept_only_after_an_overflow():
-    collector = ilp.Collector(2, threshold=-10.0, limit=2, slack=0.5)
+    collector = kbest.Collector(2, threshold=-10.0, limit=2, slack=0.5)
     for row, score in (([0, 1], -1.0), ([2, 0], -2.0)):
         assert collector.add(np.array(row, np.int64), score)
     assert collector.floor() == -10.0 and not collector.rejects(-2.0)   # a tie may mean more DAGs exist
@@ -595,7 +600,7 @@ def random_candidate_dags(cands, count, seed):
 
 def test_the_optimisations_cuts_hold_for_every_dag_and_start_an_enumeration_that_finds_the_same_set(hard_problem):
     scorer, parent_sets, opt = hard_problem
-    cands = Candidates(parent_sets)
+    cands = CandidateArrays(parent_sets)
     best = ilp.optimum(cands, OrderCandidates(parent_sets), Control())
     known = best.cuts
     assert best.optimal and len(known.clusters) > 10
@@ -608,8 +613,8 @@ def test_the_optimisations_cuts_hold_for_every_dag_and_start_an_enumeration_that
         for a, b, c, d in known.four_b.tolist():
             assert cuts.four_b_value(x, cands.masks, cands.offsets, a, b, c, d) <= 2 + 1e-9
     threshold = opt - 2.0 - tolerance(opt)
-    plain, _ = ilp.enumerate_dags(cands, threshold, 10 ** 5, Control(), opt, covered=True)
-    warm, out = ilp.enumerate_dags(cands, threshold, 10 ** 5, Control(), opt, covered=True, known=known)
+    plain, _ = ilp.enumerate_credible(cands, threshold, 10 ** 5, Control(), opt, covered=True)
+    warm, out = ilp.enumerate_credible(cands, threshold, 10 ** 5, Control(), opt, covered=True, known=known)
     assert out.optimal and out.stats["known_cuts"] == len(known) and warm.count == plain.count > 10
     assert {tuple(r) for r in warm.masks[:warm.count].tolist()} == {tuple(r) for r in plain.masks[:plain.count].tolist()}
     assert sorted(warm.scores[:warm.count]) == pytest.approx(sorted(plain.scores[:plain.count]), abs=1e-9)
@@ -672,7 +677,7 @@ def test_progress_reports_and_trajectory_converge(hard_problem):
 
 
 def test_credible_set_statistics_say_where_the_time_went(monkeypatch):
-    monkeypatch.setattr(ilp, "_proven", {})
+    ilp.PROVEN.clear()
     scorer = Scorer(dependent_data(2, 6, 40), "bic")
     cs = credible_set(scorer, epsilon=4.0, engine="ilp", statistics=True)
     for part in ("optimum_stats", "enumeration_stats"):
@@ -695,13 +700,13 @@ def test_a_stopped_credible_set_says_what_it_is(monkeypatch):
     cs = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="ilp", control=control)
     assert cs.truncated and cs.truncated_reason.startswith("stopped: the search ended after")
     assert cs.complete_epsilon is None and 0 < len(cs) < len(full) and as_set(cs) < as_set(full)
-    monkeypatch.setattr(ilp, "_proven", {})                          # forget the optimum proven above
+    ilp.PROVEN.clear()                          # forget the optimum proven above
     early = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="ilp", stop=StopAfter(1))
     assert early.opt is None and len(early) == 0 and "before the optimum was proven" in early.truncated_reason
 
 
 def test_credible_sets_at_several_bayes_factors_prove_the_optimum_once(monkeypatch):
-    monkeypatch.setattr(ilp, "_proven", {})
+    ilp.PROVEN.clear()
     scorer = Scorer(dependent_data(5, 7, 80), "bic")
     parent_sets = candidate_parent_sets(scorer, epsilon=math.log(150))
     first = credible_set(scorer, bf=3, parent_sets=parent_sets, engine="ilp")
@@ -710,21 +715,21 @@ def test_credible_sets_at_several_bayes_factors_prove_the_optimum_once(monkeypat
     def no_new_model(*args, **kwargs):
         raise AssertionError("the proven optimum should have been reused")
     with monkeypatch.context() as m:
-        m.setattr(ilp, "Problem", no_new_model)
-        best = ilp.optimum(Candidates(parent_sets), None, Control(), reuse=True)
+        m.setattr(model, "Problem", no_new_model)
+        best = ilp.optimum(CandidateArrays(parent_sets), None, Control(), reuse=True)
     assert best.optimal and best.stats["reused"] and best.score == pytest.approx(first.opt, abs=1e-9)
     assert best.stats["nodes"] == 0 and best.gap == 0.0
     second = credible_set(scorer, bf=20, parent_sets=parent_sets, engine="ilp")
     assert second.stats["opt_reused"] and second.opt == first.opt and second.stats["opt_nodes"] == 0
     assert as_set(second) == as_set(credible_set(scorer, bf=20, parent_sets=parent_sets, engine="dp"))
     other = candidate_parent_sets(Scorer(dependent_data(6, 7, 80), "bic"), epsilon=math.log(150))
-    assert not ilp.optimum(Candidates(other), None, Control(), reuse=True).stats.get("reused")
+    assert not ilp.optimum(CandidateArrays(other), None, Control(), reuse=True).stats.get("reused")
 
 
 def test_the_remembered_optimum_is_its_own_copy(monkeypatch):
-    monkeypatch.setattr(ilp, "_proven", {})
+    ilp.PROVEN.clear()
     parent_sets = candidate_parent_sets(Scorer(dependent_data(5, 6, 80), "bic"), epsilon=2.0)
-    candidates = Candidates(parent_sets)
+    candidates = CandidateArrays(parent_sets)
     first = ilp.optimum(candidates, None, Control())
     expected = first.parents.copy()
     first.parents[:] = -1                                            # whatever the caller does with it
@@ -738,11 +743,9 @@ def test_the_remembered_optimum_is_its_own_copy(monkeypatch):
 
 def slow_dp(monkeypatch, seconds):
     """Make ``auto`` see a subset DP estimated at ``seconds`` (above the 30 s it runs without trying the ILP)."""
-    from bnexplore.search import credible
-
     def choose(n, parent_sets=None, task="optimum", limit=None, engine="auto"):
         return "dp", f"subset DP over {n} variables: about {seconds:.2g} s", seconds
-    monkeypatch.setattr(credible, "choose_engine", choose)
+    monkeypatch.setattr(credible_solve, "choose_engine", choose)
 
 
 def test_auto_tries_the_ilp_first_where_the_dp_is_slow(monkeypatch):
@@ -779,18 +782,18 @@ def test_auto_estimates_the_dp_again_once_the_candidates_are_built(monkeypatch):
     dp = exact_search(scorer, engine="dp")
     parent_sets = candidate_parent_sets(scorer, epsilon=4.0)
     dp_set = credible_set(scorer, epsilon=4.0, parent_sets=parent_sets, engine="dp")
-    monkeypatch.setattr(exact, "dp_checks", lambda candidates, *args, **kwargs: 1e12)
+    monkeypatch.setattr(subsets, "dp_checks", lambda candidates, *args, **kwargs: 1e12)
     result = exact_search(scorer)
     assert result.stats["engine"] == "ilp" and result.stats["exact"] and result.score == pytest.approx(dp.score)
     assert result.stats["engine_reason"].endswith("[estimated again with the candidate parent sets]")
     assert result.stats["seconds"] >= result.stats["seconds_candidates"] > 0
     assert exact_search(scorer, parent_sets=candidate_parent_sets(scorer)).stats["engine_reason"].startswith(
         "ILP engine (the subset DP over 6 variables would take about 6e+02 s)")  # counted at once
-    monkeypatch.setattr(exact, "dp_checks", lambda candidates, *args, **kwargs: 5e11)  # 300 s: ILP first
+    monkeypatch.setattr(subsets, "dp_checks", lambda candidates, *args, **kwargs: 5e11)  # 300 s: ILP first
     cs = credible_set(scorer, epsilon=4.0, control=Control(clock=FakeClock(step=1e-6)))
     assert cs.stats["engine"] == "ilp" and "tried first for up to 75 s" in cs.stats["engine_reason"]
     assert as_set(cs) == as_set(dp_set)
-    monkeypatch.setattr(exact, "dp_checks", lambda candidates, *args, **kwargs: 1e13)  # 6,000 s: ILP only
+    monkeypatch.setattr(subsets, "dp_checks", lambda candidates, *args, **kwargs: 1e13)  # 6,000 s: ILP only
     cs = credible_set(scorer, epsilon=4.0)
     assert cs.stats["engine_reason"].endswith("[estimated again with the candidate parent sets]")
     assert cs.stats["engine"] == "ilp" and as_set(cs) == as_set(dp_set)
@@ -825,7 +828,7 @@ def test_choose_engine_says_which_and_why(monkeypatch):
     assert choose_engine(12, engine="ilp")[0] == "ilp"
     with pytest.raises(SearchError, match="unknown exact engine"):
         choose_engine(5, engine="cplex")
-    monkeypatch.setattr(ilp, "Model", None)
+    monkeypatch.setattr(ilp, "available", lambda: False)
     with pytest.raises(SearchError, match="pip install pyscipopt"):
         exact_search(Scorer(dependent_data(0, 4, 20), "bic"), engine="ilp")
     assert choose_engine(30)[0] == "dp"                         # no SCIP: auto keeps the DP where it fits
@@ -874,7 +877,6 @@ def test_cli_engine_on_learn_and_enumerate(capsys, tmp_path):
 
 
 def test_cli_messages_name_the_flag(capsys, monkeypatch):
-    monkeypatch.setattr(exact, "available_memory", lambda: 10 * 2**20)
     monkeypatch.setattr(resources, "available_memory", lambda: 10 * 2**20)
     assert cli.main(["learn", ASIA, "--algorithm", "exact", "--engine", "dp"]) == 1
     err = capsys.readouterr().err

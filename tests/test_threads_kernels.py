@@ -15,7 +15,7 @@ from bnexplore.parents import pruning
 from bnexplore.parents.pruning import candidate_parent_sets
 from bnexplore.scores import Scorer, kernels, pack_parent_sets
 from bnexplore.search import exact
-from bnexplore.search.exact import Candidates, subset_table
+from bnexplore.search.subsets import CandidateArrays, subset_table
 from test_exact import random_parent_sets
 from test_scores import random_dag_data
 
@@ -49,7 +49,7 @@ def test_parallel_and_serial_kernels_give_identical_scores(score):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_dp_layers_filled_in_parallel_or_on_one_thread_are_identical(monkeypatch, seed):
-    candidates = Candidates(random_parent_sets(seed, 11))
+    candidates = CandidateArrays(random_parent_sets(seed, 11))
     monkeypatch.setattr(exact, "PARALLEL_STEPS", 0)
     parallel, size = subset_table(candidates, Control())
     monkeypatch.setattr(exact, "PARALLEL_STEPS", 1 << 62)
