@@ -10,6 +10,7 @@ import streamlit as st
 from bnexplore.data import MISSING_LABEL
 from bnexplore.errors import BNExploreError
 from bnexplore.parents import candidate_parent_sets
+from bnexplore.scores import SCORES as REGISTERED
 from bnexplore.bnkl import SELECT_RULES, n_statistics
 from bnexplore.search.credible import ilp_first_budget
 from bnexplore.search.exact import choose_engine
@@ -18,11 +19,7 @@ from bnexplore_app import knowledge_ui, state
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, show_chart
 
-SCORES = {
-    "bdeu": "BDeu — Bayesian, uniform prior; its strength is the equivalent sample size (ESS)",
-    "bic": "BIC — log-likelihood minus ½·log(N) per free parameter",
-    "k2": "K2 — Bayesian, uniform Dirichlet(1) prior on every table",
-}
+SCORES = {name: f"{spec.label} — {spec.description}" for name, spec in REGISTERED.items()}
 BF_STEPS = (1, 1.5, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 3000, 10000)
 
 
@@ -74,11 +71,10 @@ def score_section(settings):
     settings["score"] = st.radio("Score function", list(SCORES), format_func=lambda s: SCORES[s],
                                  index=list(SCORES).index(settings["score"]) if settings["score"] in SCORES else 0,
                                  key="tune_score")
-    if settings["score"] == "bdeu":
-        settings["ess"] = float(st.number_input(
-            "Equivalent sample size (ESS)", 0.01, 1000.0, float(settings["ess"]), step=0.5, key="tune_ess",
-            help="How many imaginary rows the uniform prior is worth. Larger ESS lets more arcs in; 1 is the "
-                 "usual choice."))
+    for h in REGISTERED[settings["score"]].hyperparameters:
+        settings[h.name] = float(st.number_input(
+            h.label[0].upper() + h.label[1:], h.low_widget, h.high_widget, float(settings.get(h.name, h.default)),
+            step=0.5, key=f"tune_{h.name}", help=h.help))
     if st.session_state.get("class_column"):
         st.caption(f"A class column ({st.session_state['class_column']}) is chosen: the two-class search (BNKL) "
                    "uses the KL score set below instead of these.")

@@ -10,6 +10,7 @@ import itertools
 import streamlit as st
 
 from bnexplore import viz
+from bnexplore.scores import SCORES
 from bnexplore_app import ask, state, views
 from bnexplore_app.network_sections import SECTIONS
 from bnexplore_app.page import run_page
@@ -59,8 +60,8 @@ def class_browser(entry, positions, most):
                                title=f"{entry.name} — DAG {k} of its class")
     note = (f" Its {state.score_label(entry.result.score_name, entry.result.params.get('ess'))} score is {score:,.4f}" + (
         " — the same for every DAG of the class, since this score is score-equivalent."
-        if entry.result.score_name in ("bdeu", "bic", "aic", "ll")
-        else " — K2 is not score-equivalent, so equivalent DAGs can score differently.")) if score is not None else ""
+        if SCORES[entry.result.score_name].equivalent
+        else " — this score is not score-equivalent, so equivalent DAGs can score differently.")) if score is not None else ""
     show_graph(drawing, positions,
                f"One of the {total:,} DAGs Markov equivalent to {entry.name}: same skeleton and v-structures, "
                f"only the reversible edges point differently.{note}", width=GRAPH_WIDTH, most=most)

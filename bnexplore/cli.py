@@ -14,7 +14,6 @@ given at the start.
 
 import argparse
 import importlib.util
-import inspect
 import json
 import os
 import re
@@ -26,7 +25,10 @@ from pathlib import Path
 
 from . import __version__
 from .errors import NO_VALUE, BNExploreError, OptionError, door
-from .options import positive_number, seed_number, whole_number
+from .options import positive_number, whole_number
+from .scores import SCORES, score_spec
+from .search import SEARCHES, search_spec
+from .search import registry as searches
 
 
 class TerminalProgress:
@@ -89,28 +91,26 @@ DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.fea
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
 FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
          "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine",
-         "time_limit": "--time-limit", "ess": "--ess", "seed": "--seed", "restarts": "--restarts",
-         "max_indegree": "--max-indegree", "R": "--bootstrap", "bootstrap_workers": "--bootstrap-workers",
-         "workers": "--workers", "time_per_variable": "--time-per-variable", "n": "-n",
-         "max_cells": "--max-cells", "cv": "--cv", "max_parents": "--max-parents",
-         "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB"}  # limits.ENVIRONMENT, set outside the command
+         "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
+         "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
+         "max_parents": "--max-parents",
+         "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB",  # limits.ENVIRONMENT, set outside the command
+         **{h.name: "--" + h.name.replace("_", "-") for spec in SCORES.values() for h in spec.hyperparameters},
+         **{name: option.flag for name, option in searches.options().items()}}
 
 
 def checks():
     """The check of each numeric flag, by its argparse ``dest`` (run before the command, when the flag is given)."""
     from .bootstrap import MAX_RESAMPLES
-    from .scores.scorer import MAX_ESS
+    from .scores.registry import ESS
 
     return {
+        **{name: option.check for name, option in searches.options().items() if option.kind != "choice"},
         "time_limit": lambda v: positive_number(v, "time_limit", unit=" of seconds"),
-        "ess": lambda v: positive_number(v, "ess", high=MAX_ESS, unit=" (the equivalent sample size)"),
-        "seed": seed_number,
-        "restarts": lambda v: whole_number(v, "restarts", 0),
+        "ess": lambda v: positive_number(v, "ess", high=ESS.high, unit=" (the equivalent sample size)"),
         "max_indegree": lambda v: whole_number(v, "max_indegree", 0),
         "bootstrap": lambda v: whole_number(v, "R", 1, MAX_RESAMPLES),
         "bootstrap_workers": lambda v: whole_number(v, "bootstrap_workers", 1),
-        "workers": lambda v: whole_number(v, "workers", 1),
-        "time_per_variable": lambda v: positive_number(v, "time_per_variable", unit=" of seconds"),
         "n": lambda v: whole_number(v, "n", 1),
         "max_cells": lambda v: positive_number(v, "max_cells", unit=" of cells"),
         "cv": lambda v: whole_number(v, "cv", 2),
@@ -160,7 +160,12 @@ def writable(path, flag):
 
 
 def check_args(args):
-    """Check every numeric flag (:func:`checks`) and output file (:data:`OUTPUTS`) given, before any work."""
+    """Check the score and algorithm names (the registries' messages), every numeric flag (:func:`checks`) and
+    output file (:data:`OUTPUTS`) given, before any work."""
+    if getattr(args, "score", None) is not None:
+        score_spec(args.score)
+    if getattr(args, "algorithm", None) is not None:
+        search_spec(args.algorithm)
     for dest, check in checks().items():
         value = getattr(args, dest, None)
         if value is not None:
@@ -184,8 +189,32 @@ def _add_data_options(parser, data_help=DATA_HELP):
 
 
 def _add_score_options(parser, default="bdeu"):
-    parser.add_argument("--score", default=default, help=f"bdeu | k2 | bic | aic | ll (default {default})")
-    parser.add_argument("--ess", type=float, default=1.0, help="BDeu equivalent sample size (default 1)")
+    """``--score`` (the names of :data:`bnexplore.scores.SCORES`) and a flag per hyperparameter (``--ess``)."""
+    parser.add_argument("--score", default=default, metavar="{" + ",".join(SCORES) + "}", help="; ".join(f"{name}: {spec.label}, {spec.description}"
+                                                        for name, spec in SCORES.items()) + f" (default {default})")
+    hyperparameters = {h.name: h for spec in SCORES.values() for h in spec.hyperparameters}
+    for h in hyperparameters.values():
+        using = ", ".join(spec.label for spec in SCORES.values() if h in spec.hyperparameters)
+        parser.add_argument("--" + h.name.replace("_", "-"), type=float, default=h.default,
+                            help=f"{using} {h.label} (default {h.default:g})")
+
+
+def _add_search_options(parser):
+    """``--algorithm`` (the names of :data:`bnexplore.search.SEARCHES`) and a flag per search option (from the
+    registry: ``--restarts``, ``--engine``, ...), whose help names the searches that take it."""
+    parser.add_argument("--algorithm", default="hc", metavar="{" + ",".join(SEARCHES) + "}", help="; ".join(f"{name}: {spec.label}" for name, spec in SEARCHES.items())
+                        + " (default hc)")
+    types = {"int": int, "seed": int, "float": float, "choice": str, "text": str}
+    for name, option in searches.options().items():
+        helps = {}
+        for spec in SEARCHES.values():
+            own = spec.option(name)
+            if own is not None:
+                helps.setdefault(own.help, []).append(spec.name)
+        text = "; ".join(f"{words} ({', '.join(users)})" for words, users in helps.items())
+        if name == "seed":
+            text += "; also seeds the --bootstrap resamples"
+        parser.add_argument(option.flag, type=types[option.kind], choices=option.choices or None, help=text)
 
 
 def _add_run_options(parser):
@@ -195,9 +224,8 @@ def _add_run_options(parser):
 
 
 def _add_engine_option(parser):
-    parser.add_argument("--engine", choices=["auto", "dp", "ilp"],
-                        help="exact engine: the subset DP, branch and cut on SCIP (ilp; needs pip install pyscipopt), "
-                             "or auto (default: the DP while it is fast and fits in memory, the ILP beyond)")
+    engine = SEARCHES["exact"].option("engine")
+    parser.add_argument(engine.flag, choices=engine.choices, help=f"{engine.help} (default {engine.default})")
 
 
 def _read_data(args):
@@ -337,23 +365,36 @@ def _knowledge(args):
     return knowledge or None
 
 
+def search_flags(args):
+    """The search options given as flags, checked against the search's registry entry.
+
+    Raises
+    ------
+    BNExploreError
+        For a flag of an option the search does not take ("--engine applies to
+        --algorithm exact only, not hc"); ``--seed`` with ``--bootstrap`` seeds
+        the resamples, so it is dropped, not refused, for a search without one.
+    """
+    spec = search_spec(args.algorithm)
+    options = {}
+    for name, option in searches.options().items():
+        value = getattr(args, name)
+        if value is None:
+            continue
+        if spec.option(name) is not None:
+            options[name] = value
+        elif not (name == "seed" and args.bootstrap is not None):  # --seed then seeds the resamples only
+            raise BNExploreError(f"{option.flag} applies to --algorithm {', '.join(searches.taking(name))} only, "
+                                 f"not {args.algorithm}")
+    return options
+
+
 def cmd_learn(args):
-    from .search import ALGORITHMS, learn, search_options
+    from .search import learn, search_options
 
     data = _read_data(args)
     knowledge = _knowledge(args)
-    options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit}
-    if args.engine is not None:
-        if args.algorithm != "exact":
-            raise BNExploreError(f"--engine applies to --algorithm exact only, not {args.algorithm}")
-        options["engine"] = args.engine
-    for name in ("parents", "time_per_variable", "workers", "scheduler", "restarts", "seed"):
-        value = getattr(args, name)
-        if value is not None:
-            options[name] = value
-    if args.bootstrap is not None and args.seed is not None and args.algorithm in ALGORITHMS:
-        if "seed" not in inspect.signature(ALGORITHMS[args.algorithm]).parameters:
-            del options["seed"]  # --seed then seeds the resamples only
+    options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit, **search_flags(args)}
     # the resamples run in parallel themselves: no Dask cluster per resample, no time limit each
     resample_options = {k: v for k, v in options.items() if k not in ("time_limit", "seed", "workers", "scheduler")}
     options.update(search_options(knowledge, args.algorithm, data, args.max_indegree))
@@ -555,21 +596,14 @@ def build_parser():
     p = commands.add_parser("learn", help="learn a network with a structure search")
     _add_data_options(p)
     _add_score_options(p)
-    p.add_argument("--algorithm", default="hc", help="hc | tabu | rpdag | rpdag-tabu | exact | obs | asobs")
     p.add_argument("--max-indegree", type=int, help="most parents per node")
-    p.add_argument("--restarts", type=int, help="random restarts (hc)")
-    p.add_argument("--seed", type=int, help="random seed")
-    p.add_argument("--parents", help="parent-set explorer for obs/asobs: independence | greedy | sequential")
-    p.add_argument("--time-per-variable", type=float, help="seconds per variable for parent-set exploration")
-    p.add_argument("--workers", type=int, help="Dask workers on this machine for parent-set exploration")
-    p.add_argument("--scheduler", help="address of an existing Dask scheduler")
+    _add_search_options(p)
     _add_knowledge_options(p)
     p.add_argument("--bootstrap", type=int, metavar="R",
                    help="also learn on R bootstrap resamples: arc strengths and the averaged network")
     p.add_argument("--threshold", type=float, help="strength threshold of the averaged network (default: estimated)")
     p.add_argument("--bootstrap-workers", type=int, help="processes for the resamples (default: every core)")
     p.add_argument("--bootstrap-scheduler", help="address of a Dask scheduler to run the resamples on")
-    _add_engine_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_learn)
 

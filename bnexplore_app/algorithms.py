@@ -2,7 +2,12 @@
 
 An :class:`Algorithm` says how to draw its own options (Streamlit widgets) and
 how to run (in the background thread, so ``run`` never touches Streamlit).
-Adding a search to the app is one ``register(Algorithm(...))`` call.
+Every search of the library's registry (:data:`bnexplore.search.SEARCHES`) is
+registered here from its entry: label, description, replay, and a widget per
+option the entry gives a label (:func:`option_widgets`); :data:`WIDGETS` holds
+the few searches whose options need widgets of their own. The analyses that
+are not searches (the credible set, BNKL, the bootstrap) are registered below
+them, one ``register(Algorithm(...))`` call each.
 """
 
 import os
@@ -17,11 +22,8 @@ from bnexplore.errors import SearchError
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.bnkl import bnkl
+from bnexplore.search import SEARCHES
 from bnexplore.search.credible import credible_set
-from bnexplore.search.exact import exact_search
-from bnexplore.search.hillclimb import hill_climb, tabu_search
-from bnexplore.search.ordering import ordering_search
-from bnexplore.search.rpdag import rpdag_search
 from bnexplore_app import jobs
 from bnexplore_app.state import score_label
 
@@ -134,12 +136,38 @@ def _search(function, **fixed):
                                                      knowledge=inputs.knowledge, control=control, **fixed, **options)
 
 
-def _hc_options(prefix):
-    restarts = st.number_input("Random restarts", 0, 50, 0, key=f"{prefix}restarts",
-                               help="After the first local optimum, perturb the best graph with random moves "
-                                    "and climb again, this many times; the best graph is kept.")
-    seed = st.number_input("Seed of the restarts", 0, 10**6, 1, key=f"{prefix}seed")
-    return {"restarts": int(restarts), "seed": int(seed)}
+def option_widgets(spec):
+    """The default widgets of a search's options: one per option whose registry entry has a ``label``.
+
+    Parameters
+    ----------
+    spec : bnexplore.search.SearchSpec
+
+    Returns
+    -------
+    callable or None
+        ``options(prefix) -> dict`` (widget keys ``prefix + option name``), or None when no option is offered.
+    """
+    shown = [option for option in spec.options if option.label is not None]
+    if not shown:
+        return None
+
+    def draw(prefix):
+        values = {}
+        for option in shown:
+            key = f"{prefix}{option.name}"
+            if option.kind == "choice":
+                values[option.name] = st.selectbox(option.label, option.choices, key=key, help=option.help,
+                                                   index=option.choices.index(option.default))
+            elif option.kind == "text":
+                values[option.name] = st.text_input(option.label, key=key, help=option.help) or None
+            else:
+                low, high, start = option.widget
+                number = st.number_input(option.label, low, high, start, key=key, help=option.help)
+                values[option.name] = float(number) if option.kind == "float" else int(number)
+        return values
+
+    return draw
 
 
 def _tabu_options(prefix):
@@ -149,40 +177,28 @@ def _tabu_options(prefix):
     return {"tabu_length": int(length) or None, "iterations": int(iterations) or None}
 
 
-register(Algorithm(
-    "hc", "Hill climbing (DAG)",
-    "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
-    "the score most; stop when none does.",
-    _search(hill_climb), _hc_options, replay=True))
-
-register(Algorithm(
-    "tabu", "Tabu search (DAG)",
-    "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
-    "being undone; returns the best graph seen.",
-    _search(tabu_search), _tabu_options, replay=True))
-
-
-register(Algorithm(
-    "rpdag", "RPDAG search (Acid & de Campos 2003)",
-    "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
-    "not waste steps moving between DAGs that score the same. Needs a score-equivalent score (BDeu or BIC).",
-    _search(rpdag_search), replay=True))
+def _ordering_options(prefix):
+    split = st.checkbox("Split the time limit itself", True, key=f"{prefix}split",
+                        help="Hill climbing first (at most half of the time), then half of what is left to "
+                             "find candidate parent sets, the rest to climb over orderings. Untick to fix the "
+                             "time spent finding candidate sets per variable.")
+    options = {} if split else {
+        "time_per_variable": float(st.number_input("Seconds per variable to find candidate parent sets", 0.05,
+                                                   60.0, 0.2, step=0.1, key=f"{prefix}seconds"))}
+    restarts = st.number_input("Random orderings", 1, 10000, 100, key=f"{prefix}restarts",
+                               help="Climbs from random orderings after the one from hill climbing's order; the "
+                                    "time limit usually ends them first.")
+    seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed")
+    return {**options, "restarts": int(restarts), "seed": int(seed)}
 
 
-register(Algorithm(
-    "rpdag-tabu", "Tabu search over RPDAGs (TS-RPDAG)",
-    "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
-    "undone.",
-    _search(rpdag_search, tabu=True), _tabu_options, replay=True))
+WIDGETS = {"tabu": _tabu_options, "rpdag-tabu": _tabu_options, "obs": _ordering_options, "asobs": _ordering_options}
+"""Searches whose options the default widgets cannot draw: 0 standing for the paper's default (tabu), a time
+limit the search splits itself unless unticked and more orderings than the library's default (OBS, ASOBS)."""
 
-
-register(Algorithm(
-    "exact", "Exact optimum (dynamic or integer programming)",
-    "The best-scoring network of all, proven so. Up to about 25 variables by dynamic programming over subsets "
-    "of variables (Silander & Myllymäki 2006), whose memory and time double with every variable; beyond, by "
-    "branch and cut on SCIP over the candidate parent sets (Bartlett & Cussens 2017), which reports its "
-    "proven gap when stopped. The Tune page says which engine runs on the data in use, and why.",
-    _search(exact_search)))
+for _spec in SEARCHES.values():
+    register(Algorithm(_spec.name, _spec.label, _spec.description, _search(_spec.function),
+                       WIDGETS.get(_spec.name, option_widgets(_spec)), replay=_spec.replay is not None))
 
 
 def _credible_options(prefix):
@@ -207,32 +223,6 @@ register(Algorithm(
     "groups them into equivalence classes and averages over them (Liao et al. 2019).",
     _run_credible, _credible_options,
     describe=lambda settings, options: f"{score_label(settings['score'], settings.get('ess'))} · BF {settings['bf']:g}"))
-
-
-def _ordering_options(prefix):
-    split = st.checkbox("Split the time limit itself", True, key=f"{prefix}split",
-                        help="Hill climbing first (at most half of the time), then half of what is left to "
-                             "find candidate parent sets, the rest to climb over orderings. Untick to fix the "
-                             "time spent finding candidate sets per variable.")
-    options = {} if split else {
-        "time_per_variable": float(st.number_input("Seconds per variable to find candidate parent sets", 0.05,
-                                                   60.0, 0.2, step=0.1, key=f"{prefix}seconds"))}
-    restarts = st.number_input("Random orderings", 1, 10000, 100, key=f"{prefix}restarts",
-                               help="Climbs from random orderings after the one from hill climbing's order; the "
-                                    "time limit usually ends them first.")
-    seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed")
-    return {**options, "restarts": int(restarts), "seed": int(seed)}
-
-
-for _method, _label, _about in (
-        ("asobs", "ASOBS (ordering-based, acyclic selection)",
-         "Finds good candidate parent sets for every variable, then searches over variable orderings; each "
-         "ordering is read with acyclic selection (Scanagatta et al. 2015)."),
-        ("obs", "OBS (ordering-based search)",
-         "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
-         "(Teyssier & Koller 2005).")):
-    register(Algorithm(_method, _label, _about, _search(ordering_search, method=_method),
-                                _ordering_options))
 
 
 def _bnkl_settings(settings):
@@ -312,9 +302,10 @@ register(Algorithm(
 
 
 def _bootstrap_options(prefix):
-    names = {key: REGISTRY[key].label for key in ("hc", "tabu", "rpdag", "asobs")}
+    names = {key: spec.label for key, spec in SEARCHES.items()}
     algorithm = st.selectbox("Search run on every resample", list(names), format_func=names.get,
-                             key=f"{prefix}algorithm")
+                             key=f"{prefix}algorithm", help="Any search, with its options' defaults; hill "
+                             "climbing is the quickest, exact the slowest.")
     resamples = st.number_input("Resamples R", 10, 2000, 200, step=10, key=f"{prefix}R",
                                 help="Each resample draws as many rows as the data have, with replacement, and "
                                      "learns a network on them; 200 is bnlearn's usual choice.")

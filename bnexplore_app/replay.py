@@ -1,13 +1,15 @@
 """Replaying a local search's trajectory step by step (teaching mode).
 
-Two kinds of run can be replayed: DAG searches (hill climbing, tabu search),
-whose steps add, delete or reverse one arc, and RPDAG searches, whose steps are
-the operators of Acid & de Campos (2003), Section 4.3, each recorded with the
-state (A-G, Table 1) of the pair it joined.
+Two kinds of run can be replayed, as the search registry
+(:data:`bnexplore.search.SEARCHES`, each entry's ``replay``) says: DAG searches
+(hill climbing, tabu search), whose steps add, delete or reverse one arc, and
+RPDAG searches, whose steps are the operators of Acid & de Campos (2003),
+Section 4.3, each recorded with the state (A-G, Table 1) of the pair it joined.
 """
 
 from bnexplore import viz
 from bnexplore.graphs import DAG, RPDAG
+from bnexplore.search import SEARCHES
 from bnexplore.search.rpdag import OPERATORS as RPDAG_OPERATORS
 from bnexplore.search.rpdag import apply_operator
 
@@ -19,17 +21,22 @@ RPDAG_WORDS = {"A_arc": "add the arc", "A_link": "add the link", "D_arc": "delet
                "D_link": "delete the link", "A_hh": "add the head-to-head pattern"}
 
 
+OPERATORS = {"dag": DAG_OPERATORS, "rpdag": RPDAG_OPERATORS}
+"""The steps of each replay kind a registry entry may name."""
+
+
 def kind(result):
-    """``"dag"`` or ``"rpdag"`` when every step of the trajectory can be replayed, else None."""
+    """The replay kind of the result's search (``"dag"`` or ``"rpdag"``, from its registry entry) when every
+    step of its trajectory is one of that kind's, else None (a run with random restarts, another search)."""
+    spec = SEARCHES.get(result.algorithm)
     steps = result.trajectory or []
-    if not steps or result.params.get("restarts"):
+    if spec is None or spec.replay is None or not steps or result.params.get("restarts"):
         return None
-    ops = {step.get("op") for step in steps}
-    if ops <= set(DAG_OPERATORS) and all(len(step.get("args", ())) == 2 for step in steps):
-        return "dag"
-    if ops <= set(RPDAG_OPERATORS):
-        return "rpdag"
-    return None
+    if not {step.get("op") for step in steps} <= set(OPERATORS[spec.replay]):
+        return None
+    if spec.replay == "dag" and any(len(step.get("args", ())) != 2 for step in steps):
+        return None
+    return spec.replay
 
 
 def arcs_after(trajectory, k, start=()):

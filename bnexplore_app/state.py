@@ -37,7 +37,7 @@ from bnexplore import bundled, viz
 from bnexplore.bif import read_bif, sample
 from bnexplore.data import Encoder, read_frame
 from bnexplore.errors import DataError
-from bnexplore.scores import Scorer
+from bnexplore.scores import SCORES, Scorer
 from bnexplore.session import SavedResult, Session, check_field, table_bytes
 
 SAMPLES = ("asia", "alarm", "insurance", "child", "sachs")
@@ -380,19 +380,16 @@ def current_scorer(data=None, key=None, score=None, ess=None):
     """The cached Scorer of the data in use (or of ``data`` / ``key``) with the Tune settings."""
     settings = st.session_state["settings"]
     score = score or settings["score"]
-    if score not in ("bdeu", "bic", "k2", "aic", "ll"):
+    if score not in SCORES:
         score = "bdeu"
     ess = ess if ess is not None else settings["ess"]
     return scorer(key or st.session_state["data_key"], score, float(ess), data if data is not None else dataset())
 
 
-SCORE_LABELS = {"bdeu": "BDeu", "bic": "BIC", "k2": "K2", "aic": "AIC", "ll": "LL"}
-
-
 def score_label(score, ess=None):
-    """A score and its setting as people write them: "BDeu(1)", "BIC", "K2"."""
-    label = SCORE_LABELS.get(score, str(score))
-    return f"{label}({float(ess):g})" if score == "bdeu" and ess is not None else label
+    """A score and its setting as people write them: "BDeu(1)", "BIC", "K2" (the score registry's labels)."""
+    spec = SCORES.get(score)
+    return str(score) if spec is None else spec.settings_text({"ess": ess})
 
 
 def result_name(algorithm, settings_text, data_short):

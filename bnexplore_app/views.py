@@ -8,9 +8,9 @@ import streamlit as st
 from bnexplore import viz
 from bnexplore.bif import Network, fit_network, write_bif
 from bnexplore.result import Result
+from bnexplore.scores import SCORES
 from bnexplore_app import state
 
-SCORER_SCORES = ("bdeu", "bic", "k2", "aic", "ll")
 VIEW_CAPTIONS = {
     "DAG": "Arrows are arcs (parent → child). {width} {hover}",
     "RPDAG": "The RPDAG (restricted PDAG, Acid & de Campos 2003) of this DAG. An arc stays an arrow when its head "
@@ -126,7 +126,7 @@ def entry_scorer(entry):
     """A Scorer with the entry's own score settings on its data, or None (no data / other score)."""
     data, key = data_for(entry)
     name = entry.result.score_name
-    if data is None or name not in SCORER_SCORES:
+    if data is None or name not in SCORES:
         return None
     return state.scorer(key, name, float(entry.result.params.get("ess", 1.0)), data)
 

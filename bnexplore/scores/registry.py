@@ -15,8 +15,8 @@ bnlearn's ``R/globals.R``). Adding a score is an entry here, its branch in
 Examples
 --------
 >>> from bnexplore.scores import SCORES
->>> list(SCORES)
-['bdeu', 'k2', 'bic', 'aic', 'll']
+>>> SCORES["bdeu"].label, [h.name for h in SCORES["bdeu"].hyperparameters]
+('BDeu', ['ess'])
 >>> SCORES["bic"].equivalent, SCORES["k2"].equivalent
 (True, False)
 >>> SCORES["aic"].penalty_weight(1000), SCORES["ll"].penalty_weight(1000), SCORES["bdeu"].penalty_weight(1000)

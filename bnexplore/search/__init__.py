@@ -3,35 +3,16 @@
 import inspect
 
 from ..errors import SearchError
-from ..options import positive_number, seed_number, whole_number
 from ..scores import Scorer
 from .credible import CredibleSet, credible_set
 from .exact import ENGINES, choose_engine, exact_search
 from .hillclimb import hill_climb, tabu_search
 from .ordering import asobs, obs
+from .registry import COMMON, SEARCHES, Option, SearchSpec, search_spec
 from .rpdag import rpdag_hill_climb, rpdag_tabu_search
 
-ALGORITHMS = {
-    "hc": hill_climb,
-    "tabu": tabu_search,
-    "rpdag": rpdag_hill_climb,
-    "rpdag-tabu": rpdag_tabu_search,
-    "exact": exact_search,
-    "obs": obs,
-    "asobs": asobs,
-}
-"""Search functions by name; each takes ``(scorer, **options)`` and returns a Result."""
-
-OPTION_CHECKS = {
-    "seed": seed_number,
-    "perturb": lambda v: whole_number(v, "perturb", 0),
-    "tabu_length": lambda v: whole_number(v, "tabu_length", 0),
-    "iterations": lambda v: whole_number(v, "iterations", 0),
-    "max_evaluations": lambda v: whole_number(v, "max_evaluations", 0),
-    "time_per_variable": lambda v: positive_number(v, "time_per_variable", unit=" of seconds"),
-}
-"""Checks :func:`learn` makes of the numeric options it passes on (when given, not None), so a
-string or NaN is an OptionError naming the keyword, not a TypeError deep in a search."""
+ALGORITHMS = {name: spec.function for name, spec in SEARCHES.items()}
+"""Search functions by name (from :data:`SEARCHES`); each takes ``(scorer, **options)`` and returns a Result."""
 
 
 def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
@@ -43,7 +24,8 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
         Encoded data (numeric columns discretized). Ignored when ``scorer``
         is given.
     algorithm : str
-        One of :data:`ALGORITHMS`.
+        A name in :data:`SEARCHES` (:mod:`bnexplore.search.registry`): "hc",
+        "tabu", "rpdag", "rpdag-tabu", "exact", "obs", "asobs".
     score : str
         Local score (see :class:`bnexplore.scores.Scorer`).
     ess : float
@@ -51,9 +33,11 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
     scorer : Scorer, optional
         Reuse a scorer (and its cache) instead of building one.
     **options
-        Passed to the algorithm's function (for example ``max_indegree``,
-        ``time_limit``, ``progress``, ``stop``, and for "exact" ``engine``:
-        "auto", "dp" or "ilp"); unknown names are an error.
+        Passed to the algorithm's function: those every search takes
+        (:data:`COMMON`: ``max_indegree``, ``knowledge``, ``time_limit``,
+        ``progress``, ``stop``, ``control``) and the search's own
+        (``SEARCHES[algorithm].options``, checked here: for "exact"
+        ``engine``, "auto", "dp" or "ilp"); unknown names are an error.
 
     Returns
     -------
@@ -65,21 +49,33 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, **options):
         On an unknown algorithm or option, or an impossible value (an
         :class:`bnexplore.errors.OptionError` naming the keyword, e.g.
         ``ess='1'``, ``time_limit=-5``, ``seed='abc'``), before any search.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bnexplore.data import Dataset
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 500)
+    >>> b = (a + (rng.random(500) < 0.1)) % 2          # b copies a, with 10% noise
+    >>> c = rng.integers(0, 3, 500)                      # c is on its own
+    >>> data = Dataset.from_codes(np.column_stack([a, b, c]), names=["a", "b", "c"])
+    >>> result = learn(data, "hc", score="bic")
+    >>> result.graph.to_json()["arcs"]
+    [['a', 'b']]
+    >>> round(result.score, 6) == round(learn(data, "exact", score="bic").score, 6)  # hill climbing found the optimum
+    True
     """
-    try:
-        function = ALGORITHMS[algorithm]
-    except (KeyError, TypeError):
-        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}") from None
-    accepted = set(inspect.signature(function).parameters) - {"scorer"}
+    spec = search_spec(algorithm)
+    accepted = set(inspect.signature(spec.function).parameters) - {"scorer"}
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise SearchError(f"{algorithm} does not take {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
-    for name, check in OPTION_CHECKS.items():
-        if options.get(name) is not None:
-            options[name] = check(options[name])
+    for option in spec.options:
+        if options.get(option.name) is not None:
+            options[option.name] = option.check(options[option.name])
     if scorer is None:
         scorer = Scorer(data, score=score, ess=ess)
-    return function(scorer, **options)
+    return spec.function(scorer, **options)
 
 
 def search_options(knowledge, algorithm, names, max_indegree=None):
@@ -88,13 +84,13 @@ def search_options(knowledge, algorithm, names, max_indegree=None):
     The knowledge is checked first (:meth:`bnexplore.knowledge.Knowledge.bind`),
     so a door (the CLI, :func:`bnexplore.bootstrap.bootstrap`, the app)
     refuses a contradiction before any work; every search of
-    :data:`ALGORITHMS` takes ``knowledge=`` and gets the object itself.
+    :data:`SEARCHES` takes ``knowledge=`` (its ``knowledge`` flag) and gets the object itself.
 
     Parameters
     ----------
     knowledge : Knowledge or None
     algorithm : str
-        A name in :data:`ALGORITHMS`.
+        A name in :data:`SEARCHES`.
     names : list of str or anything with ``.names``
     max_indegree : int, optional
 
@@ -116,12 +112,12 @@ def search_options(knowledge, algorithm, names, max_indegree=None):
     """
     if not knowledge:
         return {}
-    if algorithm not in ALGORITHMS:
-        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
+    if not search_spec(algorithm).knowledge:
+        raise SearchError(f"{algorithm} does not take knowledge")
     knowledge.bind(names, max_indegree)
     return {"knowledge": knowledge}
 
 
-__all__ = ["ALGORITHMS", "CredibleSet", "ENGINES", "asobs", "choose_engine", "credible_set", "exact_search",
-           "hill_climb", "learn", "obs", "rpdag_hill_climb", "rpdag_tabu_search", "search_options",
-           "tabu_search"]
+__all__ = ["ALGORITHMS", "COMMON", "CredibleSet", "ENGINES", "Option", "SEARCHES", "SearchSpec", "asobs",
+           "choose_engine", "credible_set", "exact_search", "hill_climb", "learn", "obs", "rpdag_hill_climb",
+           "rpdag_tabu_search", "search_options", "search_spec", "tabu_search"]

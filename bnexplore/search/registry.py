@@ -1,0 +1,235 @@
+"""The table of structure searches: every fact a door needs about a search, in one place.
+
+Each search :func:`bnexplore.learn` runs has one :class:`SearchSpec` in
+:data:`SEARCHES`: its name, function, label, one-line description, the options
+of its own (:class:`Option`: type, default, range, help, and how the app offers
+it), whether it takes background knowledge and which replay its trajectory
+allows. The command line's ``--algorithm`` choices, its search flags and their
+help, ``learn``'s checks of those options, the app's algorithm picker, its
+option widgets, the replay and the bootstrap's picker all read this table.
+Adding a search is its module (a function ``f(scorer, *, max_indegree=None,
+knowledge=None, progress=None, time_limit=None, stop=None, control=None,
+...own options)`` returning a :class:`~bnexplore.result.Result`) and its entry
+here.
+
+Every search also takes the options of :data:`COMMON` (the in-degree bound,
+knowledge, the time limit, progress, stop and control), so they are not listed
+per search.
+
+Examples
+--------
+>>> from bnexplore.search import SEARCHES
+>>> SEARCHES["rpdag"].label, SEARCHES["rpdag"].replay
+('RPDAG search (Acid & de Campos 2003)', 'rpdag')
+>>> [option.name for option in SEARCHES["hc"].options]
+['restarts', 'perturb', 'seed']
+>>> SEARCHES["exact"].option("engine").choices
+('auto', 'dp', 'ilp')
+"""
+
+from dataclasses import dataclass
+
+from ..errors import SearchError
+from ..options import positive_number, seed_number, whole_number
+from ..parents.explore import METHODS as EXPLORERS
+from .exact import ENGINES, exact_search
+from .hillclimb import hill_climb, tabu_search
+from .ordering import asobs, obs
+from .rpdag import rpdag_hill_climb, rpdag_tabu_search
+
+COMMON = ("max_indegree", "knowledge", "progress", "time_limit", "stop", "control")
+"""Keywords every registered search takes (a test checks their signatures)."""
+
+KINDS = ("int", "seed", "float", "choice", "text")
+"""Types of option: a whole number (from ``low``), a seed (whole, >= 0, or None),
+a positive number, one of ``choices``, or free text."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a search takes besides :data:`COMMON`.
+
+    Attributes
+    ----------
+    name : str
+        The keyword (``restarts``); the command line's flag is :attr:`flag`.
+    kind : {"int", "seed", "float", "choice", "text"}
+    default : object
+        The function's default (None: the search decides, as its docstring says).
+    help : str
+        One line, for the flag's help and the widget's tooltip.
+    low : int, optional
+        Smallest whole number accepted (kind "int").
+    choices : tuple of str
+        The values of a "choice" (the doors offer these; a search may also
+        take an object there, such as candidate parent sets).
+    label : str, optional
+        The app widget's label; None: the app does not offer it.
+    widget : tuple, optional
+        ``(low, high, start)`` of the app's number widget (its range must be
+        finite, and its start may differ from the library's default: a seed
+        of 1 makes an app run reproducible).
+    """
+
+    name: str
+    kind: str
+    default: object
+    help: str
+    low: int = 0
+    choices: tuple = ()
+    label: str | None = None
+    widget: tuple | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name}: kind {self.kind!r} is not one of {', '.join(KINDS)}")
+
+    @property
+    def flag(self):
+        """The command line's flag: ``--time-per-variable``."""
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value):
+        """A number checked and converted (an OptionError naming the option as the door names it).
+
+        None (the search's default) is passed through, and so are choices and
+        text: the search checks those itself, naming what it knows ("unknown
+        exact engine 'gurobi': choose one of auto, dp, ilp").
+        """
+        if value is None:
+            return None
+        if self.kind == "int":
+            return whole_number(value, self.name, self.low)
+        if self.kind == "seed":
+            return seed_number(value)
+        if self.kind == "float":
+            return positive_number(value, self.name, unit=" of seconds" if "time" in self.name else "")
+        return value
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """One structure search.
+
+    Attributes
+    ----------
+    name : str
+        Its name in every door (``algorithm="hc"``, ``--algorithm hc``) and in results.
+    function : callable
+        ``function(scorer, **options) -> Result``; takes :data:`COMMON` and :attr:`options`.
+    label : str
+        Name in pickers ("Hill climbing (DAG)").
+    description : str
+        What it does, in a sentence or two.
+    options : tuple of Option
+        Its own options.
+    knowledge : bool
+        Takes background knowledge (``knowledge=``): every search here does.
+    replay : {"dag", "rpdag"} or None
+        Its steps can be replayed one by one: DAG moves (add, delete, reverse)
+        or RPDAG operators; None for searches whose trajectory is not a walk.
+    """
+
+    name: str
+    function: object
+    label: str
+    description: str
+    options: tuple = ()
+    knowledge: bool = True
+    replay: str | None = None
+
+    def option(self, name):
+        """The :class:`Option` of this name, or None."""
+        return next((option for option in self.options if option.name == name), None)
+
+
+RESTARTS = Option("restarts", "int", 0, "random restarts: perturb the best graph and climb again, keep the best",
+                  label="Random restarts", widget=(0, 50, 0))
+PERTURB = Option("perturb", "int", None, "random moves per restart (default: the number of variables, at most 100)")
+HC_SEED = Option("seed", "seed", None, "random seed", label="Seed of the restarts", widget=(0, 10**6, 1))
+TABU_LENGTH = Option("tabu_length", "int", None, "tabu list length (default: the number of variables)")
+ITERATIONS = Option("iterations", "int", None, "tabu iterations (default n (n - 1))")
+ORDERING = (
+    Option("parents", "choice", "independence", "parent-set explorer", choices=EXPLORERS),
+    Option("time_per_variable", "float", None, "seconds per variable for parent-set exploration"),
+    Option("max_evaluations", "int", None, "parent sets scored per variable in the exploration"),
+    Option("restarts", "int", 10, "random orderings climbed after the seed graph's"),
+    Option("seed", "seed", None, "random seed"),
+    Option("workers", "int", 1, "Dask workers on this machine for parent-set exploration", low=1),
+    Option("scheduler", "text", None, "address of an existing Dask scheduler"),
+)
+
+SEARCHES = {spec.name: spec for spec in (
+    SearchSpec(
+        "hc", hill_climb, "Hill climbing (DAG)",
+        "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
+        "the score most; stop when none does.",
+        (RESTARTS, PERTURB, HC_SEED), replay="dag"),
+    SearchSpec(
+        "tabu", tabu_search, "Tabu search (DAG)",
+        "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
+        "being undone; returns the best graph seen.",
+        (TABU_LENGTH, ITERATIONS), replay="dag"),
+    SearchSpec(
+        "rpdag", rpdag_hill_climb, "RPDAG search (Acid & de Campos 2003)",
+        "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
+        "not waste steps moving between DAGs that score the same. Needs a score-equivalent score.",
+        replay="rpdag"),
+    SearchSpec(
+        "rpdag-tabu", rpdag_tabu_search, "Tabu search over RPDAGs (TS-RPDAG)",
+        "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
+        "undone. Needs a score-equivalent score.",
+        (TABU_LENGTH, ITERATIONS), replay="rpdag"),
+    SearchSpec(
+        "exact", exact_search, "Exact optimum (dynamic or integer programming)",
+        "The best-scoring network of all, proven so. Up to about 25 variables by dynamic programming over subsets "
+        "of variables (Silander & Myllymäki 2006), whose memory and time double with every variable; beyond, by "
+        "branch and cut on SCIP over the candidate parent sets (Bartlett & Cussens 2017), which reports its "
+        "proven gap when stopped. The Tune page says which engine runs on the data in use, and why.",
+        (Option("engine", "choice", "auto", "exact engine: the subset DP, branch and cut on SCIP (ilp; needs pip "
+                "install pyscipopt), or auto (the DP while it is fast and fits in memory, the ILP beyond)",
+                choices=ENGINES),)),
+    SearchSpec(
+        "obs", obs, "OBS (ordering-based search)",
+        "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
+        "(Teyssier & Koller 2005).", ORDERING),
+    SearchSpec(
+        "asobs", asobs, "ASOBS (ordering-based, acyclic selection)",
+        "Finds good candidate parent sets for every variable, then searches over variable orderings; each "
+        "ordering is read with acyclic selection (Scanagatta et al. 2015).", ORDERING),
+)}
+"""The searches by name, in the order doors list them."""
+
+
+def search_spec(name):
+    """The :class:`SearchSpec` of a search name.
+
+    Raises
+    ------
+    SearchError
+        Naming the unknown algorithm and the known ones.
+    """
+    try:
+        return SEARCHES[name]
+    except (KeyError, TypeError):
+        raise SearchError(f"unknown algorithm {name!r}: choose one of {', '.join(SEARCHES)}") from None
+
+
+def options():
+    """Every search option once, by name (options of the same name agree in kind, across searches).
+
+    Returns
+    -------
+    dict of str to Option
+        The first registered option of each name.
+    """
+    found = {}
+    for spec in SEARCHES.values():
+        for option in spec.options:
+            found.setdefault(option.name, option)
+    return found
+
+
+def taking(name):
+    """The names of the searches that take option ``name``, in registry order."""
+    return [spec.name for spec in SEARCHES.values() if spec.option(name) is not None]
