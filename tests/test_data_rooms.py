@@ -2,6 +2,8 @@
 public names where they were, and pyarrow's readers loaded on the first file read, not at import."""
 
 import ast
+import doctest
+import importlib
 import json
 import subprocess
 import sys
@@ -66,6 +68,15 @@ def test_the_public_names_stay_importable_from_bnexplore_data():
     for name in PUBLIC:
         assert getattr(bnexplore.data, name) is not None, name
     assert bnexplore.data.read_csv is bnexplore.data.read_table
+
+
+def test_the_examples_in_the_docstrings_run():
+    tried = {}
+    for room in ROOMS:
+        result = doctest.testmod(importlib.import_module(f"bnexplore.data.{room}"), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, room
+        tried[room] = result.attempted
+    assert tried["readers"] >= 10 and tried["dataset"] >= 1 and tried["discretize"] >= 4, tried
 
 
 LOADED = """
