@@ -507,6 +507,7 @@ def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_C
 
     Examples
     --------
+    >>> from bnexplore import query, read_bif
     >>> asia = read_bif("sample_data/networks/asia.bif.gz")
     >>> query(asia, ["lung"], {"smoke": "yes"}).posterior["lung"]
     {'yes': 0.1, 'no': 0.9}

@@ -528,12 +528,64 @@ def _check_settings(settings):
 
 
 def save_session(session, path):
-    """Write ``session`` to ``path`` (gzipped JSON; ``.bnx`` is the usual suffix)."""
+    """Write ``session`` to ``path`` (gzipped JSON; ``.bnx`` is the usual suffix).
+
+    Parameters
+    ----------
+    session : Session
+    path : str or path-like
+
+    Examples
+    --------
+    A session on the bundled asia data with one learned network, saved and read back:
+
+    >>> import os, tempfile
+    >>> from bnexplore import Session, learn, load_session, save_session
+    >>> from bnexplore.session import SavedResult
+    >>> session = Session(source={"kind": "bundled", "name": "asia"}, settings={"score": "bdeu"})
+    >>> result = learn(session.dataset(), "hc")
+    >>> session.results.append(SavedResult("hc", result, data_label="asia"))
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> save_session(session, os.path.join(folder.name, "work.bnx"))
+    >>> load_session(os.path.join(folder.name, "work.bnx")).results[0].result.score == result.score
+    True
+    >>> folder.cleanup()
+    """
     with open(path, "wb") as f:
         f.write(session.dumps())
 
 
 def load_session(path):
-    """Read a session file written by :func:`save_session` or the app's *Save session* button."""
+    """Read a session file written by :func:`save_session` or the app's *Save session* button.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    Session
+        Checked field by field (see :meth:`Session.loads`); its data are built on demand
+        (:meth:`Session.dataset`).
+
+    Raises
+    ------
+    DataError
+        Naming the field that is wrong.
+    ResourceError
+        When the file expands past the bounds of this machine.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from bnexplore import Session, load_session, save_session
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(folder.name, "work.bnx")
+    >>> save_session(Session(source={"kind": "network", "name": "asia", "rows": 500, "seed": 1}), path)
+    >>> session = load_session(path)
+    >>> session.source["rows"], session.dataset().names[:3]
+    (500, ['asia', 'tub', 'smoke'])
+    >>> folder.cleanup()
+    """
     with open(path, "rb") as f:
         return Session.loads(f.read())
