@@ -180,7 +180,7 @@ def page():
             "or add a network learned on other data from the list (its edges can be compared on the variables "
             "the two share)." if len(st.session_state.get("cmp_pick", [])) < 2 else ""))
         return
-    left, right, mode, show = st.columns([3, 3, 2, 2])
+    left, right, mode, show = st.columns([4, 4, 2, 2])  # the pickers wide enough for whole names
     kept_a, kept_b = st.session_state.get("cmp_a_pick"), st.session_state.get("cmp_b_pick")
     with left:
         a_name = pick_one("A (reference)", chosen, "cmp_a", kept_a if kept_a in chosen else chosen[0],

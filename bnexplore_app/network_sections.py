@@ -49,10 +49,11 @@ def register(section):
 # BNKL (two-class KL networks, Balov 2013)
 
 RULE_WHY = {
-    "ratio": "the largest S = R / df, the class difference per free parameter (Balov 2013, the paper's score)",
-    "bic": "the largest N·R − df·ln(N)/2: N·R is a log-likelihood ratio, each free parameter costs ln(N)/2",
-    "aic": "the largest N·R − df: each free parameter costs 1",
+    "ratio": ("largest R / df", "the class difference per free parameter (Balov 2013, the paper's score)"),
+    "bic": ("largest N·R − df·ln(N)/2", "N·R is a log-likelihood ratio, each free parameter costs ln(N)/2"),
+    "aic": ("largest N·R − df", "each free parameter costs 1"),
 }
+"""Per selection rule: what it picks, short enough for a table cell at 1280 x 720, and why (under the table)."""
 SDNET_NOTE = ("The score's R counts cells as the R package sdnet does: a cell with no rows of the reference class "
               "is skipped, so a node's own R_i can even be negative (for a variable whose top bin holds only "
               "class-1 rows). Node colours show the true KL divergence instead, with such cells counted (their "
@@ -62,16 +63,17 @@ SDNET_NOTE = ("The score's R counts cells as the R package sdnet does: a cell wi
 def _rule_table(path, n_rows, select):
     """Which network each selection rule picks on this path, and why."""
     rows = []
-    for rule, why in RULE_WHY.items():
+    for rule, (what, _) in RULE_WHY.items():
         values = rule_values([p["df"] for p in path], [p["R"] for p in path], n_rows, rule)
         index = int(np.argmax(values))
         arcs = sum(len(ps) for ps in path[index]["parents"]) if "parents" in path[index] else len(
             path[index].get("arcs", []))
         rows.append({"rule": rule + (" (used)" if rule == select else ""), "network #": index,
-                     "arcs": arcs, "df": path[index]["df"], "R (nats)": path[index]["R"], "picks": why})
+                     "arcs": arcs, "df": path[index]["df"], "R (nats)": path[index]["R"], "picks": what})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
         "R (nats)": st.column_config.NumberColumn(format="%.4f"),
-        "picks": st.column_config.TextColumn(width="large")})
+        "picks": st.column_config.TextColumn(help="the network on the path with the largest value of this rule")})
+    st.caption("; ".join(f"{rule}: {why}" for rule, (_, why) in RULE_WHY.items()) + ".")
     return {row["rule"].split(" ")[0]: row["network #"] for row in rows}
 
 

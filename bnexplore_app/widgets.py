@@ -116,7 +116,7 @@ def results_table(entries):
                      "settings": views.settings_text(result.params)})
     frame = pd.DataFrame(rows)
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
-        "name": st.column_config.TextColumn("name", width="medium", pinned=True),
+        "name": st.column_config.TextColumn("name", width=text_column_width(frame["name"]), pinned=True),
         "learned on": st.column_config.TextColumn("learned on", width="medium",
                                                   help="the data the search ran on"),
         "data in use?": st.column_config.TextColumn(
@@ -126,6 +126,13 @@ def results_table(entries):
         "seconds": st.column_config.NumberColumn("seconds", format="%.2f"),
     })
     return frame
+
+
+def text_column_width(texts, least=120, most=420):
+    """Pixels a table column needs to show ``texts`` whole (at most ``most``; the table's font is about
+    7.5 pixels a character, plus the cell's padding)."""
+    longest = max((len(str(text)) for text in texts), default=0)
+    return int(min(most, max(least, 7.5 * longest + 28)))
 
 
 def file_stem(name):
