@@ -406,8 +406,9 @@ def teaching_section():
                     help="Runs learned on other data sets than the data in use, labelled with their data.")
     entries = every if st.session_state.get(state.KEEP + "replay_other_data") else here
     if not entries:
-        st.info("Run hill climbing, tabu search or an RPDAG search (without restarts) above; its steps can then "
-                "be replayed here." + (" Runs on other data: tick the box above." if others else ""))
+        *first, last = replay.replayable()
+        st.info(f"Run {', '.join(first)} or {last} (without restarts) above; its steps can then be replayed "
+                "here." + (" Runs on other data: tick the box above." if others else ""))
         return
     playing = st.session_state.get("replay_playing", False)
     speed = float(st.session_state.get(state.KEEP + "replay_speed", 1.0))

@@ -25,6 +25,11 @@ OPERATORS = {"dag": DAG_OPERATORS, "rpdag": RPDAG_OPERATORS}
 """The steps of each replay kind a registry entry may name."""
 
 
+def replayable():
+    """The labels of the searches whose runs can be replayed (registry entries with a ``replay`` kind)."""
+    return [spec.label for spec in SEARCHES.values() if spec.replay is not None]
+
+
 def kind(result):
     """The replay kind of the result's search (``"dag"`` or ``"rpdag"``, from its registry entry) when every
     step of its trajectory is one of that kind's, else None (a run with random restarts, another search)."""

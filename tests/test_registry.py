@@ -136,6 +136,7 @@ def test_replay_kind_comes_from_the_registry():
     result = hill_climb(Scorer(data))
     renamed = Result.from_json({**result.to_json(), "algorithm": "exact"})  # the same steps, another search
     assert replay.kind(result) == "dag" and replay.kind(renamed) is None
+    assert replay.replayable() == [spec.label for spec in SEARCHES.values() if spec.replay]
 
 
 # -- the app ---------------------------------------------------------------------
@@ -147,6 +148,7 @@ def test_app_offers_exactly_the_registered_searches_and_scores():
 
     at = new_session()
     go(at, "3_Search")
+    assert any(SEARCHES["rpdag-tabu"].label in info.value for info in at.info)  # what can be replayed
     picker = at.multiselect(key="keep.search_algorithms")
     searched = [label for label in picker.options
                 if label not in {algorithms.REGISTRY[k].label for k in APP_ANALYSES}]
