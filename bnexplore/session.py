@@ -513,7 +513,7 @@ def _check_settings(settings):
     check_field(isinstance(settings, dict), "settings", "an object", settings)
     low, high = ESS_RANGE
     checks = {
-        "score": (lambda v: v in SCORES, f"one of {', '.join(SCORES)}"),
+        "score": (lambda v: isinstance(v, str) and v in SCORES, f"one of {', '.join(SCORES)}"),
         "ess": (lambda v: _number(v) and low <= v <= high, f"a number from {low:g} to {high:g}"),
         "bf": (lambda v: _number(v) and v >= 1, "a finite number >= 1"),
         "max_indegree": (lambda v: v is None or _whole(v, 0, MAX_INDEGREE),

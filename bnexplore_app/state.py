@@ -388,7 +388,7 @@ def current_scorer(data=None, key=None, score=None, ess=None):
 
 def score_label(score, ess=None):
     """A score and its setting as people write them: "BDeu(1)", "BIC", "K2" (the score registry's labels)."""
-    spec = SCORES.get(score)
+    spec = SCORES.get(score) if isinstance(score, str) else None
     return str(score) if spec is None else spec.settings_text({"ess": ess})
 
 

@@ -126,7 +126,7 @@ def entry_scorer(entry):
     """A Scorer with the entry's own score settings on its data, or None (no data / other score)."""
     data, key = data_for(entry)
     name = entry.result.score_name
-    if data is None or name not in SCORES:
+    if data is None or not isinstance(name, str) or name not in SCORES:  # a hostile import's name may be a list
         return None
     return state.scorer(key, name, float(entry.result.params.get("ess", 1.0)), data)
 

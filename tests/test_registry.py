@@ -182,3 +182,17 @@ def test_examples_run(function):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+def test_names_from_files_that_are_not_text_are_no_score():
+    """A session or an imported result may hold any JSON where a score name belongs; the registry's table
+    is a dict, so every reader asks whether the name is text before looking it up."""
+    from bnexplore.errors import DataError
+    from bnexplore.session import Session
+    from bnexplore_app import state
+
+    assert state.score_label(["bdeu"]) == "['bdeu']" and state.score_label("bdeu", 2) == "BDeu(2)"
+    session = Session(source={"kind": "bundled", "name": "asia"}, encoding={}, class_column=None,
+                      settings={"score": {"bdeu": 1}}, knowledge=None, results=[], app={})
+    with pytest.raises(DataError, match="settings.score must be one of " + ", ".join(SCORES)):
+        Session.loads(session.dumps())
