@@ -33,7 +33,7 @@ def replayable():
 def kind(result):
     """The replay kind of the result's search (``"dag"`` or ``"rpdag"``, from its registry entry) when every
     step of its trajectory is one of that kind's, else None (a run with random restarts, another search)."""
-    spec = SEARCHES.get(result.algorithm)
+    spec = SEARCHES.get(result.algorithm) if isinstance(result.algorithm, str) else None  # imported: any JSON
     steps = result.trajectory or []
     if spec is None or spec.replay is None or not steps or result.params.get("restarts"):
         return None

@@ -136,6 +136,7 @@ def test_replay_kind_comes_from_the_registry():
     result = hill_climb(Scorer(data))
     renamed = Result.from_json({**result.to_json(), "algorithm": "exact"})  # the same steps, another search
     assert replay.kind(result) == "dag" and replay.kind(renamed) is None
+    assert replay.kind(Result.from_json({**result.to_json(), "algorithm": ["hc"]})) is None  # a hostile import
     assert replay.replayable() == [spec.label for spec in SEARCHES.values() if spec.replay]
 
 
