@@ -46,16 +46,21 @@ import pickle
 import queue
 import signal
 import time
+import uuid
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from .control import Control
 from .data import Dataset
+from .distributed import dask_client, load_dask
 from .errors import ResourceError, SearchError
 from .graphs import DAG, PDAG, pdag_extension
 from .knowledge import knowledge_params
 from .options import seed_number, whole_number
+from .result import parse_json, to_plain
+from .search import ALGORITHMS, learn, search_options
 
 POOL_START_SECONDS = 6.0
 """About what starting a worker process costs (spawn, import, loading the
@@ -202,8 +207,6 @@ class BootstrapResult:
         ``full=True`` adds ``names``, ``counts``, ``directed`` and ``graphs``, from
         which :meth:`from_json` rebuilds the result (for saved sessions).
         """
-        from .result import to_plain
-
         out = {"strength": self.table(), "averaged": self.averaged(threshold).to_json(),
                "resamples": self.resamples, "params": to_plain(self.params), "stats": to_plain(self.stats)}
         if full:
@@ -214,8 +217,6 @@ class BootstrapResult:
     @classmethod
     def from_json(cls, data):
         """Rebuild a result from ``to_json(full=True)`` output (a dict or JSON text)."""
-        from .result import parse_json
-
         data = parse_json(data, "bootstrap")
         missing = [k for k in ("names", "counts", "directed", "graphs", "resamples") if k not in data]
         if missing:
@@ -312,8 +313,6 @@ def resample_rows(entropy, r, n_rows):
 def learn_resample(data, r, settings, stop=None):
     """Learn resample ``r``; returns the ``(u, v)`` cells of its (CPDAG's)
     adjacency, or None when ``stop`` cut its search short."""
-    from .search import learn
-
     rows = resample_rows(settings["entropy"], r, data.n_rows)
     extra = {"stop": stop} if stop is not None else {}
     if settings["seeded"]:  # a randomised search (hc restarts) gets its own seed per resample
@@ -327,8 +326,6 @@ def learn_resample(data, r, settings, stop=None):
 
 
 def _start_worker(codes, arities, names, settings):
-    import numba
-
     numba.set_num_threads(1)  # the processes are the parallelism
     _WORKER.update(data=Dataset.from_codes(codes, arities, names), settings=settings)
 
@@ -425,8 +422,6 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     >>> averaged.threshold, len(averaged.graph.arcs()), averaged.graph.n_edges
     (0.3, 5, 8)
     """
-    from .search import ALGORITHMS, search_options
-
     control = Control.of(control, progress, time_limit, stop)
     if algorithm not in ALGORITHMS:
         raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
@@ -562,10 +557,6 @@ def _run_processes(data, settings, todo, workers, chunk_size, control, found):
 
 def _run_dask(data, settings, todo, scheduler, chunk_size, control, found):
     """Resamples on a Dask cluster (see :mod:`bnexplore.distributed`)."""
-    import uuid
-
-    from .distributed import dask_client, load_dask
-
     distributed = load_dask()
     with dask_client(distributed, 1, scheduler) as client:
         n_workers = max(1, len(client.scheduler_info()["workers"]))
