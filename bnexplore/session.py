@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 
 from . import bundled, limits
 from .bif import read_bif, sample
+from .bnkl import SELECT_RULES
 from .data import Encoder, read_frame
 from .errors import BNExploreError, DataError, ResourceError
 from .knowledge import Knowledge
 from .result import Result, to_plain
-from .scores.scorer import SCORES
-from .bnkl import SELECT_RULES
+from .scores import SCORES
 from .search.credible import CredibleSet
 from .search.exact import MAX_VARIABLES
 
