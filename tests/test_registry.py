@@ -197,3 +197,32 @@ def test_names_from_files_that_are_not_text_are_no_score():
                       settings={"score": {"bdeu": 1}}, knowledge=None, results=[], app={})
     with pytest.raises(DataError, match="settings.score must be one of " + ", ".join(SCORES)):
         Session.loads(session.dumps())
+
+
+def test_default_widgets_draw_every_kind_of_option():
+    """A new search's options get widgets from their registry entries alone: numbers, choices and text."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from bnexplore.search.registry import Option, SearchSpec
+        from bnexplore_app.algorithms import option_widgets
+
+        spec = SearchSpec("made-up", None, "Made up", "For the test.", (
+            Option("steps", "int", 3, "steps taken", label="Steps", widget=(0, 10, 3)),
+            Option("seconds", "float", None, "seconds spent", label="Seconds", widget=(0.5, 9.5, 1.5)),
+            Option("engine", "choice", "b", "the engine", choices=("a", "b"), label="Engine"),
+            Option("address", "text", None, "an address", label="Address"),
+            Option("hidden", "int", 0, "not offered in the app")))
+        st.session_state["values"] = option_widgets(spec)("x_")
+
+    at = AppTest.from_function(script, default_timeout=60).run()
+    assert not at.exception
+    assert at.session_state["values"] == {"steps": 3, "seconds": 1.5, "engine": "b", "address": None}
+    assert at.number_input(key="x_steps").label == "Steps" and at.selectbox(key="x_engine").options == ["a", "b"]
+    at.text_input(key="x_address").set_value("tcp://host:8786")
+    at.selectbox(key="x_engine").set_value("a")
+    at.number_input(key="x_steps").set_value(7)
+    at.run()
+    assert at.session_state["values"] == {"steps": 7, "seconds": 1.5, "engine": "a", "address": "tcp://host:8786"}
