@@ -45,7 +45,7 @@ REVERSED_COLOR = "#8e44ad"
 NODE_FILL = "#e3f2fd"
 NODE_BORDER = "#1565c0"
 FONT_SIZE = 22
-PNG_FONT = Path(__file__).resolve().parent / "fonts" / "DejaVuSans.ttf"
+PNG_FONT = Path(__file__).resolve().parent.parent / "fonts" / "DejaVuSans.ttf"
 """The font of PNG pictures, shipped with the package (Bitstream Vera licence, fonts/DejaVuSans-LICENSE.txt):
 Pillow's built-in font has no em dash, arrows or accented letters, which it draws as boxes."""
 ASPECT = 2.0
