@@ -9,6 +9,7 @@ from bnexplore import viz
 from bnexplore.bif import Network, fit_network, write_bif
 from bnexplore.result import Result
 from bnexplore.scores import SCORES
+from bnexplore.scores.contributions import arc_contributions
 from bnexplore_app import state
 
 VIEW_CAPTIONS = {
@@ -159,7 +160,7 @@ def contributions(entry):
     scorer = entry_scorer(entry)
     if scorer is None:
         return {}
-    return _cached(entry, "contributions", lambda: viz.arc_contributions(scorer, entry.result.graph))
+    return _cached(entry, "contributions", lambda: arc_contributions(scorer, entry.result.graph))
 
 
 def local_scores(entry):

@@ -374,7 +374,7 @@ def test_png_of_an_ask_view_draws_the_bars_of_its_nodes_and_of_its_legend():
     assert [item.label for item in drawing.legend if item.bar] == ["given the evidence", "before any evidence",
                                                                    "observed"]
     positions = viz.belief_positions(viz.layered_layout(dag.names, viz.graph_edges(dag)), drawing)
-    split = viz._legend_height(drawing, ImageFont.truetype(str(viz.PNG_FONT), 17))
+    split = viz.legend_height(drawing, ImageFont.truetype(str(viz.PNG_FONT), 17))
     # the same picture with every posterior 0: its node borders and names share the bars' blue
     empty = viz.belief_drawing(dag, {v: dict.fromkeys(d, 0.0) for v, d in posterior.items()}, prior,
                                {"smoke": "yes"}, title="asked")
