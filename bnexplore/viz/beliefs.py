@@ -35,6 +35,15 @@ def belief_drawing(graph, posteriors, priors, evidence=None, node_titles=None, t
     Returns
     -------
     Drawing
+
+    Examples
+    --------
+    >>> from bnexplore.graphs import DAG
+    >>> graph = DAG.from_arcs([("smoke", "lung")], ["smoke", "lung"])
+    >>> beliefs = {"smoke": {"yes": 1.0, "no": 0.0}, "lung": {"yes": 0.2, "no": 0.8}}
+    >>> drawing = belief_drawing(graph, beliefs, beliefs, {"smoke": "yes"})
+    >>> drawing.nodes[0].bars, drawing.nodes[0].observed
+    ([('yes', 1.0, 1.0), ('no', 0.0, 0.0)], 'yes')
     """
     evidence = evidence or {}
     node_titles = node_titles or {}
@@ -97,7 +106,14 @@ def bar_size(node):
 
 
 def bars_svg(node):
-    """The SVG of a belief node: its name, then one bar per state (prior faint behind, posterior dark)."""
+    """The SVG of a belief node: its name, then one bar per state (prior faint behind, posterior dark).
+
+    Examples
+    --------
+    >>> svg = bars_svg(NodeStyle("smoke", bars=[("yes", 0.25, 0.5), ("no", 0.75, 0.5)]))
+    >>> svg.startswith("<svg") and "75%" in svg
+    True
+    """
     width, height = bar_size(node)
     colour = EVIDENCE_COLOR if node.observed is not None else NODE_BORDER
     font = 'font-family="DejaVu Sans, Arial, sans-serif"'
@@ -119,7 +135,15 @@ def bars_svg(node):
 
 def bar_rows(node, width):
     """The rows of a belief node's picture, for its SVG and its PNG alike: per state ``(label, top of the
-    row, left of the bars, prior bar width, posterior bar width, probability, posterior bar colour)``."""
+    row, left of the bars, prior bar width, posterior bar width, probability, posterior bar colour)``.
+
+    Examples
+    --------
+    >>> node = NodeStyle("smoke", bars=[("yes", 1.0, 0.5)], observed="yes")
+    >>> label, top, left, prior, posterior, p, colour = bar_rows(node, 200)[0]
+    >>> (label, left, prior, posterior, colour == EVIDENCE_COLOR)
+    ('yes', 102, 24.0, 48.0, True)
+    """
     bar_x = width - PERCENT_ROOM - BAR_LENGTH
     return [(label, BAR_TOP + i * BAR_ROW, bar_x, BAR_LENGTH * min(max(prior, 0), 1),
              BAR_LENGTH * min(max(p, 0), 1), p, EVIDENCE_COLOR if node.observed == state else BAR_COLOR)
@@ -127,7 +151,13 @@ def bar_rows(node, width):
 
 
 def clip(text, length):
-    """``text`` cut to ``length`` characters, its last one "…" when cut."""
+    """``text`` cut to ``length`` characters, its last one "…" when cut.
+
+    Examples
+    --------
+    >>> clip("hours_online", 6), clip("age", 6)
+    ('hours…', 'age')
+    """
     return text if len(text) <= length else text[: length - 1] + "…"
 
 

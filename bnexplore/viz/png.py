@@ -106,7 +106,14 @@ def _text_size(draw, text, font):
 
 
 def legend_height(drawing, font):
-    """Pixels of the legend strip above the graph of a PNG."""
+    """Pixels of the legend strip above the graph of a PNG drawn with ``font`` (none without a legend).
+
+    Examples
+    --------
+    >>> from bnexplore.viz.styles import Drawing, LegendItem, font
+    >>> legend_height(Drawing([], [], [LegendItem("arc", "#000000")]), font(17))
+    41
+    """
     lines = len(drawing.legend) + (1 if drawing.title else 0) + (2 if drawing.colorbar else 0)
     return 16 + lines * round(font.size * 1.45) if lines else 0
 

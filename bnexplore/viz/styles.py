@@ -165,7 +165,13 @@ def sequential_color(t):
 
 
 def rgb(color):
-    """``(r, g, b)`` of a ``#rrggbb`` colour."""
+    """``(r, g, b)`` of a ``#rrggbb`` colour.
+
+    Examples
+    --------
+    >>> rgb("#1565c0")
+    (21, 101, 192)
+    """
     color = color.lstrip("#")
     return tuple(int(color[i: i + 2], 16) for i in (0, 2, 4))
 
@@ -231,7 +237,13 @@ def fmt(value, digits=4):
 
 @functools.lru_cache(maxsize=8)
 def font(size):
-    """The pictures' font (:data:`PNG_FONT`) at ``size`` pixels, loaded once per size."""
+    """The pictures' font (:data:`PNG_FONT`) at ``size`` pixels, loaded once per size.
+
+    Examples
+    --------
+    >>> font(15).size
+    15
+    """
     return ImageFont.truetype(str(PNG_FONT), size)
 
 
