@@ -26,9 +26,9 @@ from pathlib import Path
 from . import __version__
 from .errors import NO_VALUE, BNExploreError, OptionError, door
 from .options import positive_number, whole_number
-from .scores import SCORES, score_spec
-from .search import SEARCHES, search_spec
+from .scores.registry import ESS, SCORES, score_spec
 from .search import registry as searches
+from .search.registry import SEARCHES, search_spec
 
 
 class TerminalProgress:
@@ -102,7 +102,6 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
 def checks():
     """The check of each numeric flag, by its argparse ``dest`` (run before the command, when the flag is given)."""
     from .bootstrap import MAX_RESAMPLES
-    from .scores.registry import ESS
 
     return {
         **{name: option.check for name, option in searches.options().items() if option.kind != "choice"},

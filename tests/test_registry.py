@@ -226,3 +226,20 @@ def test_default_widgets_draw_every_kind_of_option():
     at.number_input(key="x_steps").set_value(7)
     at.run()
     assert at.session_state["values"] == {"steps": 7, "seconds": 1.5, "engine": "a", "address": "tcp://host:8786"}
+
+
+def test_the_registries_load_no_search_so_the_command_line_starts_fast():
+    """Reading both tables and building every command's flags loads neither numba nor pandas (counted in a
+    fresh interpreter, not timed); the choices the registry keeps for that are the searches' own."""
+    import subprocess
+    import sys
+
+    from bnexplore.parents.explore import METHODS
+    from bnexplore.search.engine import ENGINES
+
+    probe = ("import json, sys\nfrom bnexplore import cli\ncli.build_parser()\n"
+             "print(json.dumps([m for m in ('numba', 'pandas', 'scipy', 'pyarrow') if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+    assert searches.ENGINES == ENGINES and searches.EXPLORERS == METHODS

@@ -19,9 +19,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-BDEU, K2, BIC, AIC, LL = 0, 1, 2, 3, 4
-"""Integer codes of the local scores, as passed to the kernels (each score's
-``code`` in :data:`bnexplore.scores.registry.SCORES`)."""
+from .registry import AIC, BDEU, BIC, K2  # the codes the kernels branch on, as the score registry numbers them
 
 _KEY_LIMIT = 1 << 40
 """Compress configuration keys before they could exceed this (int64-safe)."""

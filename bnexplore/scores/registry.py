@@ -9,8 +9,9 @@ log-likelihood ``LL - w q (r - 1)``, and the code its kernel branches on
 app's score picker and labels, the searches that need score equivalence (RPDAG,
 the ILP's symmetry cuts) and the pruning rules of
 :func:`bnexplore.parents.candidate_parent_sets` all read this table (like
-bnlearn's ``R/globals.R``). Adding a score is an entry here, its branch in
-``kernels._score_from_counts`` and its twin in ``tests/naive.py``.
+bnlearn's ``R/globals.R``). Adding a score is a code and an entry here, its
+branch in ``kernels._score_from_counts`` and its twin in ``tests/naive.py``.
+This module imports no kernel, so reading the table is cheap.
 
 Examples
 --------
@@ -29,7 +30,10 @@ import math
 from dataclasses import dataclass
 
 from ..errors import ScoreError
-from . import kernels
+
+BDEU, K2, BIC, AIC, LL = 0, 1, 2, 3, 4
+"""Integer codes of the local scores, as the kernels of :mod:`bnexplore.scores.kernels` branch on them
+(here, so that reading the table loads no kernel: the command line builds its flags from it)."""
 
 MAX_ESS = 1e6
 """Largest BDeu equivalent sample size accepted. The score sums differences of
@@ -81,7 +85,7 @@ class ScoreSpec:
     description : str
         One line: what it is.
     code : int
-        The code its kernel branches on (``kernels.BDEU``, ...).
+        The code its kernel branches on (:data:`BDEU`, ...).
     equivalent : bool
         Score-equivalent: Markov-equivalent DAGs (same skeleton and
         v-structures, e.g. ``a -> b`` and ``b -> a``) always score the same.
@@ -155,15 +159,15 @@ ESS = Hyperparameter(
 
 SCORES = {spec.name: spec for spec in (
     ScoreSpec("bdeu", "BDeu", "Bayesian, uniform prior; its strength is the equivalent sample size (ESS)",
-              kernels.BDEU, equivalent=True, dirichlet_bound=True, hyperparameters=(ESS,)),
+              BDEU, equivalent=True, dirichlet_bound=True, hyperparameters=(ESS,)),
     ScoreSpec("k2", "K2", "Bayesian, uniform Dirichlet(1) prior on every table; not score-equivalent",
-              kernels.K2, equivalent=False, dirichlet_bound=True),
+              K2, equivalent=False, dirichlet_bound=True),
     ScoreSpec("bic", "BIC", "log-likelihood minus ½·log(N) per free parameter",
-              kernels.BIC, equivalent=True, penalty="log(N)/2"),
+              BIC, equivalent=True, penalty="log(N)/2"),
     ScoreSpec("aic", "AIC", "log-likelihood minus 1 per free parameter",
-              kernels.AIC, equivalent=True, penalty=1.0),
+              AIC, equivalent=True, penalty=1.0),
     ScoreSpec("ll", "LL", "log-likelihood alone: every added parent raises it, so it prefers the densest network",
-              kernels.LL, equivalent=True, penalty=0.0),
+              LL, equivalent=True, penalty=0.0),
 )}
 """The scores by name, in the order doors list them."""
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ScoreError
 from ..options import positive_number
 from . import kernels
-from .registry import ESS, MAX_ESS, SCORES, score_spec
+from .registry import ESS, LL, MAX_ESS, SCORES, score_spec
 
 
 def pack_parent_sets(parent_sets):
@@ -261,7 +261,7 @@ class Scorer:
         """Empirical ``H(child | parents) = -LL(child, parents) / N`` in nats."""
         c, ps = self.family(child, parents)
         ll = kernels.local_score(self.cols, self.arities, c, np.array(ps, np.int64),
-                                 kernels.LL, 1.0, self.dense_cells)
+                                 LL, 1.0, self.dense_cells)
         return -ll / self.n_rows
 
     # -- counters ---------------------------------------------------------

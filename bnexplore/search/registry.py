@@ -10,7 +10,8 @@ option widgets, the replay and the bootstrap's picker all read this table.
 Adding a search is its module (a function ``f(scorer, *, max_indegree=None,
 knowledge=None, progress=None, time_limit=None, stop=None, control=None,
 ...own options)`` returning a :class:`~bnexplore.result.Result`) and its entry
-here.
+here, which names the function as ``"module:function"``: the table imports no
+search, so the command line reads it without loading a numba kernel.
 
 Every search also takes the options of :data:`COMMON` (the in-degree bound,
 knowledge, the time limit, progress, stop and control), so they are not listed
@@ -27,15 +28,18 @@ Examples
 ('auto', 'dp', 'ilp')
 """
 
+import importlib
 from dataclasses import dataclass
 
 from ..errors import SearchError
 from ..options import positive_number, seed_number, whole_number
-from ..parents.explore import METHODS as EXPLORERS
-from .exact import ENGINES, exact_search
-from .hillclimb import hill_climb, tabu_search
-from .ordering import asobs, obs
-from .rpdag import rpdag_hill_climb, rpdag_tabu_search
+
+ENGINES = ("auto", "dp", "ilp")
+"""The exact engines (``bnexplore.search.engine.ENGINES``, which a test checks equal: the registry
+imports no search, so that the command line reads it without loading numba)."""
+
+EXPLORERS = ("independence", "greedy", "sequential")
+"""The parent-set explorers of OBS and ASOBS (``bnexplore.parents.explore.METHODS``, checked equal)."""
 
 COMMON = ("max_indegree", "knowledge", "progress", "time_limit", "stop", "control")
 """Keywords every registered search takes (a test checks their signatures)."""
@@ -115,8 +119,8 @@ class SearchSpec:
     ----------
     name : str
         Its name in every door (``algorithm="hc"``, ``--algorithm hc``) and in results.
-    function : callable
-        ``function(scorer, **options) -> Result``; takes :data:`COMMON` and :attr:`options`.
+    target : str
+        Where its function is: ``"module:function"`` in :mod:`bnexplore.search` (see :attr:`function`).
     label : str
         Name in pickers ("Hill climbing (DAG)").
     description : str
@@ -131,12 +135,22 @@ class SearchSpec:
     """
 
     name: str
-    function: object
+    target: str
     label: str
     description: str
     options: tuple = ()
     knowledge: bool = True
     replay: str | None = None
+
+    @property
+    def function(self):
+        """``function(scorer, **options) -> Result``, taking :data:`COMMON` and :attr:`options`.
+
+        Its module is imported here, on first use: the searches' numba kernels load with it, not
+        with the registry.
+        """
+        module, attribute = self.target.split(":")
+        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
 
     def option(self, name):
         """The :class:`Option` of this name, or None."""
@@ -161,27 +175,27 @@ ORDERING = (
 
 SEARCHES = {spec.name: spec for spec in (
     SearchSpec(
-        "hc", hill_climb, "Hill climbing (DAG)",
+        "hc", "hillclimb:hill_climb", "Hill climbing (DAG)",
         "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
         "the score most; stop when none does.",
         (RESTARTS, PERTURB, HC_SEED), replay="dag"),
     SearchSpec(
-        "tabu", tabu_search, "Tabu search (DAG)",
+        "tabu", "hillclimb:tabu_search", "Tabu search (DAG)",
         "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
         "being undone; returns the best graph seen.",
         (TABU_LENGTH, ITERATIONS), replay="dag"),
     SearchSpec(
-        "rpdag", rpdag_hill_climb, "RPDAG search (Acid & de Campos 2003)",
+        "rpdag", "rpdag:rpdag_hill_climb", "RPDAG search (Acid & de Campos 2003)",
         "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
         "not waste steps moving between DAGs that score the same. Needs a score-equivalent score.",
         replay="rpdag"),
     SearchSpec(
-        "rpdag-tabu", rpdag_tabu_search, "Tabu search over RPDAGs (TS-RPDAG)",
+        "rpdag-tabu", "rpdag:rpdag_tabu_search", "Tabu search over RPDAGs (TS-RPDAG)",
         "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
         "undone. Needs a score-equivalent score.",
         (TABU_LENGTH, ITERATIONS), replay="rpdag"),
     SearchSpec(
-        "exact", exact_search, "Exact optimum (dynamic or integer programming)",
+        "exact", "exact:exact_search", "Exact optimum (dynamic or integer programming)",
         "The best-scoring network of all, proven so. Up to about 25 variables by dynamic programming over subsets "
         "of variables (Silander & Myllymäki 2006), whose memory and time double with every variable; beyond, by "
         "branch and cut on SCIP over the candidate parent sets (Bartlett & Cussens 2017), which reports its "
@@ -190,11 +204,11 @@ SEARCHES = {spec.name: spec for spec in (
                 "install pyscipopt), or auto (the DP while it is fast and fits in memory, the ILP beyond)",
                 choices=ENGINES),)),
     SearchSpec(
-        "obs", obs, "OBS (ordering-based search)",
+        "obs", "ordering:obs", "OBS (ordering-based search)",
         "Finds good candidate parent sets, then climbs over variable orderings by swapping neighbours "
         "(Teyssier & Koller 2005).", ORDERING),
     SearchSpec(
-        "asobs", asobs, "ASOBS (ordering-based, acyclic selection)",
+        "asobs", "ordering:asobs", "ASOBS (ordering-based, acyclic selection)",
         "Finds good candidate parent sets for every variable, then searches over variable orderings; each "
         "ordering is read with acyclic selection (Scanagatta et al. 2015).", ORDERING),
 )}
