@@ -115,8 +115,10 @@ def render(entry, positions, most):
     with side:
         method = "bdeu"
         if entry.result.algorithm != "ground truth":
-            method = st.radio("Tables", list(FITS), format_func=lambda m: FITS[m] + (
-                f" (ESS {ess:g})" if m == "bdeu" else ""), key=state.KEEP + "ask_fit",
+            # a select box takes one line where a radio of these labels takes three: the evidence controls
+            # below end in a 720-pixel window
+            method = st.selectbox("Tables", list(FITS), format_func=lambda m: (
+                f"BDeu, ESS {ess:g}" if m == "bdeu" else FITS[m]), key=state.KEEP + "ask_fit",
                 help="BDeu posterior mean: counts plus the prior's ESS spread over each table (never 0); "
                      "maximum likelihood: the counts alone (0 for what never occurred).")
         network, how = network_for(entry, method, ess)
@@ -134,11 +136,11 @@ def render(entry, positions, most):
         except BNExploreError as error:  # evidence of probability 0
             answer = None
             st.error(f"{error}. Remove a piece of evidence below.")
-        else:
+        evidence_controls(entry, network)
+        if answer is not None:  # below the controls, so that they are in a 720-pixel window with the graph
             st.metric("P(evidence)", f"{answer.evidence_probability:.4g}" if evidence else "1 (none yet)",
                       help="How probable the observed states are together, before observing them. "
                            f"Exactly {answer.evidence_probability!r}.")
-        evidence_controls(entry, network)
     if answer is None:
         return None
     priors = {name: dict(zip(network.states[i], engine.priors[name].tolist())) for i, name in enumerate(network.names)}

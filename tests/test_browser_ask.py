@@ -71,8 +71,9 @@ def ask_it(page):
 
 def in_window(page, what, locator):
     box = locator.bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 720, \
-        f"{what} spans {box and box['y']:.0f}-{box and box['y'] + box['height']:.0f} px, outside the 720 px window"
+    assert box is not None, f"{what} is not shown"
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 720, \
+        f"{what} spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px, outside the 720 px window"
 
 
 def assert_whole_and_readable(page, nodes, name):
@@ -87,9 +88,11 @@ def assert_whole_and_readable(page, nodes, name):
     settle(page, lambda: page.get_by_role("button", name="Set this evidence").click())
     expect(page.get_by_text("Evidence", exact=True)).to_be_visible()
     shown = {**drawn(page), **text_px(page)}
+    page.screenshot(path=str(ARTIFACTS / f"ask_{name}_evidence.png"))
     assert not shown["outside"] and not shown["zoomed"] and shown["px"] >= viz.READABLE_PX, \
         f"after evidence: {shown}"
-    page.screenshot(path=str(ARTIFACTS / f"ask_{name}_evidence.png"))
+    in_window(page, "the button that removes the evidence", page.get_by_role("button", name=re.compile("^✕ ")))
+    in_window(page, "Clear all evidence", page.get_by_role("button", name="Clear all evidence"))
     assert not problems(page), problems(page)
 
 
