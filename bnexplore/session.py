@@ -42,7 +42,7 @@ from .data import Encoder, read_frame
 from .errors import BNExploreError, DataError, ResourceError
 from .knowledge import Knowledge
 from .result import Result, to_plain
-from .scores import SCORES
+from .scores.registry import ESS, SCORES
 from .search.credible import CredibleSet
 from .search.exact import MAX_VARIABLES
 
@@ -54,8 +54,8 @@ SAMPLED_ROWS = (10, 200_000)
 """Fewest and most rows a network source may sample (the Data page's *Rows*)."""
 MAX_SEED = 10**9
 """Largest seed of a network source (the Data page's *Seed*; the smallest is 0)."""
-ESS_RANGE = (0.01, 1000.0)
-"""Smallest and largest equivalent sample size (the Tune page's *ESS*)."""
+ESS_RANGE = (ESS.low_widget, ESS.high_widget)
+"""Smallest and largest equivalent sample size (the Tune page's *ESS*, from the score registry)."""
 MAX_INDEGREE = 10
 """Largest ``max_indegree`` setting (the Tune page's in-degree slider)."""
 MAX_KL_PARENTS = 4
