@@ -64,6 +64,8 @@ class Option:
         One line, for the flag's help and the widget's tooltip.
     low : int, optional
         Smallest whole number accepted (kind "int").
+    unit : str
+        Words after "number" in the message refusing a "float" (" of seconds").
     choices : tuple of str
         The values of a "choice" (the doors offer these; a search may also
         take an object there, such as candidate parent sets).
@@ -80,6 +82,7 @@ class Option:
     default: object
     help: str
     low: int = 0
+    unit: str = ""
     choices: tuple = ()
     label: str | None = None
     widget: tuple | None = None
@@ -107,7 +110,7 @@ class Option:
         if self.kind == "seed":
             return seed_number(value)
         if self.kind == "float":
-            return positive_number(value, self.name, unit=" of seconds" if "time" in self.name else "")
+            return positive_number(value, self.name, unit=self.unit)
         return value
 
 
@@ -165,7 +168,8 @@ TABU_LENGTH = Option("tabu_length", "int", None, "tabu list length (default: the
 ITERATIONS = Option("iterations", "int", None, "tabu iterations (default n (n - 1))")
 ORDERING = (
     Option("parents", "choice", "independence", "parent-set explorer", choices=EXPLORERS),
-    Option("time_per_variable", "float", None, "seconds per variable for parent-set exploration"),
+    Option("time_per_variable", "float", None, "seconds per variable for parent-set exploration",
+           unit=" of seconds"),
     Option("max_evaluations", "int", None, "parent sets scored per variable in the exploration"),
     Option("restarts", "int", 10, "random orderings climbed after the seed graph's"),
     Option("seed", "seed", None, "random seed"),
