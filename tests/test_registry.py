@@ -5,6 +5,7 @@ widgets, the replay, and the Examples of learn and candidate_parent_sets run as 
 import doctest
 import inspect
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,22 +218,26 @@ def test_default_widgets_draw_every_kind_of_option():
             Option("hidden", "int", 0, "not offered in the app")))
         st.session_state["values"] = option_widgets(spec)("x_")
 
-    at = AppTest.from_function(script, default_timeout=60).run()
-    assert not at.exception
-    assert at.session_state["values"] == {"steps": 3, "seconds": 1.5, "engine": "b", "address": None}
-    assert at.number_input(key="x_steps").label == "Steps" and at.selectbox(key="x_engine").options == ["a", "b"]
-    at.text_input(key="x_address").set_value("tcp://host:8786")
-    at.selectbox(key="x_engine").set_value("a")
-    at.number_input(key="x_steps").set_value(7)
-    at.run()
-    assert at.session_state["values"] == {"steps": 7, "seconds": 1.5, "engine": "a", "address": "tcp://host:8786"}
+    main = sys.modules["__main__"]
+    try:
+        at = AppTest.from_function(script, default_timeout=60).run()
+        assert not at.exception
+        assert at.session_state["values"] == {"steps": 3, "seconds": 1.5, "engine": "b", "address": None}
+        assert at.number_input(key="x_steps").label == "Steps" and at.selectbox(key="x_engine").options == ["a", "b"]
+        at.text_input(key="x_address").set_value("tcp://host:8786")
+        at.selectbox(key="x_engine").set_value("a")
+        at.number_input(key="x_steps").set_value(7)
+        at.run()
+        assert at.session_state["values"] == {"steps": 7, "seconds": 1.5, "engine": "a",
+                                              "address": "tcp://host:8786"}
+    finally:  # AppTest leaves its temporary script as __main__, where spawned worker processes would start
+        sys.modules["__main__"] = main
 
 
 def test_the_registries_load_no_search_so_the_command_line_starts_fast():
     """Reading both tables and building every command's flags loads neither numba nor pandas (counted in a
     fresh interpreter, not timed); the choices the registry keeps for that are the searches' own."""
     import subprocess
-    import sys
 
     from bnexplore.parents.explore import METHODS
     from bnexplore.search.engine import ENGINES
