@@ -234,9 +234,15 @@ def two_class_section(settings):
                f"counting them takes {duration_text(count / rate)} on this data.")
 
 
+def rule_scores(rule):
+    """The labels of the scores a pruning rule applies to, from the score registry ("BIC, AIC")."""
+    return ", ".join(spec.label for spec in REGISTERED.values() if rule in spec.pruning_rules)
+
+
 RULE_LABELS = {"kept": "kept (candidates)", "subset": "pruned: a subset scores better by > ε",
-               "penalty": "pruned: BIC penalty bound", "entropy": "pruned: BIC entropy bounds",
-               "bdeu": "pruned: BDeu bound (Cussens & Bartlett)"}
+               "penalty": f"pruned: penalty bound ({rule_scores('penalty')})",
+               "entropy": f"pruned: entropy bounds ({rule_scores('entropy')})",
+               "bdeu": f"pruned: BDeu bound (Cussens & Bartlett; {rule_scores('bdeu')})"}
 
 
 def pruning_chart(stats):
