@@ -75,7 +75,7 @@ BAR_ROW, BAR_TOP, BAR_BOTTOM = 20, 27, 6
 """Pixels per state row, above the first row (the name) and below the last one."""
 BAR_LENGTH = 48
 """Length in pixels of the bar of probability 1 in a belief node."""
-PERCENT_ROOM = 50
+PERCENT_ROOM = 54
 """Pixels right of the bars for the percentage ("100%" at :data:`BAR_FONT`) and the border."""
 BELIEF_GAP = (20.0, 36.0)
 """Pixels between belief nodes across a line and between lines (room for an arrowhead)."""
@@ -142,7 +142,7 @@ def bar_rows(node, width):
     >>> node = NodeStyle("smoke", bars=[("yes", 1.0, 0.5)], observed="yes")
     >>> label, top, left, prior, posterior, p, colour = bar_rows(node, 200)[0]
     >>> (label, left, prior, posterior, colour == EVIDENCE_COLOR)
-    ('yes', 102, 24.0, 48.0, True)
+    ('yes', 98, 24.0, 48.0, True)
     """
     bar_x = width - PERCENT_ROOM - BAR_LENGTH
     return [(label, BAR_TOP + i * BAR_ROW, bar_x, BAR_LENGTH * min(max(prior, 0), 1),
