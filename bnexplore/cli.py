@@ -10,6 +10,10 @@ Every number a flag takes is checked before any file is read (:func:`checks`:
 and so is every file the command will write (``--json``, ``-o``: a writable
 file in an existing folder), so a run never ends in an error it could have
 given at the start.
+
+Each command imports the parts of the library it runs inside its own function
+(data, scores, searches: numba, numpy and pandas load with them), so reading
+the flags, ``--help`` and a refused flag load only the registries (fast start).
 """
 
 import argparse
@@ -21,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+import tomllib
 from pathlib import Path
 
 from . import __version__
@@ -541,8 +546,6 @@ def app_command(extra, python=sys.executable):
     ``server.headless`` is left out, so Streamlit opens a browser (pass
     ``--server.headless true`` to stop it).
     """
-    import tomllib
-
     script, config = app_files()
     with open(config, "rb") as f:
         settings = tomllib.load(f)
