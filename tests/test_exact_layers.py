@@ -101,7 +101,6 @@ def test_memo_keeps_the_last_ones_put():
     assert (memo.get("a"), memo.get("b"), memo.get("c"), len(memo)) == (3, None, 4, 2)   # "a" renewed, "b" oldest
 
 
-@pytest.mark.skipif(not ilp.available(), reason="PySCIPOpt is not installed")
 def test_a_proven_optimum_is_reused_only_from_the_memo_given():
     parent_sets = candidate_parent_sets(Scorer(dependent_data(5, 6, 80), "bic"), epsilon=2.0)
     candidates = CandidateArrays(parent_sets)

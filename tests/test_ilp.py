@@ -30,10 +30,7 @@ from fakes import FakeClock, StopAfter
 from test_exact import all_local_scores
 from test_pruning import dependent_data
 
-pytestmark = pytest.mark.skipif(not ilp.available(), reason="PySCIPOpt is not installed")
-pytest.importorskip("pyscipopt")  # the modules below build SCIP models
-
-from bnexplore.search.ilp import branch_and_cut, enumeration, model  # noqa: E402
+from bnexplore.search.ilp import branch_and_cut, enumeration, model
 
 FULL = os.environ.get("BNEXPLORE_FULL") == "1"
 EBNSL = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ebnsl"
@@ -817,7 +814,7 @@ def test_a_stop_while_the_ilp_is_tried_first_keeps_what_it_found(monkeypatch):
     assert cs.truncated_reason.startswith("stopped: the search ended after") and 0 < len(cs) < len(full)
 
 
-def test_choose_engine_says_which_and_why(monkeypatch):
+def test_choose_engine_says_which_and_why():
     engine, reason, seconds = choose_engine(12)
     assert engine == "dp" and "subset DP over 12 variables" in reason and 0 < seconds < 1
     engine, reason, seconds = choose_engine(37)
@@ -828,12 +825,6 @@ def test_choose_engine_says_which_and_why(monkeypatch):
     assert choose_engine(12, engine="ilp")[0] == "ilp"
     with pytest.raises(SearchError, match="unknown exact engine"):
         choose_engine(5, engine="cplex")
-    monkeypatch.setattr(ilp, "available", lambda: False)
-    with pytest.raises(SearchError, match="pip install pyscipopt"):
-        exact_search(Scorer(dependent_data(0, 4, 20), "bic"), engine="ilp")
-    assert choose_engine(30)[0] == "dp"                         # no SCIP: auto keeps the DP where it fits
-    with pytest.raises(ResourceError, match="pip install pyscipopt"):
-        choose_engine(40)
 
 
 def test_learn_and_the_result_name_the_engine():

@@ -23,7 +23,7 @@ from bnexplore.knowledge import Knowledge
 from bnexplore.parents import ParentSets, candidate_parent_sets
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
-from bnexplore.search import ALGORITHMS, credible_set, exact_search, ilp, learn
+from bnexplore.search import ALGORITHMS, credible_set, exact_search, learn
 from bnexplore.bnkl import bnkl
 from bnexplore.search.exact import prepare_parent_sets
 from bnexplore.search.ordering import Candidates, Climb, insertion_gains, swap_deltas
@@ -32,7 +32,7 @@ from fakes import StopAfter
 from test_knowledge import honours, random_consistent_knowledge, random_problem
 
 FULL = os.environ.get("BNEXPLORE_FULL") == "1"
-ENGINES = ["dp"] + (["ilp"] if ilp.available() else [])
+ENGINES = ["dp", "ilp"]
 FAST = {"obs": {"parents": "sequential", "max_evaluations": 30, "restarts": 2, "seed": 0},
         "asobs": {"parents": "sequential", "max_evaluations": 30, "restarts": 2, "seed": 0}}
 
@@ -62,7 +62,7 @@ def honours_mask(knowledge, names, dag):
 
 # -- every search ---------------------------------------------------------------
 
-SEARCHES = list(ALGORITHMS) + ["exact-ilp"] * ilp.available()
+SEARCHES = list(ALGORITHMS) + ["exact-ilp"]
 
 
 @pytest.mark.parametrize("algorithm", SEARCHES)

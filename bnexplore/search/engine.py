@@ -36,11 +36,8 @@ REESTIMATED = " [estimated again with the candidate parent sets]"
 
 
 def dp_hint():
-    """What to do when the subset DP cannot run: the ILP engine, or how to install it."""
-    if ilp.available():
-        return f"use {subject('engine', 'ilp')} (branch and cut, memory grows with the candidate parent sets, not 2^n)"
-    return ("install pyscipopt for the integer-programming engine (pip install pyscipopt), or use fewer variables "
-            "or a heuristic search")
+    """What to do when the subset DP cannot run: the ILP engine."""
+    return f"use {subject('engine', 'ilp')} (branch and cut, memory grows with the candidate parent sets, not 2^n)"
 
 
 def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="auto"):
@@ -64,7 +61,7 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
     limit : int, optional
         Most DAGs a credible set collects (its memory).
     engine : {"auto", "dp", "ilp"}
-        A named engine is checked (installed, fits in memory) and returned.
+        A named engine is checked (fits in memory) and returned.
 
     Returns
     -------
@@ -75,9 +72,9 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
     Raises
     ------
     SearchError
-        On an unknown engine or task, or "ilp" without PySCIPOpt.
+        On an unknown engine or task.
     ResourceError
-        When no engine can run (the DP does not fit and PySCIPOpt is missing).
+        When the DP, asked for, does not fit.
     """
     if engine not in ENGINES:
         raise SearchError(f"unknown exact engine {engine!r}: choose one of {', '.join(ENGINES)}")
@@ -96,12 +93,6 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
     ilp_reason = (f"branch and cut on SCIP{sets}: its time depends on how tight the LP relaxation is "
                   "(seconds for most data sets of this size, hours for a few)")
     if engine == "ilp" or (engine == "auto" and not fits):
-        if not ilp.available():
-            if engine == "ilp":
-                raise SearchError(ilp.INSTALL_HINT)
-            need = "more than 62 variables" if needed is None else f"{format_bytes(needed)} of memory"
-            raise ResourceError(f"the subset DP over {n} variables needs {need} and the integer-programming "
-                                "engine is not installed: pip install pyscipopt, or use a heuristic search")
         why = "as asked" if engine == "ilp" else (
             f"the subset DP over {n} variables would need {format_bytes(needed)} of memory"
             if needed is not None else f"the subset DP handles at most {MAX_VARIABLES} variables")
@@ -116,8 +107,7 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
                                 f"only {format_bytes(available)} is available; {dp_hint()}")
         return "dp", f"{dp_reason} (as asked)", seconds
     preferred = DP_PREFERRED_SECONDS_CREDIBLE if task == "credible" else DP_PREFERRED_SECONDS
-    if seconds <= preferred or not ilp.available():
-        why = "" if seconds <= preferred else " (the ILP engine is not installed: pip install pyscipopt)"
-        return "dp", f"{dp_reason}{why}", seconds
+    if seconds <= preferred:
+        return "dp", dp_reason, seconds
     return "ilp", (f"ILP engine (the subset DP over {n} variables would take about {seconds:.2g} s): "
                    f"{ilp_reason}"), None

@@ -204,8 +204,8 @@ SEARCHES = {spec.name: spec for spec in (
         "of variables (Silander & Myllymäki 2006), whose memory and time double with every variable; beyond, by "
         "branch and cut on SCIP over the candidate parent sets (Bartlett & Cussens 2017), which reports its "
         "proven gap when stopped. The Tune page says which engine runs on the data in use, and why.",
-        (Option("engine", "choice", "auto", "exact engine: the subset DP, branch and cut on SCIP (ilp; needs pip "
-                "install pyscipopt), or auto (the DP while it is fast and fits in memory, the ILP beyond)",
+        (Option("engine", "choice", "auto", "exact engine: the subset DP, branch and cut on SCIP (ilp), "
+                "or auto (the DP while it is fast and fits in memory, the ILP beyond)",
                 choices=ENGINES),)),
     SearchSpec(
         "obs", "ordering:obs", "OBS (ordering-based search)",

@@ -250,8 +250,8 @@ def request_key(scorer, parent_sets, params):
 def ilp_first_budget(chosen, dp_estimate):
     """Seconds an ``auto`` credible set gives the ILP before the subset DP: :data:`ILP_FIRST_SHARE` of
     ``dp_estimate`` when ``chosen`` is the DP and it should take more than
-    :data:`bnexplore.search.exact.DP_PREFERRED_SECONDS` (and SCIP is installed), else None."""
-    if chosen == "dp" and dp_estimate > DP_PREFERRED_SECONDS and ilp.available():
+    :data:`bnexplore.search.exact.DP_PREFERRED_SECONDS`, else None."""
+    if chosen == "dp" and dp_estimate > DP_PREFERRED_SECONDS:
         return ILP_FIRST_SHARE * dp_estimate
     return None
 

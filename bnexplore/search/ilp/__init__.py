@@ -31,18 +31,17 @@ instead of the subset lattice of :mod:`bnexplore.search.subsets`:
   and :mod:`~bnexplore.search.ilp.requirements`: cut rows over the families,
   what a solve found, and what the engine requires.
 
-SCIP is used through PySCIPOpt (the optional ``exact`` extra: ``pip install
-pyscipopt``), loaded where a search runs: importing this package does not
+SCIP is used through PySCIPOpt (a requirement of bnexplore), loaded where a search runs: importing this package does not
 load it.
 """
 
 from .families import KnownCuts, bits, cluster_row, forbidden_families, four_b_row, sorted_families
 from .outcome import Outcome, describe_gap, gap
-from .requirements import INSTALL_HINT, available, exploration_memory, ilp_memory, require_scip
+from .requirements import exploration_memory, ilp_memory
 from .search import (PROVEN, PROVEN_KEPT, SEED_RESTARTS, SEED_WORK, enumerate_credible, ilp_search, optimum,
                      seed_incumbent, seed_restarts)
 
-__all__ = ["INSTALL_HINT", "KnownCuts", "Outcome", "PROVEN", "PROVEN_KEPT", "SEED_RESTARTS",
-           "SEED_WORK", "available", "bits", "cluster_row", "describe_gap", "enumerate_credible", "exploration_memory",
-           "forbidden_families", "four_b_row", "gap", "ilp_memory", "ilp_search", "optimum", "require_scip",
+__all__ = ["KnownCuts", "Outcome", "PROVEN", "PROVEN_KEPT", "SEED_RESTARTS",
+           "SEED_WORK", "bits", "cluster_row", "describe_gap", "enumerate_credible", "exploration_memory",
+           "forbidden_families", "four_b_row", "gap", "ilp_memory", "ilp_search", "optimum",
            "seed_incumbent", "seed_restarts", "sorted_families"]

@@ -1,28 +1,8 @@
-"""What the integer-programming engine requires: SCIP and memory.
+"""What the integer-programming engine requires: memory.
 
-SCIP comes through PySCIPOpt, an optional dependency (the ``exact`` extra:
-``pip install pyscipopt``); it is imported where a model is built or its
-presence is asked, never when :mod:`bnexplore` is imported.
+SCIP comes through PySCIPOpt, a requirement of bnexplore (requirements.txt); it is
+imported where a model is built, never when :mod:`bnexplore` is imported.
 """
-
-from ...errors import SearchError
-
-INSTALL_HINT = "the integer-programming engine needs PySCIPOpt: pip install pyscipopt"
-
-
-def available():
-    """True when PySCIPOpt (and so SCIP) can be imported."""
-    try:
-        import pyscipopt  # noqa: F401  optional and heavy: loaded when asked for, not with bnexplore
-    except ImportError:
-        return False
-    return True
-
-
-def require_scip():
-    """Raise SearchError with the install hint when PySCIPOpt is missing."""
-    if not available():
-        raise SearchError(INSTALL_HINT)
 
 
 BYTES_PER_FAMILY = 6 << 10

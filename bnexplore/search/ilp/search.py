@@ -26,7 +26,7 @@ from ..ordering import climb_restart
 from ..subsets import CandidateArrays, mask_to_parents
 from .families import forbidden_families
 from .outcome import Outcome, describe_gap, gap
-from .requirements import ilp_memory, require_scip
+from .requirements import ilp_memory
 
 SEED_WORK = 10_000_000
 """Family visits the ASOBS restarts of the starting incumbent may spend (:func:`seed_restarts`)."""
@@ -103,7 +103,6 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     without a search (``stats["reused"]`` True): the credible sets of one
     data set at several Bayes factors prove their optimum once.
     """
-    require_scip()
     from .model import Problem  # SCIP loads here, where it is used: import bnexplore must not pay for it
     from .optimisation import OptimisationRun
     from .branch_and_cut import solve
@@ -153,7 +152,6 @@ def enumerate_credible(candidates, threshold, limit, control, scale, covered=Fal
     end; ``collector.full_at`` is ``control.clock()`` when ``limit`` DAGs were
     first held.
     """
-    require_scip()
     from .model import Problem  # SCIP loads here, where it is used: import bnexplore must not pay for it
     from .enumeration import EnumerationRun
     from .branch_and_cut import solve
@@ -207,12 +205,9 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, knowledge=None, prog
 
     Raises
     ------
-    SearchError
-        When PySCIPOpt is not installed (``pip install pyscipopt``).
     ResourceError
         When the programme would need more memory than is available.
     """
-    require_scip()
     control = Control.of(control, progress, time_limit, stop)
     start = time.perf_counter()
     snapshot = scorer.snapshot()
