@@ -192,10 +192,25 @@ def settle(page, action, timeout=STEP_TIMEOUT):
     page.wait_for_function(_IDLE_AFTER, arg=runs, timeout=timeout)
 
 
-def open_page(page, label):
-    """Go to the page ``label`` ("3 · Search") with the sidebar's link and wait until it is drawn."""
-    settle(page, lambda: page.get_by_role("link", name=label).first.click())
-    page.get_by_role("heading", name=label).first.wait_for()
+def open_page(page, label, tries=3):
+    """Go to the page ``label`` ("3 · Search") with the sidebar's link and wait until it is drawn.
+
+    A click on a link can be lost: the app's status fragment reruns every few seconds while the fast core
+    compiles, and on a loaded machine a click that met one of those runs left the page where it was (the
+    run that ended was the fragment's). So a page not drawn within :data:`PICK_TIMEOUT` is asked for again
+    (a click on the link of the page being opened only opens it), at most ``tries`` times.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    heading = page.get_by_role("heading", name=label).first
+    for attempt in range(1, tries + 1):
+        settle(page, lambda: page.get_by_role("link", name=label).first.click())
+        try:
+            heading.wait_for(timeout=PICK_TIMEOUT if attempt < tries else STEP_TIMEOUT)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries:
+                raise
 
 
 def choose_option(page, box, option, tries=3):
