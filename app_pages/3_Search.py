@@ -4,7 +4,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bnexplore_app import algorithms, jobs, knowledge_ui, replay, state, views, warmup
+from bnexplore_app import jobs, knowledge_ui, replay, state, views, warmup
 from bnexplore_app.algorithms import SearchInput, available
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.jobs import SearchJob, Task

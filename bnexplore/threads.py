@@ -5,11 +5,11 @@ libgomp is installed (Linux). By default libgomp's threads *spin* while they
 wait for the next parallel region, and bnexplore launches thousands of short
 regions (one per batch of local scores). On a machine with another CPU-heavy
 process beside it (a second app user searching, a build) the spinning threads
-and the neighbour take turns on the cores: hill climbing on a 76-variable
-sample took 3.2-3.8 s instead of 0.22 s (issue 29, item 16). With the
-threads sleeping while they wait (``OMP_WAIT_POLICY=PASSIVE``) it takes what
-one thread takes, and on a quiet machine the parallel kernels are as fast as
-before (benchmarks/BENCHMARKS.md, "Beside a busy process").
+and the neighbour take turns on the cores, and a search becomes many times
+slower than one thread would be. With the threads sleeping while they wait
+(``OMP_WAIT_POLICY=PASSIVE``) it takes what one thread takes, and on a quiet
+machine the parallel kernels are as fast as with spinning threads (the
+figures: benchmarks/BENCHMARKS.md, "Beside a busy process").
 
 libgomp reads ``OMP_WAIT_POLICY`` once, when numba first loads it for a
 parallel kernel, so :func:`configure` runs at ``import bnexplore``, before

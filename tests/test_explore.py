@@ -13,7 +13,7 @@ import naive
 from bnexplore.data import Dataset
 from bnexplore.errors import SearchError
 from bnexplore.control import Control
-from fakes import FakeClock, StopAfter
+from fakes import FakeClock
 from bnexplore.parents.explore import (METHODS, ExploreSettings, _Family, bic_star, bic_star_bound,
                                        explore_parent_sets, interaction, singleton_entropies)
 from bnexplore.scores import Scorer

@@ -282,7 +282,6 @@ def test_tabu_at_or_above_greedy_on_random_problems(tabu_algorithm):
 
 def test_tabu_with_no_iterations_is_the_greedy_climb(problem):
     data, _ = problem
-    scorer = Scorer(data, "bdeu")
     for tabu_algorithm, iterations in (("tabu", 0), ("rpdag-tabu", 0), ("tabu", 3), ("rpdag-tabu", 3)):
         greedy, tabu, _ = assert_tabu_follows_greedy(data, tabu_algorithm, "bdeu", iterations=iterations)
         assert tabu.score == pytest.approx(greedy.score, rel=1e-12)

@@ -9,7 +9,6 @@ default; BNEXPLORE_FULL=1 runs more cases.
 """
 
 import itertools
-import math
 import os
 
 import numpy as np

@@ -1,6 +1,5 @@
 """Saving and loading a whole session: the data source, encoding, settings, knowledge and results."""
 
-import base64
 import gzip
 import json
 import random

@@ -266,10 +266,10 @@ PARALLEL_WORK = 1 << 16
 """Row visits (families times rows) from which a batch runs on the parallel kernels.
 
 Each parallel region wakes the other threads and waits for the last of them;
-below about 65,000 row visits (some 0.1 ms of counting) that costs more than
-the second core saves, and on a machine where another process holds the
-cores the wait for a thread to be scheduled costs far more (issue 29, item
-16; :mod:`bnexplore.threads`)."""
+below about 65,000 row visits (a fraction of a millisecond of counting) that
+costs more than the second core saves, and on a machine where another
+process holds the cores the wait for a thread to be scheduled costs far more
+(:mod:`bnexplore.threads`)."""
 
 
 def parallel_pays(families, n_rows):
@@ -280,10 +280,11 @@ def parallel_pays(families, n_rows):
 CHECK_WORK = 1 << 22
 """Row visits a long pass of local scores makes between two checks of the stop flag and the clock.
 
-About 4 million (some 10-50 ms with the Python around each score): the
-first pass of a local search over wide data scores every one of the
-``n (n - 1)`` arcs, minutes for thousands of variables (issue 30, item 4);
-a small problem's whole pass is one piece, so its stop checks are as before."""
+About 4 million, tens of milliseconds with the Python around each score, so
+Stop and a time limit act at once: the first pass of a local search over
+wide data scores every one of the ``n (n - 1)`` arcs, which for thousands of
+variables is long; a small problem's whole pass is one piece, so its stop
+checks are as before."""
 
 
 def families_per_check(n_rows):
