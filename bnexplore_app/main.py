@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from bnexplore.errors import door
+from bnexplore.scores import SCORES
 from bnexplore_app import state, warmup
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.page import app_option, configure
@@ -36,7 +37,8 @@ def home_content():
                                         "Parquet or Feather file, or rows drawn from a known network, which then "
                                         "serves as ground truth; discretize numeric columns; pick a class column "
                                         "for two-class analysis."),
-        (PAGES / "2_Tune.py", "2 · Tune", "Choose the score (BDeu, BIC, K2), its settings and the Bayes factor; say "
+        (PAGES / "2_Tune.py", "2 · Tune", f"Choose the score ({', '.join(spec.label for spec in SCORES.values())}), its settings and the "
+                                        "Bayes factor; say "
                                         "what you already know (required and forbidden arcs, tiers); see how big "
                                         "the search will be and how pruning shrinks it."),
         (PAGES / "3_Search.py", "3 · Search", "Hill climbing, tabu, RPDAG search, the exact optimum, every network "

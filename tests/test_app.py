@@ -137,6 +137,14 @@ def test_home_loads_a_sample_on_first_start(at):
     assert summary["name"].tolist() == ASIA and (summary["levels"] == 2).all() and (summary["missing"] == 0).all()
 
 
+def test_home_names_every_score_the_tune_page_offers(at):
+    from bnexplore.scores import SCORES
+
+    tune = next(m.value for m in at.markdown if m.value.startswith("Choose the score"))
+    assert tune.startswith(f"Choose the score ({', '.join(spec.label for spec in SCORES.values())})")
+    assert len(SCORES) == 5
+
+
 def test_load_another_bundled_sample(at):
     load_sample(at, "sachs")
     no_exception(at)
