@@ -14,11 +14,11 @@ pandas, SciPy, Dask, SCIP, Arrow load with the functions that need them).
 ``bnexplore.X`` and ``from bnexplore import X`` work for every name.
 """
 
-import importlib
 import sys
 import types
 
 from . import threads
+from .exports import lazy_exports
 
 threads.configure()  # before any numba kernel runs: libgomp reads the wait policy once
 
@@ -42,23 +42,7 @@ EXPORTS = {
 }
 """The module of :mod:`bnexplore` each public name is loaded from."""
 
-HOME = {name: module for module, names in EXPORTS.items() for name in names}
-"""Public name -> the module it lives in."""
-
-__all__ = sorted(HOME)
-
-
-def __getattr__(name):
-    """Load a public name from its module the first time it is asked for (PEP 562)."""
-    if name not in HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{HOME[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted({*globals(), *__all__})
+HOME, __all__, __getattr__, __dir__ = lazy_exports(__name__, EXPORTS)
 
 
 class Package(types.ModuleType):

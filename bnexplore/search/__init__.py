@@ -5,7 +5,7 @@ Each name loads from its module on first use (PEP 562, as :mod:`bnexplore` does)
 registry (the command line builds its names and flags from it) loads no search and no numba kernel.
 """
 
-import importlib
+from ..exports import lazy_exports
 
 EXPORTS = {
     "credible": ["CredibleSet", "credible_set"],
@@ -18,19 +18,4 @@ EXPORTS = {
 }
 """The module of :mod:`bnexplore.search` each public name is loaded from."""
 
-HOME = {name: module for module, names in EXPORTS.items() for name in names}
-
-__all__ = sorted(HOME)
-
-
-def __getattr__(name):
-    """Load a public name from its module the first time it is asked for (PEP 562)."""
-    if name not in HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{HOME[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted({*globals(), *__all__})
+HOME, __all__, __getattr__, __dir__ = lazy_exports(__name__, EXPORTS)
