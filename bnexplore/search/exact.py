@@ -83,8 +83,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
         When the table needs more memory than is available (checked before
         allocating; :func:`bnexplore.search.subsets.dp_memory`).
     SearchError
-        On an unknown engine, ``engine="ilp"`` without PySCIPOpt, or
-        contradictory knowledge.
+        On an unknown engine or contradictory knowledge.
 
     Examples
     --------
