@@ -20,8 +20,9 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from bnexplore import viz  # noqa: E402
-from tests.test_browser import SEARCH_MS, SURVEY, run_search, upload_table  # noqa: E402
-from tools.browser import (CHROMIUM, ROOT, STEP_TIMEOUT, AppServer, browser_session, choose_option,  # noqa: E402
+from tests.test_browser import (SEARCH_MS, SURVEY, browser, run_search, server,  # noqa: E402,F401 (fixtures)
+                                upload_table)
+from tools.browser import (CHROMIUM, ROOT, STEP_TIMEOUT, choose_option,  # noqa: E402
                            choose_radio, drawn, new_page, open_page, problems, settle, text_px)
 
 expect.set_options(timeout=STEP_TIMEOUT)
@@ -32,19 +33,6 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Chromium is not installed at /usr/bin/chromium"),
 ]
-
-
-@pytest.fixture(scope="module")
-def server():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with AppServer(log=ARTIFACTS / "streamlit_ask.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with browser_session() as chromium:
-        yield chromium
 
 
 @pytest.fixture
