@@ -33,8 +33,8 @@ LAYERS = [
     ["bnexplore.graphs"],
     # what a search reads and gives: data sets, background knowledge, results; the junction-tree kernels
     ["bnexplore.data", "bnexplore.knowledge", "bnexplore.result", "bnexplore.junction"],
-    # networks with parameters (BIF) and local scores
-    ["bnexplore.bif", "bnexplore.scores"],
+    # networks with parameters (BIF), local scores, conditional independence tests
+    ["bnexplore.bif", "bnexplore.scores", "bnexplore.independence"],
     # candidate parent sets; inference on a network; views
     ["bnexplore.parents", "bnexplore.inference", "bnexplore.viz"],
     # parent-set exploration on a Dask cluster

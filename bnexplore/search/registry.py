@@ -64,6 +64,8 @@ class Option:
         One line, for the flag's help and the widget's tooltip.
     low : int, optional
         Smallest whole number accepted (kind "int").
+    high : float, optional
+        Largest number accepted (kind "float": a significance level is at most 1).
     unit : str
         Words after "number" in the message refusing a "float" (" of seconds").
     choices : tuple of str
@@ -82,6 +84,7 @@ class Option:
     default: object
     help: str
     low: int = 0
+    high: float | None = None
     unit: str = ""
     choices: tuple = ()
     label: str | None = None
@@ -110,7 +113,7 @@ class Option:
         if self.kind == "seed":
             return seed_number(value)
         if self.kind == "float":
-            return positive_number(value, self.name, unit=self.unit)
+            return positive_number(value, self.name, high=self.high, unit=self.unit)
         return value
 
 
@@ -132,9 +135,11 @@ class SearchSpec:
         Its own options.
     knowledge : bool
         Takes background knowledge (``knowledge=``): every search here does.
-    replay : {"dag", "rpdag"} or None
-        Its steps can be replayed one by one: DAG moves (add, delete, reverse)
-        or RPDAG operators; None for searches whose trajectory is not a walk.
+    replay : {"dag", "rpdag", "pc", "ges", "mmhc"} or None
+        Its steps can be replayed one by one: DAG moves (add, delete, reverse),
+        RPDAG operators, PC's removals and orientations, GES's insertions and
+        deletions, MMHC's skeleton then its climb; None for searches whose
+        trajectory is not a walk.
     """
 
     name: str
@@ -177,6 +182,20 @@ ORDERING = (
     Option("scheduler", "text", None, "address of an existing Dask scheduler"),
 )
 
+TESTS = ("g2", "chi2", "mi-perm")
+"""The conditional independence tests (``bnexplore.independence.TESTS``, checked equal)."""
+
+TEST = Option("test", "choice", "g2", "conditional independence test: G-squared, Pearson chi-squared (degrees of "
+              "freedom less the empty cells) or a permutation test of mutual information (small samples)",
+              choices=TESTS, label="Independence test")
+ALPHA = Option("alpha", "float", 0.05, "significance level of the independence tests", high=1.0,
+               label="Significance level α", widget=(0.001, 0.5, 0.05))
+MAX_CONDITION = Option("max_condition", "int", None, "largest conditioning set tested (default: no limit)")
+PERMUTATIONS = Option("permutations", "int", 500, "permutations of the mutual-information test", low=1)
+CI_SEED = Option("seed", "seed", None, "random seed of the permutation test")
+V_STRUCTURES = ("standard", "conservative", "majority")
+CLIMBS = ("hc", "tabu")
+
 SEARCHES = {spec.name: spec for spec in (
     SearchSpec(
         "hc", "hillclimb:hill_climb", "Hill climbing (DAG)",
@@ -215,6 +234,29 @@ SEARCHES = {spec.name: spec for spec in (
         "asobs", "ordering:asobs", "ASOBS (ordering-based, acyclic selection)",
         "Finds good candidate parent sets for every variable, then searches over variable orderings; each "
         "ordering is read with acyclic selection (Scanagatta et al. 2015).", ORDERING),
+    SearchSpec(
+        "pc", "pc:pc_stable", "PC-stable (constraint-based)",
+        "Starts from the complete graph and removes each edge whose ends a conditional independence test finds "
+        "independent given some neighbours (order-independent: Colombo & Maathuis 2014), then orients the "
+        "v-structures and applies Meek's rules. Gives an equivalence class (CPDAG).",
+        (TEST, ALPHA, MAX_CONDITION,
+         Option("v_structures", "choice", "standard", "how v-structures are decided: from the separating set "
+                "found (standard), only when every separating set agrees (conservative, CPC) or by the "
+                "majority of them", choices=V_STRUCTURES, label="V-structures"),
+         PERMUTATIONS, CI_SEED), replay="pc"),
+    SearchSpec(
+        "ges", "ges:ges", "GES (greedy equivalence search)",
+        "Greedy search over equivalence classes (Chickering 2002): insert the edge that raises the score most "
+        "until none does, then delete edges while that helps. Needs a score-equivalent score.",
+        replay="ges"),
+    SearchSpec(
+        "mmhc", "mmhc:mmhc", "MMHC (max-min hill climbing)",
+        "Hybrid (Tsamardinos et al. 2006): independence tests find each variable's candidate neighbours "
+        "(MMPC), then hill climbing adds, deletes and reverses arcs among them only.",
+        (TEST, ALPHA, MAX_CONDITION,
+         Option("climb", "choice", "hc", "the score search on the skeleton: hill climbing or tabu search",
+                choices=CLIMBS, label="Score search on the skeleton"),
+         PERMUTATIONS, CI_SEED), replay="mmhc"),
 )}
 """The searches by name, in the order doors list them."""
 
