@@ -37,7 +37,6 @@ once: the cores are free when :func:`bootstrap` returns, and the resamples
 they were learning are dropped (as a stopped resample is in this process).
 """
 
-import inspect
 import itertools
 import math
 import multiprocessing
@@ -60,7 +59,7 @@ from .graphs import DAG, PDAG, pdag_extension
 from .knowledge import knowledge_params
 from .options import seed_number, whole_number
 from .result import parse_json, to_plain
-from .search import ALGORITHMS, learn, search_options
+from .search import SEARCHES, learn, search_options
 
 POOL_START_SECONDS = 6.0
 """About what starting a worker process costs (spawn, import, loading the
@@ -423,15 +422,15 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     (0.3, 5, 8)
     """
     control = Control.of(control, progress, time_limit, stop)
-    if algorithm not in ALGORITHMS:
-        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
+    if algorithm not in SEARCHES:
+        raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(SEARCHES)}")
     R = whole_number(R, "R", 1, MAX_RESAMPLES, error=SearchError)
     seed = seed_number(seed)
     if chunk_size is not None:
         chunk_size = whole_number(chunk_size, "chunk_size", 1)
     options = dict(options, **search_options(knowledge, algorithm, data, options.get("max_indegree")))
     entropy = np.random.SeedSequence(seed).entropy
-    seeded = "seed" in inspect.signature(ALGORITHMS[algorithm]).parameters and "seed" not in options
+    seeded = SEARCHES[algorithm].option("seed") is not None and "seed" not in options
     settings = {"entropy": entropy, "algorithm": algorithm, "score": score, "ess": ess, "options": options,
                 "cpdag": bool(cpdag), "seeded": seeded, "R": R}
     data.subset(slice(0, 2))  # fail early on an unusable data set, not in a worker
