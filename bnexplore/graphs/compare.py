@@ -1,4 +1,5 @@
-"""Comparing graphs: equivalence-class keys, the structural Hamming distance, and A, D, I, H.
+"""Comparing graphs: equivalence-class keys, the structural Hamming distance, A, D, I, H, and the
+adjacency and arrowhead precision and recall of a learned graph against the true one.
 
 References
 ----------
@@ -9,6 +10,10 @@ References
 .. [2] I. Tsamardinos, L. E. Brown and C. F. Aliferis (2006). The max-min
    hill-climbing Bayesian network structure learning algorithm. Machine
    Learning 65, 31-78. The structural Hamming distance (SHD).
+.. [3] J. D. Ramsey, D. Malinsky and K. V. Bui (2020). algcomparison:
+   Comparing the performance of graphical structure learning algorithms
+   with TETRAD. JMLR 21(238), 1-6. Adjacency and arrowhead precision and
+   recall (Tetrad's ``AdjacencyPrecision``, ``ArrowheadPrecision``, ...).
 """
 
 import numpy as np
@@ -170,3 +175,92 @@ def structural_errors(learned, true, equivalence=True):
     deleted = int(np.count_nonzero(in_true & ~in_learned))
     inverted = int(np.count_nonzero(in_learned & in_true & (states_learned != states_true)))
     return {"A": added, "D": deleted, "I": inverted, "H": added + deleted + inverted}
+
+
+def fraction(part, whole):
+    """``part / whole``, or None when ``whole`` is 0 (0/0 is undefined, not 0 or 1).
+
+    Examples
+    --------
+    >>> fraction(3, 4), fraction(0, 0)
+    (0.75, None)
+    """
+    return None if whole == 0 else part / whole
+
+
+def adjacency_precision_recall(learned, true):
+    """Adjacency precision and recall of a learned graph against the true one ([3]_).
+
+    Adjacencies are unordered node pairs joined by an edge, whatever its marks:
+
+    - precision = (pairs adjacent in both) / (pairs adjacent in ``learned``);
+    - recall = (pairs adjacent in both) / (pairs adjacent in ``true``).
+
+    A ratio whose denominator is 0 (no edge learned, or none true) is
+    undefined and returned as None.
+
+    Parameters
+    ----------
+    learned, true : PDAG
+        Any graphs over the same node names (matched by name); a DAG and its
+        CPDAG have the same adjacencies.
+
+    Returns
+    -------
+    (float or None, float or None)
+        ``(precision, recall)``.
+
+    Examples
+    --------
+    >>> from bnexplore.graphs import DAG
+    >>> true = DAG.from_arcs([(0, 1), (1, 2)], 3)
+    >>> adjacency_precision_recall(DAG.from_arcs([(1, 0), (0, 2)], 3), true)
+    (0.5, 0.5)
+    """
+    found = pair_states(learned.adj) > 0
+    real = pair_states(aligned_adjacency(learned, true)) > 0
+    both = int(np.count_nonzero(found & real))
+    return fraction(both, int(np.count_nonzero(found))), fraction(both, int(np.count_nonzero(real)))
+
+
+def arrowhead_precision_recall(learned, true):
+    """Arrowhead precision and recall of a learned graph against the true one ([3]_).
+
+    An arrowhead is the head of an arc: ``u -> v`` has one at ``v``; a link
+    ``u - v`` has none. Counted wherever they occur, as Tetrad's
+    ``ArrowheadPrecision`` and ``ArrowheadRecall`` count them (an arrowhead at
+    ``v`` on ``u -> v`` is missed when the true graph has no edge between
+    ``u`` and ``v``, the link ``u - v``, or ``u <- v``):
+
+    - precision = (arrowheads in both) / (arrowheads in ``learned``);
+    - recall = (arrowheads in both) / (arrowheads in ``true``).
+
+    A ratio whose denominator is 0 is undefined and returned as None. The
+    graphs are compared as given: pass CPDAGs (``dag.cpdag()``) to count the
+    arrowheads of the equivalence classes, where only compelled arcs have one.
+
+    Parameters
+    ----------
+    learned, true : PDAG
+        Graphs over the same node names (matched by name).
+
+    Returns
+    -------
+    (float or None, float or None)
+        ``(precision, recall)``.
+
+    Examples
+    --------
+    >>> from bnexplore.graphs import DAG
+    >>> true = DAG.from_arcs([(0, 2), (1, 2)], 3).cpdag()   # 0 -> 2 <- 1, both compelled
+    >>> arrowhead_precision_recall(DAG.from_arcs([(0, 2), (2, 1)], 3).cpdag(), true)
+    (None, 0.0)
+    >>> arrowhead_precision_recall(DAG.from_arcs([(0, 2), (1, 2), (0, 1)], 3), true)
+    (0.6666666666666666, 1.0)
+    """
+    a = learned.adj.astype(bool)
+    b = aligned_adjacency(learned, true).astype(bool)
+    heads_learned, heads_true = a & ~a.T, b & ~b.T
+    both = int(np.count_nonzero(heads_learned & heads_true))
+    return (fraction(both, int(np.count_nonzero(heads_learned))),
+            fraction(both, int(np.count_nonzero(heads_true))))
