@@ -509,6 +509,117 @@ def cmd_enumerate(args):
     print(json.dumps(summary, indent=2))
 
 
+def _truth_graph(path, names):
+    """The true DAG of ``--truth``: a BIF network (``.bif``, ``.bif.gz``), else a graph JSON file."""
+    if path.endswith((".bif", ".bif.gz")):
+        from .bif import read_bif
+
+        dag = read_bif(path).dag()
+        if sorted(dag.names) != sorted(names):
+            raise BNExploreError(f"--truth {path}: the network's variables differ from the data's (only in the "
+                                 f"network: {sorted(set(dag.names) - set(names))[:5]}, only in the data: "
+                                 f"{sorted(set(names) - set(dag.names))[:5]})")
+        return dag
+    return _graph_from_file(path, names)
+
+
+def _compared_result(path, scorer):
+    """The result in file ``path``, rescored on the data with ``--score`` (so every row is on one scale),
+    and whether it is a proven optimum of that score: an exact search or credible set that was not
+    stopped, run with the same score settings, whose recorded score is the one the data give."""
+    from .numerics import tie_tolerance
+    from .result import Result
+    from .search.scoreboard import EXACT_ALGORITHMS
+
+    try:
+        text = Path(path).read_bytes()
+    except OSError as err:
+        raise BNExploreError(f"cannot read result file {path}: {err.strerror}") from None
+    try:
+        result = Result.from_json(text)
+    except BNExploreError as err:
+        raise BNExploreError(f"{path}: {err}") from None
+    if sorted(result.names) != sorted(scorer.names):
+        raise BNExploreError(f"{path}: its network's variables differ from the data's (only in the network: "
+                             f"{sorted(set(result.names) - set(scorer.names))[:5]}, only in the data: "
+                             f"{sorted(set(scorer.names) - set(result.names))[:5]}); compare networks of these "
+                             "data")
+    score = scorer.total(result.graph)
+    optimal = (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
+               and {**result.params, "score": result.score_name}.items() >= scorer.params.items()
+               and abs(result.score - score) <= tie_tolerance(score))
+    result.score, result.score_name = score, scorer.score_name
+    result.params = {**result.params, **scorer.params}
+    return result, optimal
+
+
+COMPARE_TEXT = (("name", "{}"), ("algorithm", "{}"), ("score", "{:.4f}"), ("gap", "{:.4f}"),
+                ("in_credible_set", "{}"), ("shd_truth", "{}"), ("shd_optimum", "{}"),
+                ("adjacency_precision", "{:.3f}"), ("adjacency_recall", "{:.3f}"),
+                ("arrowhead_precision", "{:.3f}"), ("arrowhead_recall", "{:.3f}"))
+"""The columns of ``compare --text`` and how each value is written (None is written "-")."""
+
+
+def compare_text(payload):
+    """The rows of ``compare``'s JSON as an aligned plain-text table."""
+    def cell(value, form):
+        if value is None:
+            return "-"
+        return {True: "yes", False: "no"}[value] if isinstance(value, bool) else form.format(value)
+    table = [[name for name, _ in COMPARE_TEXT]] + [[cell(row[name], form) for name, form in COMPARE_TEXT]
+                                                    for row in payload["rows"]]
+    widths = [max(len(line[i]) for line in table) for i in range(len(COMPARE_TEXT))]
+    lines = ["  ".join(value.ljust(width) for value, width in zip(line, widths)).rstrip() for line in table]
+    optimum = payload["optimum"]
+    lines.append(f"score {payload['score_name']}; Bayes factor {payload['bf']:g}; optimum "
+                 + (f"{optimum['score']:.4f} ({optimum['from']})" if optimum else "unknown (-)")
+                 + "; SHD between equivalence classes (CPDAGs); precision and recall against the truth"
+                 + ("" if payload["truth"] else " (no --truth: -)"))
+    return "\n".join(lines)
+
+
+def cmd_compare(args):
+    from .scores import Scorer
+    from .search.exact import exact_search
+    from .search.scoreboard import scoreboard
+
+    if not (args.bf > 1 and args.bf != float("inf")):
+        raise OptionError(f"--bf {args.bf:g}: a Bayes factor is a number above 1 (20 keeps networks within ln 20 "
+                          "of the optimum)")
+    data = _read_data(args)
+    scorer = Scorer(data, score=args.score, ess=args.ess)
+    truth = _truth_graph(args.truth, data.names) if args.truth else None
+    results, optima = {}, []
+    for path in args.results:
+        result, optimal = _compared_result(path, scorer)
+        results[path if path not in results else f"{path} ({len(results) + 1})"] = result
+        if optimal:
+            optima.append(result)
+    if args.optimum:
+        found = _run_with_progress(args, lambda bar, stop: exact_search(
+            scorer, max_indegree=args.max_indegree, engine=args.engine or "auto", progress=bar, stop=stop,
+            time_limit=args.time_limit))
+        results["optimum (exact search)"] = found
+        optima.insert(0, found)
+    rows = scoreboard(results, truth, bf=args.bf, optima=optima)
+    best = next((r for r in optima if not r.stats.get("stopped")), None)
+    source = next((name for name, r in results.items() if r is best), None)
+    payload = {"score_name": scorer.score_name, "params": scorer.params, "bf": args.bf, "truth": args.truth,
+               "optimum": None if best is None else {"score": best.score, "from": source},
+               "columns": {"gap": "optimum minus score (None: no finished exact search covering the network)",
+                           "in_credible_set": "score >= optimum - ln(bf): its class is in the credible set",
+                           "shd_truth": "SHD between the CPDAGs of the network and the truth",
+                           "shd_optimum": "SHD between the CPDAGs of the network and the optimum",
+                           "precision_recall": "against the true CPDAG; None where 0/0"},
+               "rows": rows}
+    if args.text:
+        print(compare_text(payload))
+        if args.json_out:
+            _write(args.json_out, json.dumps(payload, indent=2))
+    else:
+        _emit(payload, args.json_out)
+
+
 def cmd_bnkl(args):
     from .classifier import cross_validate
     from .data import read_frame
@@ -619,6 +730,21 @@ def build_parser():
     _add_engine_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_enumerate)
+
+    p = commands.add_parser("compare", help="learned networks side by side: score, gap to the optimum, credible "
+                                            "set, SHD and precision/recall against the truth (JSON or --text)")
+    _add_data_options(p)
+    p.add_argument("results", nargs="+", metavar="RESULT", help="result JSON files (learn --json) to compare")
+    _add_score_options(p)
+    p.add_argument("--truth", help="the true network: a BIF file (.bif, .bif.gz) or graph JSON")
+    p.add_argument("--optimum", action="store_true", help="also run the exact search for the optimum (gap, "
+                                                          "credible set, SHD to the optimum)")
+    p.add_argument("--max-indegree", type=int, help="--optimum: most parents per node")
+    _add_engine_option(p)
+    p.add_argument("--bf", type=float, default=20.0, help="Bayes factor of the credible set (default 20)")
+    p.add_argument("--text", action="store_true", help="print a plain table instead of JSON")
+    _add_run_options(p)
+    p.set_defaults(func=cmd_compare)
 
     p = commands.add_parser("query", help="posterior marginals and P(evidence): a BIF network, or data + a learned graph")
     _add_data_options(p, "BIF network (.bif, .bif.gz), or a data file (CSV, Parquet, Feather) with --graph")
