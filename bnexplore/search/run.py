@@ -47,9 +47,10 @@ class SearchRun:
         self.evaluated = 0
         self.trajectory = []
 
-    def step(self, state, op, nodes, delta, evaluated, done=None, **extra):
+    def step(self, state, op, nodes, delta, evaluated, done=None, label=None, **extra):
         """Apply ``op`` to ``state`` (anything with ``apply(op, *nodes)`` and
-        ``score``) and record it; ``evaluated`` neighbours were considered."""
+        ``score``) and record it; ``evaluated`` neighbours were considered;
+        ``label`` (a phase: "forward") goes before the step in the progress message."""
         state.apply(op, *nodes)
         self.iterations += 1
         self.evaluated += evaluated
@@ -57,7 +58,7 @@ class SearchRun:
         self.trajectory.append({"step": len(self.trajectory) + 1, "op": op, "args": [names[x] for x in nodes],
                                 "delta": delta, "score": state.score,
                                 "seconds": time.perf_counter() - self.start, **extra})
-        self.control.report(done=done, message=f"{self.algorithm}: step {self.iterations}",
+        self.control.report(done=done, message=f"{self.algorithm}: {label + ', ' if label else ''}step {self.iterations}",
                             score=state.score, iteration=self.iterations)
 
     def result(self, parents, extra=None, **stats):
