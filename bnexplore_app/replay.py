@@ -483,10 +483,10 @@ def source(step, replay_kind=None):
         x, y = args
         if op == "insert":
             return (f"Insert({x}, {y}, T) with T = {braces(step.get('T') or [])} ⊆ neighbours of {y} not adjacent "
-                    f"to {x}; valid when NA_{y}{x} ∪ T is a clique and every semi-directed path from {y} to {x} "
-                    f"meets it (Theorem 15) — {CHICKERING}.")
-        return (f"Delete({x}, {y}, H) with H = {braces(step.get('H') or [])} ⊆ NA_{y}{x}; valid when "
-                f"NA_{y}{x} \\ H is a clique (Theorem 17) — {CHICKERING}.")
+                    f"to {x}; valid when NA_{y},{x} ∪ T is a clique (NA_{y},{x}: the neighbours of {y} adjacent to "
+                    f"{x}) and every semi-directed path from {y} to {x} meets it (Theorem 15) — {CHICKERING}.")
+        return (f"Delete({x}, {y}, H) with H = {braces(step.get('H') or [])} ⊆ NA_{y},{x} (the neighbours of {y} "
+                f"adjacent to {x}); valid when NA_{y},{x} \\ H is a clique (Theorem 17) — {CHICKERING}.")
     if op == "mmpc":
         return f"CPC({args[0]}) = {braces(step.get('cpc') or [])}: MMPC({args[0]}, D) — {MMHC_PAPER}."
     if op == "skeleton":
