@@ -178,8 +178,28 @@ def test_ges_steps_in_words_and_notation():
     assert replay.describe(delete, replay_kind="ges") == ("delete A — B with H = {}: score gain +0.500, score now "
                                                           "-1999.500")
     assert replay.source(insert, "ges").startswith("Insert(A, B, T) with T = {C}")
-    assert "NA_BA ∪ T is a clique" in replay.source(insert, "ges") and "Chickering (2002)" in replay.source(insert)
-    assert replay.source(delete, "ges").startswith("Delete(A, B, H) with H = {} ⊆ NA_BA; valid when NA_BA \\ H")
+    assert "NA_B,A ∪ T is a clique" in replay.source(insert, "ges") and "Chickering (2002)" in replay.source(insert)
+    assert replay.source(delete, "ges").startswith("Delete(A, B, H) with H = {} ⊆ NA_B,A (the neighbours of B "
+                                                   "adjacent to A); valid when NA_B,A \\ H is a clique")
+
+
+def test_ges_replay_rebuilds_each_class_through_the_search():
+    # A - B, then inserting C -> B with T = {A} makes the v-structure A -> B <- C; deleting A - B leaves C - B a
+    # link again
+    steps = [{"op": "insert", "args": ["A", "B"], "T": [], "delta": 2.0, "score": -8.0, "phase": "forward"},
+             {"op": "insert", "args": ["C", "B"], "T": ["A"], "delta": 1.0, "score": -7.0, "phase": "forward"},
+             {"op": "delete", "args": ["A", "B"], "H": [], "delta": 0.5, "score": -6.5, "phase": "backward"}]
+    result = result_of("ges", steps)
+    assert replay.kind(result) == "ges"
+    frames = replay.graphs(result)
+    assert frames[0].n_edges == 0 and frames[1] == pdag(links=[("A", "B")])
+    assert frames[2] == pdag(arcs=[("A", "B"), ("C", "B")]) and frames[3] == pdag(links=[("B", "C")])
+    turned = replay.drawing(frames[1], frames[2], steps[1], "t")
+    assert highlighted(turned) == {("A", "B"), ("C", "B")}  # the inserted arc and the one the completion turned
+    deleted = replay.drawing(frames[2], frames[3], steps[2], "t")
+    assert [(e.u, e.v) for e in deleted.edges if e.kind == "just deleted"] == [("A", "B")]
+    assert highlighted(deleted) == {("B", "C")}
+    assert next(item for item in deleted.legend if item.label == "changed in this step").directed is False
 
 
 def test_ges_drawing_highlights_the_arcs_the_completion_turned():
