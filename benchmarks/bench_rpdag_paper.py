@@ -11,11 +11,14 @@ sample of the largest size is drawn with the project's sampler
 (``bnexplore.bif.sample_codes``) and every size is a prefix of it (as the
 paper's Alarm sets are prefixes of one database). Each data set is learned by
 ``hc``, ``tabu``, ``rpdag`` and ``rpdag-tabu`` from the empty graph with a
-cold score cache, and the paper's columns are recorded:
+cold score cache, then by GES (Chickering 2002), PC-stable (G-squared,
+alpha 0.05) and MMHC (the same test, hill climbing on its skeleton), the
+searches of issue 32, and the paper's columns are recorded:
 
 - BDeu (log, ess = 1), Edg (edges);
 - H = A + D + I against the true network, equivalence classes compared
-  (``bnexplore.graphs.structural_errors``);
+  (``bnexplore.graphs.structural_errors``; PC's own CPDAG, which may hold
+  orientation conflicts no DAG of it shares, is compared as it is);
 - Iter (greedy: operators applied) or Biter (tabu: iteration of the best
   graph); Ind (structures evaluated), EstEv (distinct local scores computed),
   TEst (local-score look-ups), NVar (variables per computed statistic);
@@ -26,13 +29,15 @@ The script prints one JSON line per run (also appended to ``--out``, by default
 markdown table per (network, size): mean and standard deviation over the
 seeds (of each column, and of the BDeu difference to DAG hill climbing on the
 same sample), and win counts (RPDAG against DAG, TS-RPDAG against TS-DAG, and tabu
-against greedy from the same start, which must never lose).
+against greedy from the same start, which must never lose), and a table of
+GES, PC and MMHC beside RPDAG search (GES against RPDAG: BDeu and H wins).
 
 Usage::
 
     python benchmarks/bench_rpdag_paper.py                 # full design: 3 networks x 3 sizes x 10 seeds
     python benchmarks/bench_rpdag_paper.py --quick         # alarm, 3,000 rows, 2 seeds
     python benchmarks/bench_rpdag_paper.py --networks alarm --sizes 5000 --seeds 10
+    python benchmarks/bench_rpdag_paper.py --algorithms DAG RPDAG GES PC MMHC --seeds 3   # a reduced design
     python benchmarks/bench_rpdag_paper.py --table benchmarks/out/rpdag_paper.jsonl
 """
 
@@ -48,7 +53,10 @@ from harness import emit
 
 NETWORKS = ("alarm", "insurance", "hailfinder")
 SIZES = (3000, 5000, 10000)
-ALGORITHMS = (("DAG", "hc"), ("TS-DAG", "tabu"), ("RPDAG", "rpdag"), ("TS-RPDAG", "rpdag-tabu"))
+PAPER_ALGORITHMS = (("DAG", "hc"), ("TS-DAG", "tabu"), ("RPDAG", "rpdag"), ("TS-RPDAG", "rpdag-tabu"))
+ADDED = (("GES", "ges"), ("PC", "pc"), ("MMHC", "mmhc"))
+"""Issue 32's searches, run with their defaults (PC and MMHC: G-squared, alpha 0.05)."""
+ALGORITHMS = PAPER_ALGORITHMS + ADDED
 COLUMNS = ("bdeu", "edges", "H", "A", "D", "I", "iter", "ind", "estev", "test", "nvar", "seconds")
 
 PAPER = {
@@ -91,7 +99,9 @@ def run_one(data, truth, algorithm):
     result = learn(data, algorithm=algorithm, scorer=scorer)
     seconds = time.perf_counter() - start
     stats = result.stats
-    errors = structural_errors(result.graph, truth)
+    cpdag = result.extra.get("cpdag")  # PC's and GES's class as found
+    errors = (structural_errors(result.graph, truth) if cpdag is None
+              else structural_errors(cpdag, truth.cpdag(), equivalence=False))
     return {"bdeu": result.score, "edges": result.graph.n_edges, **{k: errors[k] for k in "ADIH"},
             "iter": stats.get("best_iteration", stats["iterations"]), "ind": stats["structures_evaluated"],
             "estev": stats["local_scores_computed"], "test": stats["local_score_lookups"], "nvar": stats["nvar"],
@@ -110,15 +120,13 @@ def cross_climbs(data, results):
             "rpdag_from_hc_gain": learn(data, "rpdag", scorer=scorer, start=dag.graph).score - dag.score}
 
 
-def warm_up():
+def warm_up(algorithms=ALGORITHMS):
     """Compile (or load) every numba kernel the searches use before timing anything."""
     from bnexplore import learn
 
     _, data = harness.sampled("asia", 300, seed=0)
-    for _, algorithm in ALGORITHMS:
+    for _, algorithm in algorithms:
         learn(data, algorithm=algorithm, **({"iterations": 5} if "tabu" in algorithm else {}))
-
-
 
 
 def _wins(rows, a, b, key="bdeu", higher=True):
@@ -222,20 +230,61 @@ def table(records):
     for (network, rows), by_seed in sorted(groups.items(), key=lambda item: (NETWORKS.index(item[0][0])
                                                                              if item[0][0] in NETWORKS else 99,
                                                                              item[0][1])):
-        runs = [s for s in by_seed.values() if all(label in s for label, _ in ALGORITHMS)]
+        runs = [s for s in by_seed.values() if "DAG" in s and "RPDAG" in s]
         if not runs:
             continue
-        gap = {label: np.array([s[label]["bdeu"] - s["DAG"]["bdeu"] for s in runs]) for label, _ in ALGORITHMS}
-        h = {label: np.mean([s[label]["H"] for s in runs]) for label, _ in ALGORITHMS}
+        labels = [label for label, _ in PAPER_ALGORITHMS if all(label in s for s in runs)]
+        gap = {label: np.array([s[label]["bdeu"] - s["DAG"]["bdeu"] for s in runs]) for label in labels}
+        h = {label: f"{np.mean([s[label]['H'] for s in runs]):.1f}" if label in labels else "–"
+             for label, _ in PAPER_ALGORITHMS}
+        mean_gap = {label: f"{gap[label].mean():+,.1f}" if label in gap else "–" for label, _ in PAPER_ALGORITHMS}
         w, t, l = _wins(by_seed, "RPDAG", "DAG")
         paper = PAPER.get((network, rows))
         paper_cells = (f"{paper['RPDAG'][0] - paper['DAG'][0]:+,} | {paper['DAG'][1]} / {paper['TS-DAG'][1]} / "
                        f"{paper['RPDAG'][1]} / {paper['TS-RPDAG'][1]}") if paper else "– | –"
         out.append(f"| {network} | {rows:,} | {gap['RPDAG'].mean():+,.1f} ± {gap['RPDAG'].std(ddof=1):,.1f} | "
-                   f"{w} / {t} / {l} | {gap['TS-DAG'].mean():+,.1f} | {gap['TS-RPDAG'].mean():+,.1f} | "
-                   f"{h['DAG']:.1f} / {h['TS-DAG']:.1f} / {h['RPDAG']:.1f} / {h['TS-RPDAG']:.1f} | {paper_cells} |")
+                   f"{w} / {t} / {l} | {mean_gap['TS-DAG']} | {mean_gap['TS-RPDAG']} | "
+                   f"{h['DAG']} / {h['TS-DAG']} / {h['RPDAG']} / {h['TS-RPDAG']} | {paper_cells} |")
     out.append("\n**All runs** (wins / ties / losses): "
                + "; ".join(f"{k} {w}/{t}/{l}" for k, (w, t, l) in overall.items()) + ".")
+    out.append(added_table(groups))
+    return "\n".join(out)
+
+
+def added_table(groups):
+    """GES, PC and MMHC beside RPDAG search: BDeu to DAG hill climbing's, H and seconds (means), GES's wins."""
+    labels = ("DAG", "RPDAG") + tuple(label for label, _ in ADDED)
+    out = ["\n**GES, PC and MMHC beside RPDAG search** (means over the samples; BDeu differences to DAG hill "
+           "climbing on the same sample; H to the true CPDAG)\n",
+           "| network | N | samples | BDeu - DAG's: RPDAG / GES / PC / MMHC | H: DAG / RPDAG / GES / PC / MMHC | "
+           "seconds: DAG / RPDAG / GES / PC / MMHC | GES vs RPDAG, BDeu: wins / ties / losses | "
+           "GES vs RPDAG, H (lower wins) |",
+           "|---|---|---|---|---|---|---|---|"]
+    total = {"bdeu": [0, 0, 0], "H": [0, 0, 0]}
+    for (network, rows), by_seed in sorted(groups.items(), key=lambda item: (NETWORKS.index(item[0][0])
+                                                                             if item[0][0] in NETWORKS else 99,
+                                                                             item[0][1])):
+        runs = [s for s in by_seed.values() if all(label in s for label in labels)]
+        if not runs:
+            continue
+
+        def mean(label, key, runs=runs):
+            return np.mean([s[label][key] for s in runs])
+
+        gaps = " / ".join(f"{np.mean([s[label]['bdeu'] - s['DAG']['bdeu'] for s in runs]):+,.1f}"
+                          for label in labels[1:])
+        bdeu_wins = _wins(by_seed, "GES", "RPDAG")
+        h_wins = _wins(by_seed, "GES", "RPDAG", key="H", higher=False)
+        total["bdeu"] = [a + b for a, b in zip(total["bdeu"], bdeu_wins)]
+        total["H"] = [a + b for a, b in zip(total["H"], h_wins)]
+        out.append(f"| {network} | {rows:,} | {len(runs)} | {gaps} | "
+                   + " / ".join(f"{mean(label, 'H'):.1f}" for label in labels) + " | "
+                   + " / ".join(f"{mean(label, 'seconds'):.2f}" for label in labels) + " | "
+                   + " / ".join(map(str, bdeu_wins)) + " | " + " / ".join(map(str, h_wins)) + " |")
+    if len(out) == 3:
+        return ""
+    out.append(f"\n**GES against RPDAG search, all runs** (wins / ties / losses): BDeu "
+               f"{'/'.join(map(str, total['bdeu']))}; H {'/'.join(map(str, total['H']))}.")
     return "\n".join(out)
 
 
@@ -245,6 +294,8 @@ def main():
     parser.add_argument("--networks", nargs="+", default=list(NETWORKS))
     parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     parser.add_argument("--seeds", type=int, default=10, help="samples per network (seeds 1..S)")
+    parser.add_argument("--algorithms", nargs="+", default=[label for label, _ in ALGORITHMS],
+                        choices=[label for label, _ in ALGORITHMS], help="which columns to run (default: all)")
     harness.output_option(parser, "rpdag_paper", "--out", ".jsonl")
     parser.add_argument("--table", metavar="JSONL", help="only print the tables of an earlier run's JSON lines")
     args = parser.parse_args()
@@ -255,7 +306,8 @@ def main():
     if args.quick:
         args.networks, args.sizes, args.seeds = ["alarm"], [3000], 2
     np.seterr(all="ignore")
-    warm_up()
+    chosen = [(label, algorithm) for label, algorithm in ALGORITHMS if label in args.algorithms]
+    warm_up(chosen)
     print(f"# {harness.machine_line()}", flush=True)
     records = []
     for name in args.networks:
@@ -266,10 +318,10 @@ def main():
             base = {"network": name, "rows": rows, "seed": seed, "true_bdeu": Scorer(data, "bdeu").total(truth),
                     "true_edges": truth.n_edges}
             found, results = [], {}
-            for label, algorithm in ALGORITHMS:
+            for label, algorithm in chosen:
                 columns, results[label] = run_one(data, truth, algorithm)
                 found.append({**base, "label": label, "algorithm": algorithm, **columns})
-            cross = cross_climbs(data, results)
+            cross = cross_climbs(data, results) if {"DAG", "RPDAG"} <= set(results) else {}
             for record in found:
                 record.update(cross)
                 records.append(record)
