@@ -71,7 +71,7 @@ def _r4(arc, link, nonadj, ambiguous):
 _APPLY = {"R1": _r1, "R2": _r2, "R3": _r3, "R4": _r4}
 
 
-def meek_orient(pdag, ambiguous=()):
+def meek_orient(pdag, ambiguous=(), keep=()):
     """Close a PDAG under Meek's rules R1-R4 ([1]_).
 
     The rules are tried in the order R1, R2, R3, R4; the first that applies
@@ -88,6 +88,9 @@ def meek_orient(pdag, ambiguous=()):
         Unshielded triples ``(a, b, c)`` whose middle node the conservative
         or majority rule could not decide ([2]_): R1 and R3 do not read
         them as non-colliders. Either order of the end points.
+    keep : iterable of (int, int), optional
+        Links no rule orients (either order): edges whose direction the
+        evidence contradicts, such as one two v-structures orient both ways.
 
     Returns
     -------
@@ -110,6 +113,8 @@ def meek_orient(pdag, ambiguous=()):
     nonadj = ~skeleton & ~np.eye(n, dtype=bool)
     ambiguous = {(int(a), int(b), int(c)) for a, b, c in ambiguous}
     ambiguous |= {(c, b, a) for a, b, c in ambiguous}
+    kept = {(int(u), int(v)) for u, v in keep}
+    kept |= {(v, u) for u, v in kept}
     applied = []
     changed = True
     while changed:
@@ -121,7 +126,7 @@ def meek_orient(pdag, ambiguous=()):
         for rule in RULES:
             found = _APPLY[rule](arc, link, nonadj, ambiguous)
             for u, v in found:
-                if adj[u, v] and adj[v, u]:
+                if adj[u, v] and adj[v, u] and (u, v) not in kept:
                     adj[v, u] = False
                     applied.append((u, v, rule))
                     changed = True
