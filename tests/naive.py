@@ -657,3 +657,56 @@ def connected_credible(dags, start):
                 reached.add(other)
                 todo.append(other)
     return reached
+
+
+# -- independence tests (bnexplore.independence) -------------------------------
+
+def strata(codes, z):
+    """``(order, starts)``: the row indices sorted by their ``z`` configuration (Python's sort is stable),
+    and the positions in ``order`` where a configuration begins, then the number of rows."""
+    def config(s):
+        return tuple(int(codes[s, v]) for v in z)
+    order = sorted(range(len(codes)), key=config)
+    starts = [i for i in range(len(order)) if i == 0 or config(order[i]) != config(order[i - 1])]
+    return order, starts + [len(order)]
+
+
+def ci_statistic(codes, x, y, z, pearson):
+    """``(statistic, dof)`` of x and y given z from dictionaries: per z configuration that occurs, the
+    x-y table; G2 (or Pearson's X2) summed, dof = sum of (occurring x states - 1)(occurring y states - 1)."""
+    tables = {}
+    for row in codes:
+        config = tuple(int(row[v]) for v in z)
+        tables.setdefault(config, Counter())[(int(row[x]), int(row[y]))] += 1
+    statistic, dof = 0.0, 0
+    for table in tables.values():
+        n_z = sum(table.values())
+        n_x, n_y = Counter(), Counter()
+        for (a, b), c in table.items():
+            n_x[a] += c
+            n_y[b] += c
+        dof += (len(n_x) - 1) * (len(n_y) - 1)
+        for a in n_x:
+            for b in n_y:
+                c = table[(a, b)]
+                expected = n_x[a] * n_y[b] / n_z
+                if pearson:
+                    statistic += (c - expected) ** 2 / expected
+                elif c > 0:
+                    statistic += 2 * c * math.log(c / expected)
+    return statistic, dof
+
+
+def permuted_statistics(xs, ys, starts, uniforms):
+    """G2 after each permutation of the list ``xs`` within the strata ``starts`` (shuffled in place:
+    Fisher-Yates from the top of each stratum, row i swapping with ``s + floor(u[i] (i - s + 1))``)."""
+    out = []
+    for u in uniforms:
+        for k in range(len(starts) - 1):
+            s = starts[k]
+            for i in range(starts[k + 1] - 1, s, -1):
+                j = s + int(u[i] * (i - s + 1))
+                xs[i], xs[j] = xs[j], xs[i]
+        stratum = [k for k in range(len(starts) - 1) for _ in range(starts[k], starts[k + 1])]
+        out.append(ci_statistic(np.column_stack([stratum, xs, ys]), 1, 2, [0], False)[0])
+    return out
