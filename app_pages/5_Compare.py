@@ -1,22 +1,26 @@
-"""5 · Compare: networks side by side and overlaid, with SHD and structural errors.
+"""5 · Compare: networks side by side and overlaid, with SHD and structural errors; every search of the
+data in use in one table, beside the optimum and the truth, one click away.
 
 Laid out for a projector: the pickers on two rows, the picture right under them (a 1280 x 720
-window shows it whole), the table of numbers below it.
+window shows it whole), the table of numbers below it, then the table of every search.
 """
 
 import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
+from bnexplore.errors import BNExploreError
 from bnexplore.graphs import DAG, shd, structural_errors
-from bnexplore.knowledge import Knowledge
-from bnexplore_app import knowledge_ui, state, views
+from bnexplore.search import SEARCHES
+from bnexplore.search.engine import choose_engine
+from bnexplore.search.scoreboard import EXACT_ALGORITHMS, covers, optimum_for, scoreboard_row
+from bnexplore_app import knowledge_ui, runs, state, views
+from bnexplore_app.algorithms import available
 from bnexplore_app.errors import without_links
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import (data_status, file_stem, import_results, literal, pick_one, picture_buttons,
-                                  show_graph)
+                                  show_graph, text_column_width)
 
-EXACT_ALGORITHMS = ("exact", "credible")
 GRAPH_MOST = 330  # most pixels of drawing area: under the pickers, the graph ends inside a 1280 x 720 window
 OVERLAY_CAPTION = ("Both networks on one picture, nodes in the same places: grey edges are in both, blue only in A, "
                    "orange only in B, purple in both but pointing differently (drawn as in A). Hover an edge to "
@@ -31,21 +35,12 @@ def exact_optimum(entry, entries):
     The exact result must be on the same data with the same score settings, and
     its search space must hold ``entry``'s graph (its in-degree bound, if any,
     allows every node its parents; its knowledge, if any, allows the graph):
-    then the optimum is at least ``entry``'s score and the gap is true.
+    then the optimum is at least ``entry``'s score and the gap is true
+    (:func:`bnexplore.search.scoreboard.covers`).
     """
-    graph = entry.result.graph
-    indegree = max((len(ps) for ps in graph.parent_sets()), default=0)
     for other in entries.values():
-        result = other.result
-        bound = result.params.get("max_indegree")
-        known = result.params.get("knowledge")
-        if (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
-                and entry.data_key is not None and other.data_key == entry.data_key
-                and result.score_name == entry.result.score_name
-                and result.params.get("ess") == entry.result.params.get("ess")
-                and (bound is None or indegree <= bound)
-                and (not known or Knowledge.from_json(known).bind(graph.names).allows(graph))):
-            return result.score, other.name
+        if entry.data_key is not None and other.data_key == entry.data_key and covers(other.result, entry.result):
+            return other.result.score, other.name
     return None
 
 
@@ -96,6 +91,154 @@ def metrics_table(reference, chosen, entries, names):
                + ("" if all(len(entry.result.names) == len(names) for entry in chosen) else
                   f" Edges, SHD and errors count only the edges between the {len(names)} shared variables; each "
                   "score is that of the whole network."))
+
+
+EVERY_SEARCH_SECONDS = 15.0
+"""Most seconds each search of "Run every search" gets (less when the Search page's time limit is smaller):
+on data a class uses, every search ends well within it; on large data it keeps the whole run to minutes."""
+POLL_SECONDS = 0.5
+
+
+def every_search(n_vars, time_limit):
+    """The searches "Run every search" starts, and those it leaves out with the reason.
+
+    Every search of the registry (:data:`bnexplore.search.SEARCHES`), with its options' defaults (seed 1, so
+    a run can be repeated), except the exact search when the engine estimate the Tune page shows says it
+    would not finish within ``time_limit``: the subset DP's time is known, branch and cut's is not.
+    """
+    choices = available(False)
+    chosen, skipped = [], []
+    for key in SEARCHES:
+        if key not in choices:
+            continue
+        if key == "exact":
+            try:
+                engine, reason, seconds = choose_engine(n_vars, task="optimum")
+            except BNExploreError as error:
+                skipped.append(f"the exact search ({error})")
+                continue
+            if seconds is None or seconds > time_limit:
+                skipped.append(f"the exact search (it would run the {reason.split(':')[0]}, "
+                               f"{'in a time no formula predicts' if seconds is None else 'too long'}: run it "
+                               "on the Search page with a time limit of your choosing)")
+                continue
+        chosen.append(choices[key])
+    return chosen, skipped
+
+
+def seeded(key):
+    """The options "Run every search" gives a search: seed 1 for each seed it takes, the defaults otherwise."""
+    return {option.name: 1 for option in SEARCHES[key].options if option.kind == "seed"}
+
+
+def every_time_limit():
+    """Seconds each search of "Run every search" gets: the Search page's time limit, at most
+    :data:`EVERY_SEARCH_SECONDS`."""
+    limit = st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60)
+    return min(float(limit), EVERY_SEARCH_SECONDS)
+
+
+def run_every_search():
+    limit = every_time_limit()
+    chosen, _ = every_search(state.dataset().n_vars, limit)
+    runs.start(chosen, {alg.key: seeded(alg.key) for alg in chosen}, limit)
+
+
+def every_panel():
+    """Progress and Stop of a run on the data in use (polled while it runs); the page once it ends."""
+    job = st.session_state.get("job")
+    if job is None or job.data_key != st.session_state["data_key"]:
+        return
+    if job.running:
+        done, text = runs.progress_text(job)
+        st.progress(done, text=f"Search {min(len(job.results) + len(job.errors) + 1, len(job.tasks))} of "
+                                f"{len(job.tasks)}: {text}")
+        st.button("Stop", on_click=job.stop.set, key="cmp_stop", type="primary",
+                  help="Stop now: the running search keeps its best network, the others do not start.")
+    elif not job.collected:
+        st.rerun()
+    else:
+        runs.show_notes(job)
+
+
+def dash(value, form="{:.2f}"):
+    """A number as the table writes it; "—" when it is not known (no optimum, no truth) or undefined (0/0)."""
+    return "—" if value is None else form.format(value)
+
+
+def scoreboard_frame(entries):
+    """One row per network of the data in use (the ground truth included): the scoreboard's numbers, each
+    gap taken from a finished exact search or credible set of these data that covers the network."""
+    data_key, names = st.session_state["data_key"], sorted(state.dataset().names)
+    here = [e for e in entries.values() if e.data_key == data_key and sorted(e.result.names) == names]
+    truth = state.truth_for(names)
+    truth = truth.dag() if truth is not None else None
+    optima = [e.result for e in here if e.result.algorithm in EXACT_ALGORITHMS]
+    bf = float(st.session_state["settings"]["bf"])
+    rows = []
+    for entry in here:
+        row = scoreboard_row(entry.result, truth, optimum_for(entry.result, optima), bf)
+        rows.append({"network": entry.name, "search": entry.result.algorithm,
+                     "score function": state.score_label(entry.result.score_name, entry.result.params.get("ess")),
+                     "score": entry.result.score, "gap": dash(row["gap"], "{:.4f}"),
+                     f"credible (BF {bf:g})": {True: "yes", False: "no", None: "unknown"}[row["in_credible_set"]],
+                     "SHD truth (CPDAGs)": dash(row["shd_truth"], "{}"),
+                     "SHD optimum (CPDAGs)": dash(row["shd_optimum"], "{}"),
+                     "adjacency precision": dash(row["adjacency_precision"]),
+                     "adjacency recall": dash(row["adjacency_recall"]),
+                     "arrowhead precision": dash(row["arrowhead_precision"]),
+                     "arrowhead recall": dash(row["arrowhead_recall"])})
+    return pd.DataFrame(rows), truth is not None, bool(optima), bf
+
+
+def scoreboard_section(entries):
+    """Every search of the data in use in one table, and the button that runs them all."""
+    st.subheader("Every search on this data")
+    job = st.session_state.get("job")
+    busy = job is not None and job.running
+    limit = every_time_limit()
+    chosen, skipped = every_search(state.dataset().n_vars, limit)
+    st.button("Run every search on this data", key="cmp_run_every", type="primary", disabled=busy,
+              on_click=run_every_search,
+              help="Runs each search of the Search page's list on the data in use, one after the other, with the "
+                   "Tune page's score and settings; each result is kept like any other.")
+    st.caption(f"Runs {', '.join(alg.key for alg in chosen)}, one after the other, at most {limit:g} s each (the "
+               f"Search page's time limit, at most {EVERY_SEARCH_SECONDS:g} s): a search still running then stops "
+               "and keeps its best network so far. Options are the searches' defaults, with seed 1."
+               + (f" Left out: {'; '.join(skipped)}." if skipped else ""))
+    st.fragment(run_every=POLL_SECONDS if busy else None)(every_panel)()
+    frame, known_truth, known_optimum, bf = scoreboard_frame(entries)
+    if frame.empty:
+        st.info("No network learned on the data in use yet.")
+        return
+    if frame["score function"].nunique() == 1:
+        frame = frame.drop(columns="score function")
+    st.dataframe(frame, hide_index=True, width="stretch", column_config={
+        "network": st.column_config.TextColumn(width=text_column_width(frame["network"]), pinned=True),
+        "search": st.column_config.TextColumn(width="small"),
+        "score": st.column_config.NumberColumn(format="%.2f", help="natural log, higher is better"),
+        "gap": st.column_config.TextColumn(help="the optimum's score minus this score (0 = optimal); — when no "
+                                                "finished exact search on these data and score covers it"),
+        f"credible (BF {bf:g})": st.column_config.TextColumn(
+            help="its equivalence class is in the credible set: score ≥ optimum − ln BF (every DAG of a class "
+                 "has the same score under a score-equivalent score); unknown without the optimum, or under K2"),
+        "SHD truth (CPDAGs)": st.column_config.TextColumn(
+            help="structural Hamming distance between its equivalence class (CPDAG) and the true one"),
+        "SHD optimum (CPDAGs)": st.column_config.TextColumn(
+            help="structural Hamming distance between its equivalence class (CPDAG) and the optimum's"),
+        "adjacency precision": st.column_config.TextColumn(help="true adjacencies found / adjacencies found"),
+        "adjacency recall": st.column_config.TextColumn(help="true adjacencies found / true adjacencies"),
+        "arrowhead precision": st.column_config.TextColumn(
+            help="arrowheads of its CPDAG that the true CPDAG has / arrowheads of its CPDAG (Tetrad's)"),
+        "arrowhead recall": st.column_config.TextColumn(
+            help="arrowheads of the true CPDAG that its CPDAG has / arrowheads of the true CPDAG"),
+    })
+    st.caption(f"Every network learned on the data in use. Gap and credible set at the Tune page's Bayes factor "
+               f"{bf:g}" + ("" if known_optimum else " need the optimum: run the exact search (or a credible set)")
+               + ". SHD compares equivalence classes (CPDAGs); precision and recall count adjacencies and the "
+               "arrowheads of the CPDAGs against the truth"
+               + ("" if known_truth else ", known only when the data were drawn from a network (Data page)")
+               + "; — where a number is unknown or 0/0.")
 
 
 def listed(names, most=6):
@@ -166,13 +309,23 @@ def picked(entries):
 def page():
     st.title("5 · Compare")
     data_status()
+    for job in runs.kept_jobs().values():
+        runs.collect(job)
     entries = views.entries()
     if len(entries) < 2:
-        st.info("Compare needs two networks: run two searches (or one, when the ground truth is known), or import "
-                "a saved result below.")
-        with st.expander("Import a saved result (JSON)"):
-            import_results("cmp_import")
-        return
+        st.info("Compare needs two networks: run two searches (or one, when the ground truth is known), run every "
+                "search below, or import a saved result below.")
+    else:
+        pair_section(entries)
+    st.divider()
+    scoreboard_section(entries)
+    st.divider()
+    with st.expander("Import a saved result (JSON)"):
+        import_results("cmp_import")
+
+
+def pair_section(entries):
+    """Two networks (or more) picked, drawn and counted against the reference A."""
     chosen = picked(entries)
     if len(chosen) < 2:
         st.info("Pick at least two networks." + (
@@ -222,9 +375,6 @@ def page():
     metrics_table(a, comparable, entries, names)
     if skipped:
         st.warning(f"Left out of the table (different variables): {', '.join(skipped)}.")
-    st.divider()
-    with st.expander("Import a saved result (JSON)"):
-        import_results("cmp_import")
 
 
 run_page(page, "the Compare page")
