@@ -19,7 +19,7 @@ from bnexplore.knowledge import Knowledge
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.search import learn
-from bnexplore.search.ges import apply_operator, ges, operator_delta, valid_operators
+from bnexplore.search.ges import GesState, apply_operator, ges, operator_delta, valid_operators
 from fakes import StopAfter
 from oracle import random_dag
 from test_knowledge import random_consistent_knowledge
@@ -383,3 +383,45 @@ def test_at_least_as_good_as_pgmpy_ges():
     scorer = Scorer(data, "bdeu")
     ours = ges(scorer)
     assert ours.score >= scorer.total(theirs.extension()) - 1e-6 * abs(ours.score)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_refreshing_only_the_touched_nodes_gives_the_candidates_of_a_full_refresh(seed):
+    data = problem(300 + seed, 6, 8, 2000)
+    scorer = Scorer(data, "bic")
+    n = scorer.n_vars
+    dense = random_dag(np.random.default_rng(seed), n, 0.7).cpdag().adj  # the deletions need edges to remove
+    steps = 0
+    for start, ops in ((np.zeros((n, n), np.uint8), ("insert", "delete")), (dense, ("delete", "insert"))):
+        state = GesState(scorer, start)
+        for op in ops:
+            state.refresh(op, range(state.n))
+            while True:
+                move, _ = state.best(op, 1e-9)
+                if move is None:
+                    break
+                state.stage(op, move)
+                state.apply(op, *move[:2])
+                state.refresh(op, state.touched)
+                fresh = GesState(scorer, state.adj)
+                fresh.refresh(op, range(state.n))
+                assert fresh.candidates[op] == state.candidates[op]
+                for y in range(state.n):
+                    np.testing.assert_allclose(fresh.gains[op][y], state.gains[op][y], rtol=1e-12)
+                assert state.score == pytest.approx(scorer.total(state.parents))
+                steps += 1
+    assert steps >= 6
+
+
+def test_a_time_limit_on_a_fake_clock_and_tiny_problems():
+    from bnexplore.control import Control
+    from fakes import FakeClock
+
+    _, data = asia_sample(5_000)
+    result = ges(Scorer(data, "bdeu"), control=Control(time_limit=10, clock=FakeClock(1.0)))
+    assert result.stats["stopped"] == "time limit"
+    assert mec_key(result.graph) == mec_key(result.extra["cpdag"])
+    one = Dataset.from_codes(np.zeros((10, 1), np.uint8), names=["a"])
+    assert ges(Scorer(one, "bdeu")).graph.n_edges == 0
+    constant = Dataset.from_codes(np.zeros((50, 3), np.uint8), names=["a", "b", "c"])
+    assert ges(Scorer(constant, "bic")).graph.n_edges == 0
