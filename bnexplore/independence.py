@@ -433,10 +433,13 @@ class IndependenceTest:
         return f"IndependenceTest({self.test}, alpha={self.alpha:g}, {self.n_vars} variables, {self.n_rows} rows)"
 
     def _index(self, value, what):
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool) \
-                or not 0 <= value < self.n_vars:
+        """``value`` as a column index, or the message naming ``what``."""
+        index = value if type(value) is int else None  # plain ints skip the slower abstract-class check
+        if index is None and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            index = int(value)
+        if index is None or not 0 <= index < self.n_vars:
             raise OptionError(f"{what} must be a column index 0 .. {self.n_vars - 1} of the data, got {value!r}")
-        return int(value)
+        return index
 
     def _check(self, x, y, z):
         """``(x, y, z)`` checked, ``z`` as an int64 array."""
