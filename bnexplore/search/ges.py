@@ -120,10 +120,15 @@ class GesGraph:
         a = np.asarray(adj, dtype=np.bool_)
         self.adj = a.copy()
         self.n = a.shape[0]
-        arc, link = a & ~a.T, a & a.T
-        self.pa = [set(np.flatnonzero(arc[:, v]).tolist()) for v in range(self.n)]
-        self.ch = [set(np.flatnonzero(arc[v]).tolist()) for v in range(self.n)]
-        self.ne = [set(np.flatnonzero(link[v]).tolist()) for v in range(self.n)]
+        self.pa = [set() for _ in range(self.n)]
+        self.ch = [set() for _ in range(self.n)]
+        self.ne = [set() for _ in range(self.n)]
+        for u, v in zip(*np.nonzero(a)):
+            if a[v, u]:
+                self.ne[u].add(int(v))
+            else:
+                self.ch[u].add(int(v))
+                self.pa[v].add(int(u))
         self.adjacent = [self.pa[v] | self.ch[v] | self.ne[v] for v in range(self.n)]
 
     def is_clique(self, nodes):
@@ -420,10 +425,17 @@ class GesState(GesGraph):
     def _insert_moves(self, y):
         limit_all = self.n if self.max_indegree is None else self.max_indegree
         moves, keys = [], []
+        lonely = not self.ne[y]  # no neighbour: T and NA_YX are empty for every x
+        parents = tuple(sorted(self.pa[y]))
         for x in range(self.n):
             if x == y or x in self.adjacent[y]:
                 continue
             if self.bound is not None and not (self.bound.allowed[x, y] or self.bound.allowed[y, x]):
+                continue
+            if lonely:
+                if len(parents) < limit_all:
+                    moves.append((x, ()))
+                    keys += [(y, tuple(sorted(parents + (x,)))), (y, parents)]
                 continue
             base = self.pa[y] | self.na(x, y)
             limit = limit_all - 1 - len(base)
@@ -486,20 +498,30 @@ class GesState(GesGraph):
         must have an extension honouring them; a failing candidate is dropped
         and the next taken.
         """
-        gains = np.concatenate(self.gains[op])
-        moves = [(x, y, s) for y in range(self.n) for x, s in self.candidates[op][y]]
-        while True:
-            i = first_best(gains, tol)
-            if i < 0 or gains[i] <= tol:
-                return None, len(moves)
-            x, y, subset = moves[i]
-            delta, gains[i] = float(gains[i]), -np.inf
-            if op == "insert" and not self.blocks_paths(x, y, self.na(x, y) | set(subset)):
-                continue
-            after = self.applied(op, x, y, subset)
-            parents = _extension(after, self.bound, self.max_indegree)
-            if parents is not None:
-                return (x, y, subset, delta, after, parents), len(moves)
+        gains = self.gains[op]
+        evaluated = sum(len(g) for g in gains)
+        tops = np.array([g.max() if len(g) else -np.inf for g in gains])
+        dropped = []  # (y, i, gain) of the candidates that failed, restored at the end
+        try:
+            while True:
+                y = first_best(tops, tol)
+                if y < 0 or tops[y] <= tol:
+                    return None, evaluated
+                i = int(np.argmax(gains[y] >= tops[y] - tol))  # the first candidate of y tied with the best
+                x, subset = self.candidates[op][y][i]
+                delta = float(gains[y][i])
+                dropped.append((y, i, delta))
+                gains[y][i] = -np.inf
+                tops[y] = gains[y].max()
+                if op == "insert" and not self.blocks_paths(x, y, self.na(x, y) | set(subset)):
+                    continue
+                after = self.applied(op, x, y, subset)
+                parents = _extension(after, self.bound, self.max_indegree)
+                if parents is not None:
+                    return (x, y, subset, delta, after, parents), evaluated
+        finally:
+            for y, i, gain in dropped:
+                gains[y][i] = gain
 
     def apply(self, op, x, y):
         """Install the operator staged by :meth:`stage` (the trajectory records it through
