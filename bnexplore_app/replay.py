@@ -340,8 +340,7 @@ def describe_pc(step, before=None, test=None):
             why = f"{z} is not in the separating set of {x} and {y}"
         text = f"v-structure {x} → {z} ← {y}: {why}"
         for a, b in step.get("conflicts") or []:
-            text += (f"; conflict: {a} → {b} is refused (another v-structure or the background knowledge points "
-                     f"it the other way), so {a} — {b} is left as it was")
+            text += f"; conflict: {a} → {b} refused (another v-structure or the knowledge points it the other way)"
         return text
     if op == "ambiguous":
         x, z, y = args

@@ -23,8 +23,8 @@ pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
 from tools.browser import (CHROMIUM, ROOT, STEP_TIMEOUT, AppServer, alerts, browser_session,  # noqa: E402
-                           choose_option, choose_radio, download, drawn, new_page, nodes_outside, open_page,
-                           problems, settle, upload)
+                           choose_option, choose_radio, download, drawn, graph_frame, new_page, nodes_outside,
+                           open_page, problems, settle, upload)
 
 expect.set_options(timeout=STEP_TIMEOUT)  # Playwright's 5 s is too short for a page run on a loaded machine
 
@@ -309,3 +309,61 @@ def test_replay_controls_and_whole_graph_fit_a_projector(server, browser):
             f"{what} spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px, outside the 720 px window"
     assert_no_problems(page)
     page.context.close()
+
+
+_MAGENTA_EDGES = """() => edges.get().filter(e => e.color === "#d81b60")
+                             .map(e => [e.from, e.to, !!(e.arrows && e.arrows.to && e.arrows.to.enabled)])"""
+"""The edges a replay step highlights in its drawing: ``[from, to, drawn with an arrowhead]``."""
+
+
+def test_pc_replay_draws_its_orientation_steps_on_the_network(server, browser):
+    """Issue 32: PC-stable run on asia in the app and replayed to its first v-structure (or Meek) step: the
+    step in words names it, the drawn graph shows exactly its arcs in magenta (a refused orientation, which
+    the words name, as a link), and scrolled to the replay's heading the words and the graph are in the
+    1280 x 720 window together."""
+    page = new_page(browser, server)
+    try:
+        open_page(page, "3 · Search")
+        algorithms = page.locator("[data-testid='stMultiSelect']").filter(has_text="Algorithms").first
+        settle(page, lambda: algorithms.get_by_role("button", name="Remove Hill climbing (DAG)").click())
+        choose_option(page, algorithms, "PC-stable (constraint-based)")
+        page.keyboard.press("Escape")
+        run_search(page, "pc · ")
+        panel = page.locator(".st-key-replay_panel")
+        expect(panel.get_by_text("Start: the complete undirected graph").first).to_be_visible()
+        settle(page, lambda: panel.locator(".st-key-replay_next button").click())
+        first = panel.get_by_text(re.compile(r"Step 1 of \d+:")).first
+        expect(first).to_be_visible()
+        total = int(re.search(r"Step 1 of (\d+)", first.inner_text()).group(1))
+        oriented = panel.get_by_text(re.compile(r"Step \d+ of \d+: (v-structure|Meek rule)"))
+        k = 1
+        while not oriented.count() and k < total:  # Next until the page shows an orientation step
+            k += 1
+            settle(page, lambda: panel.locator(".st-key-replay_next button").click())
+            expect(panel.get_by_text(f"Step {k} of {total}:").first).to_be_visible()
+        words = oriented.first.inner_text()
+        frame = panel.frame_locator("[data-testid='stIFrame']")
+        expect(frame.get_by_text(f"after step {k} of {total}").first).to_be_visible()  # the drawing of this step
+        magenta = graph_frame(page, page.locator("[data-testid='stIFrame']").count() - 1).evaluate(_MAGENTA_EDGES)
+        found = re.search(r"v-structure (.+?) → (.+?) ← (.+?):", words)
+        if found:
+            x, z, y = found.groups()
+            refused = set(re.findall(r"conflict: (.+?) → (.+?) refused", words))
+            expected = {frozenset((a, z)) for a in (x, y)}
+            assert {frozenset(e[:2]) for e in magenta} == expected, (words, magenta)
+            for a in (x, y):
+                if (a, z) not in refused:
+                    assert [a, z, True] in magenta, (words, magenta)
+        else:
+            u, v = re.search(r"Meek rule \d: orient (.+?) → (.+?) \(", words).groups()
+            assert magenta == [[u, v, True]], (words, magenta)
+        page.wait_for_function(_SCROLLED_TO_REPLAY, timeout=STEP_TIMEOUT)
+        shot(page, "09_pc_replay_1280x720.png")
+        for what, element in (("the step in words", oriented.first),
+                              ("the replay's graph", panel.locator("[data-testid='stIFrame']"))):
+            box = element.bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 720, \
+                f"{what} spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px, outside the 720 px window"
+        assert_no_problems(page)
+    finally:
+        page.context.close()
