@@ -96,7 +96,7 @@ def test_cli_scores_with_every_registered_score(capsys, name):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["learn", ASIA, "--algorithm", "ges"], "unknown algorithm 'ges': choose one of " + ", ".join(SEARCHES)),
+    (["learn", ASIA, "--algorithm", "fges"], "unknown algorithm 'fges': choose one of " + ", ".join(SEARCHES)),
     (["learn", ASIA, "--score", "mdl"], "unknown score 'mdl': choose one of " + ", ".join(SCORES)),
     (["learn", ASIA, "--algorithm", "tabu", "--restarts", "2"], "--restarts applies to --algorithm hc, obs, asobs "
                                                                  "only, not tabu"),
