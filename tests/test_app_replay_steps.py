@@ -258,3 +258,35 @@ def test_mmhc_drawing_keeps_the_allowed_pairs_in_view():
     assert faint == [("A", "C")] and highlighted(climbed) == {("A", "B")}
     assert any(item.label == "allowed by the skeleton" and item.color == replay.ALLOWED for item in climbed.legend)
     assert not [e for e in picture(7).edges if e.color == replay.ALLOWED]  # both allowed pairs joined now
+
+
+# --- real runs with background knowledge ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("algorithm", ["pc", "ges"])
+def test_a_run_with_knowledge_replays_to_its_class(algorithm):
+    from bnexplore import bundled
+    from bnexplore.bif import read_bif, sample
+    from bnexplore.data import Encoder
+    from bnexplore.knowledge import Knowledge
+    from bnexplore.search import learn
+
+    data = Encoder().fit_transform(sample(read_bif(bundled.network_path("asia")), 3000, seed=5))
+    knowledge = Knowledge(require=[("smoke", "dysp")], forbid_edges=[("tub", "either")])
+    result = learn(data, algorithm, knowledge=knowledge)
+    assert replay.kind(result) == algorithm
+    frames = replay.graphs(result)
+    found = result.extra["cpdag"]
+    assert frames[-1].adj.tolist() == found.adj.tolist()
+    smoke, dysp = result.names.index("smoke"), result.names.index("dysp")
+    tub, either = result.names.index("tub"), result.names.index("either")
+    if algorithm == "ges":  # from the class of the required arc
+        assert frames[0].n_edges == 1 and frames[0].adjacent(smoke, dysp) and "required arcs" in replay.start(result)
+    else:  # the forbidden edge goes first, said so; the required arc is oriented by a knowledge step
+        first = result.trajectory[0]
+        assert {*first["args"]} == {"tub", "either"} and not frames[1].adjacent(tub, either)
+        assert replay.describe(first).endswith("the background knowledge forbids joining them")
+        assert any(s["op"] == "knowledge" and s["args"] == ["smoke", "dysp"] for s in result.trajectory)
+    for k, step in enumerate(result.trajectory):
+        assert replay.describe(step, frames[k], result.params.get("test"), algorithm)
+        assert replay.source(step, algorithm)
