@@ -425,3 +425,20 @@ def test_a_time_limit_on_a_fake_clock_and_tiny_problems():
     assert ges(Scorer(one, "bdeu")).graph.n_edges == 0
     constant = Dataset.from_codes(np.zeros((50, 3), np.uint8), names=["a", "b", "c"])
     assert ges(Scorer(constant, "bic")).graph.n_edges == 0
+
+
+def test_subsets_beyond_the_bound_are_refused_naming_max_indegree(monkeypatch):
+    import bnexplore.search.ges as module
+
+    star = np.zeros((6, 6), np.uint8)
+    for u, v in itertools.combinations(range(1, 6), 2):  # a clique of links among 1..5, all linked to 0
+        star[u, v] = star[v, u] = 1
+    for v in range(1, 6):
+        star[0, v] = star[v, 0] = 1
+    cpdag = CPDAG(star)
+    assert cpdag.is_valid()
+    monkeypatch.setattr(module, "MAX_SUBSETS", 8)
+    with pytest.raises(SearchError, match="more than 8 subsets .*give max_indegree"):
+        valid_operators(cpdag)
+    monkeypatch.undo()
+    assert len(valid_operators(cpdag)) == 30 * 2 ** 4  # complete: every ordered pair, H any subset of the 4 others

@@ -81,15 +81,24 @@ PHASES = {"insert": "forward", "delete": "backward"}
 """The phase of the search each operator belongs to."""
 
 
+MAX_SUBSETS = 2 ** 16
+"""Most subsets T or H listed for one pair of nodes: a clique of 16 neighbours of one node, whose local
+scores would have 17 parents or more; beyond, the search asks for ``max_indegree`` rather than run for hours."""
+
+
 def _cliques(candidates, adjacent, limit):
     """Every subset of ``candidates`` (ascending list) that is a clique, of at most ``limit`` nodes.
 
     Depth first: a node joins only when it is adjacent to every node chosen, so
     a subset that is not a clique is never extended (no superset of it is one).
+    SearchError beyond :data:`MAX_SUBSETS` subsets.
     """
     out = []
 
     def grow(start, chosen, common):
+        if len(out) >= MAX_SUBSETS:
+            raise SearchError(f"GES would list more than {MAX_SUBSETS} subsets T or H for one pair of nodes "
+                              f"(a clique of {len(candidates)} neighbours); give max_indegree to bound them")
         out.append(tuple(chosen))
         if len(chosen) >= limit:
             return
