@@ -42,7 +42,9 @@ Notes
   and a subset that is not a clique cannot grow into one, so only cliques of
   Y's neighbours are listed (and under ``max_indegree`` only those small
   enough): the work is exponential only in the size of the cliques among
-  one node's neighbours, which stay small on sparse networks.
+  one node's neighbours, which stay small on sparse networks. More than
+  :data:`MAX_SUBSETS` for one pair is refused (asking for ``max_indegree``)
+  rather than listed.
 - Background knowledge (:class:`bnexplore.knowledge.Knowledge`): the search
   starts from the class of the required arcs (``extra["start"]``), never
   deletes a required edge, never inserts an edge both of whose directions are
