@@ -93,10 +93,10 @@ def metrics_table(reference, chosen, entries, names):
                   "score is that of the whole network."))
 
 
+# Most seconds each search of "Run every search" gets (less when the Search page's time limit is smaller): on
+# data a class uses, every search ends well within it; on large data it keeps the whole run to minutes.
 EVERY_SEARCH_SECONDS = 15.0
-"""Most seconds each search of "Run every search" gets (less when the Search page's time limit is smaller):
-on data a class uses, every search ends well within it; on large data it keeps the whole run to minutes."""
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.5  # how often the run's progress is drawn again
 
 
 def every_search(n_vars, time_limit):
@@ -157,8 +157,6 @@ def every_panel():
                   help="Stop now: the running search keeps its best network, the others do not start.")
     elif not job.collected:
         st.rerun()
-    else:
-        runs.show_notes(job)
 
 
 def dash(value, form="{:.2f}"):
@@ -202,20 +200,26 @@ def scoreboard_section(entries):
               on_click=run_every_search,
               help="Runs each search of the Search page's list on the data in use, one after the other, with the "
                    "Tune page's score and settings; each result is kept like any other.")
-    st.caption(f"Runs {', '.join(alg.key for alg in chosen)}, one after the other, at most {limit:g} s each (the "
-               f"Search page's time limit, at most {EVERY_SEARCH_SECONDS:g} s): a search still running then stops "
-               "and keeps its best network so far. Options are the searches' defaults, with seed 1."
-               + (f" Left out: {'; '.join(skipped)}." if skipped else ""))
     st.fragment(run_every=POLL_SECONDS if busy else None)(every_panel)()
     frame, known_truth, known_optimum, bf = scoreboard_frame(entries)
     if frame.empty:
         st.info("No network learned on the data in use yet.")
-        return
+    else:
+        scoreboard_table(frame, known_truth, known_optimum, bf)
+    st.caption(f"The button runs {', '.join(alg.key for alg in chosen)}, one after the other, at most {limit:g} s "
+               f"each (the Search page's time limit, at most {EVERY_SEARCH_SECONDS:g} s): a search still running "
+               "then stops and keeps its best network so far. Options are the searches' defaults, with seed 1."
+               + (f" Left out: {'; '.join(skipped)}." if skipped else ""))
+    if job is not None and not busy and job.collected and job.data_key == st.session_state["data_key"]:
+        runs.show_notes(job)
+
+
+def scoreboard_table(frame, known_truth, known_optimum, bf):
+    """The table of every search (key columns first, so they are in view at 1280 px) and what it shows."""
     if frame["score function"].nunique() == 1:
         frame = frame.drop(columns="score function")
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
         "network": st.column_config.TextColumn(width=text_column_width(frame["network"]), pinned=True),
-        "search": st.column_config.TextColumn(width="small"),
         "score": st.column_config.NumberColumn(format="%.2f", help="natural log, higher is better"),
         "gap": st.column_config.TextColumn(help="the optimum's score minus this score (0 = optimal); — when no "
                                                 "finished exact search on these data and score covers it"),
