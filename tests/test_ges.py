@@ -358,8 +358,10 @@ def test_learn_and_the_command_line(capsys, tmp_path):
 
 def test_bootstrap_runs_ges():
     _, data = asia_sample(2_000)
-    strengths = bootstrap(data, algorithm="ges", R=5, seed=1)
-    assert strengths is not None
+    result = bootstrap(data, algorithm="ges", R=5, seed=1, workers=1)
+    assert result.resamples == 5 and result.stats["stopped"] is None
+    strong = {(row["from"], row["to"]) for row in result.table() if row["strength"] == 1.0}
+    assert {frozenset(pair) for pair in strong} >= {frozenset(("bronc", "dysp")), frozenset(("either", "xray"))}
 
 
 def test_at_least_as_good_as_pgmpy_ges():
