@@ -74,6 +74,7 @@ from ..numerics import tie_tolerance
 from ..options import whole_number
 from ..scores import kernels
 from ..scores.registry import equivalent_names
+from .dagstate import check_pass_memory
 from .run import SearchRun, first_best
 
 OPERATORS = ("insert", "delete")
@@ -648,6 +649,7 @@ def ges(scorer, max_indegree=None, knowledge=None, progress=None, time_limit=Non
                           f"{scorer.score_name} scores equivalent DAGs differently")
     max_indegree = None if max_indegree is None else whole_number(max_indegree, "max_indegree", 0, error=SearchError)
     bound = knowledge.bind(scorer, max_indegree) if knowledge else None
+    check_pass_memory(scorer.n_vars, "GES")
     control = Control.of(control, progress, time_limit, stop)
     run = SearchRun(scorer, control, "ges", {"max_indegree": max_indegree, **knowledge_params(knowledge)})
     start = _start(scorer, bound)
