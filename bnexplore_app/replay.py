@@ -176,16 +176,16 @@ def graphs(result):
     """
     names = result.names
     steps = result.trajectory
-    start = result.extra.get("start")
+    begin = result.extra.get("start")
     replay_kind = kind(result)
     if replay_kind in ("dag", "mmhc"):
-        arcs = [] if start is None else [(start.names[u], start.names[v]) for u, v in start.arcs()]
+        arcs = [] if begin is None else [(begin.names[u], begin.names[v]) for u, v in begin.arcs()]
         return [DAG.from_arcs(sorted(arcs_after(steps, k, arcs)), names) for k in range(len(steps) + 1)]
     if replay_kind == "pc":
         return pc_graphs(names, steps)
     if replay_kind == "ges":
-        return ges_graphs(DAG.empty(names).cpdag() if start is None else start, steps)
-    current = RPDAG.from_json({"nodes": names}) if start is None else start
+        return ges_graphs(DAG.empty(names).cpdag() if begin is None else begin, steps)
+    current = RPDAG.from_json({"nodes": names}) if begin is None else begin
     out = [current]
     for step in steps:
         current = apply_operator(current, step["op"], *step["args"])
