@@ -254,6 +254,8 @@ def parse_cache(cache):
     """causal-learn's p-value cache ``{"x;y|a.b": p}`` as ``{(x, y): {S: p}}`` (S a sorted tuple)."""
     tests = {}
     for key, p in cache.items():
+        if ";" not in key:  # its bookkeeping entries (data_hash, method_name)
+            continue
         pair, _, cond = key.partition("|")
         x, y = (int(v) for v in pair.split(";"))
         tests.setdefault((x, y), {})[tuple(int(v) for v in cond.split(".")) if cond else ()] = float(p)
@@ -373,13 +375,14 @@ def skeleton_part(args, record):
 
     print("\n## Skeleton: our PC-stable against causal-learn's pc(stable=True), same test and alpha\n")
     print("| network | N | test | alpha | edges both | only ours | only causal-learn | ours s | causal-learn s "
-          "| tests ours / theirs |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| tests ours / theirs | SHD to true CPDAG ours / theirs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     rows_out, notes = [], []
     for name in args.skeleton_networks:
         network, data = harness.sampled(name, args.rows, seed=1)
         codes = np.ascontiguousarray(data.codes, dtype=np.int64)
         n = len(data.names)
+        truth = pdag_states(network.dag().cpdag().adj)
         for test in args.tests:
             for alpha in args.alphas:
                 result, seconds, states = ours(data, "pc", test=test, alpha=alpha)
@@ -391,7 +394,8 @@ def skeleton_part(args, record):
                     print(f"| {name} | {args.rows:,} | {test} | {alpha} | | | | {seconds:.2f} | {theirs['error']} | |")
                     rows_out.append(row)
                     continue
-                mine, their = set(states), set(unplain(theirs["states"]))
+                their_states = unplain(theirs["states"])
+                mine, their = set(states), set(their_states)
                 their_tests = parse_cache(theirs["cache"])
                 ours_levels = removal_levels_ours(result.trajectory, data.names)
                 their_levels = removal_levels_theirs(their_tests, alpha)
@@ -399,7 +403,8 @@ def skeleton_part(args, record):
                 theirs_test = TheirTest(codes, test)
                 row.update({"both": len(mine & their), "only_ours": len(mine - their),
                             "only_theirs": len(their - mine), "theirs_seconds": theirs["seconds"],
-                            "theirs_tests": theirs["tests"],
+                            "theirs_tests": theirs["tests"], "ours_shd": shd_states(states, truth),
+                            "theirs_shd": shd_states(their_states, truth),
                             "differences": explain(mine - their, "ours", data.names, ours_test, theirs_test,
                                                    ours_levels, their_levels, their_tests, alpha, n)
                             + explain(their - mine, "theirs", data.names, ours_test, theirs_test,
@@ -407,7 +412,7 @@ def skeleton_part(args, record):
                 rows_out.append(row)
                 print(f"| {name} | {args.rows:,} | {test} | {alpha} | {row['both']} | {row['only_ours']} | "
                       f"{row['only_theirs']} | {seconds:.2f} | {theirs['seconds']:.2f} | "
-                      f"{row['ours_tests']} / {theirs['tests']} |")
+                      f"{row['ours_tests']} / {theirs['tests']} | {row['ours_shd']} / {row['theirs_shd']} |")
                 for d in row["differences"]:
                     for item in d["sets"]:
                         notes.append(f"- {name} {test} alpha {alpha}: {d['edge'][0]} - {d['edge'][1]} kept by "

@@ -53,7 +53,8 @@ def test_bdeu_of_a_graph_is_its_extensions_score_and_none_without_one():
 
 
 def test_causallearn_cache_gives_each_pairs_tests_and_removal_level():
-    cache = {"0;1": 0.001, "0;1|2": 0.2, "0;1|3": 0.6, "0;2": 0.0, "0;2|1": 0.01, "0;2|1.3": 0.5, "1;2": 0.3}
+    cache = {"0;1": 0.001, "0;1|2": 0.2, "0;1|3": 0.6, "0;2": 0.0, "0;2|1": 0.01, "0;2|1.3": 0.5, "1;2": 0.3,
+             "data_hash": "abc", "method_name": "gsq"}
     tests = bench.parse_cache(cache)
     assert tests[(0, 1)] == {(): 0.001, (2,): 0.2, (3,): 0.6}
     assert tests[(0, 2)][(1, 3)] == 0.5
