@@ -24,6 +24,7 @@ from fakes import StopAfter
 from oracle import random_dag
 from test_knowledge import random_consistent_knowledge
 from test_scores import random_dag_data
+from test_stop_wide import N as WIDE, check_every_10_columns, wide  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 NETWORKS = ROOT / "sample_data" / "networks"
@@ -444,3 +445,14 @@ def test_subsets_beyond_the_bound_are_refused_naming_max_indegree(monkeypatch):
         valid_operators(cpdag)
     monkeypatch.undo()
     assert len(valid_operators(cpdag)) == 30 * 2 ** 4  # complete: every ordered pair, H any subset of the 4 others
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_a_stop_during_the_first_pass_on_wide_data(k, wide, check_every_10_columns):
+    """400 columns, the stop checked every 10 columns' worth of local scores: GES stops inside its
+    first pass, on the empty class, having scored no more than k such pieces."""
+    stop = StopAfter(k)
+    result = ges(Scorer(wide), stop=stop)
+    assert result.stats["stopped"] == "stopped" and stop.calls == k
+    assert result.stats["iterations"] == 0 and result.graph.n_edges == 0
+    assert result.stats["local_scores_computed"] <= WIDE + k * 10 * (WIDE - 1)
