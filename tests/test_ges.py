@@ -193,6 +193,10 @@ def test_operators_take_names_and_explain_refusals():
             apply_operator(chain, *args)
     with pytest.raises(SearchError, match="expected a CPDAG"):
         apply_operator(np.zeros((2, 2)), "insert", 0, 1)
+    with pytest.raises(SearchError, match="not a completed PDAG"):  # a -> b alone is a link in its CPDAG
+        apply_operator(PDAG([[0, 1, 0], [0, 0, 0], [0, 0, 0]]), "insert", 0, 2)
+    with pytest.raises(SearchError, match="not a completed PDAG"):
+        valid_operators(DAG.from_arcs([(0, 1)], 2))
     # a -> c <- b with c -- d: Insert(d, a, {}) would close the semi-directed path a -> c -- d
     g = CPDAG(np.array([[0, 0, 1, 0], [0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0]], np.uint8), list("abcd"))
     with pytest.raises(SearchError, match="semi-directed path"):

@@ -101,7 +101,7 @@ def _cliques(candidates, adjacent, limit):
     def grow(start, chosen, common):
         if len(out) >= MAX_SUBSETS:
             raise SearchError(f"GES would list more than {MAX_SUBSETS} subsets T or H for one pair of nodes "
-                              f"(a clique of {len(candidates)} neighbours); give max_indegree to bound them")
+                              f"(cliques among {len(candidates)} neighbours of one node); give max_indegree to bound them")
         out.append(tuple(chosen))
         if len(chosen) >= limit:
             return
@@ -233,10 +233,18 @@ class GesGraph:
         return essential_graph(dag.astype(np.bool_))
 
 
-def _operator_arguments(cpdag, op, x, y, subset):
-    """``(graph, op, x, y, subset)`` checked: a PDAG, a known operator, nodes as sorted indices."""
+def _check_cpdag(cpdag):
+    """SearchError unless ``cpdag`` is the CPDAG of some DAG (the operators are defined on CPDAGs only)."""
     if not isinstance(cpdag, PDAG):
         raise SearchError(f"expected a CPDAG, got {type(cpdag).__name__}; convert a DAG with dag.cpdag()")
+    if not CPDAG(cpdag.adj, cpdag.names).is_valid():
+        raise SearchError("the graph is not a completed PDAG (it differs from the CPDAG of its own consistent "
+                          "extension); build it with DAG.cpdag()")
+
+
+def _operator_arguments(cpdag, op, x, y, subset):
+    """``(graph, op, x, y, subset)`` checked: a PDAG, a known operator, nodes as sorted indices."""
+    _check_cpdag(cpdag)
     if op not in OPERATORS:
         raise SearchError(f"unknown GES operator {op!r}; use one of {', '.join(OPERATORS)}")
     if isinstance(subset, (str, int, np.integer)):
@@ -322,6 +330,7 @@ def valid_operators(cpdag, max_indegree=None):
     >>> [op for op in valid_operators(chain) if op[0] == "delete"]
     [('delete', 1, 0, ()), ('delete', 0, 1, ())]
     """
+    _check_cpdag(cpdag)
     graph = GesGraph(cpdag.adj)
     bound = graph.n if max_indegree is None else whole_number(max_indegree, "max_indegree", 0, error=SearchError)
     out = []
