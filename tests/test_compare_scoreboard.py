@@ -94,3 +94,23 @@ def test_a_class_the_search_reports_is_the_one_compared(asia):
         assert row["shd_truth"] == 0 and row["arrowhead_recall"] == 1.0
     finally:
         del hc.extra["cpdag"]
+
+
+def test_pc_and_ges_rows_compare_the_class_they_report(asia):
+    """PC-stable's pattern and GES's CPDAG (extra["cpdag"]) are what the truth and the optimum are compared with;
+    their score is that of the DAG each returns, so the gap and the credible verdict read it."""
+    from bnexplore.search import learn
+
+    scorer, truth, results = asia
+    found = {name: learn(scorer.data, name, score="bic") for name in ("pc", "ges")}
+    rows = {row["name"]: row for row in scoreboard({**found, "exact": results["exact"]}, truth, bf=20.0)}
+    best = results["exact"]
+    for name, result in found.items():
+        reported = result.extra["cpdag"]
+        row = rows[name]
+        assert row["shd_truth"] == shd(reported, truth.cpdag())
+        assert row["shd_optimum"] == shd(reported, best.graph.cpdag())
+        assert (row["arrowhead_precision"], row["arrowhead_recall"]) == arrowhead_precision_recall(
+            reported, truth.cpdag())
+        assert row["edges"] == reported.n_edges
+        assert row["gap"] == pytest.approx(best.score - result.score)
