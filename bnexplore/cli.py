@@ -523,12 +523,27 @@ def _truth_graph(path, names):
     return _graph_from_file(path, names)
 
 
+def _graph_nodes(data):
+    """The "nodes" lists of a result file's graphs: its ``graph`` and every graph in ``extra``."""
+    if isinstance(data.get("graph"), dict):
+        yield data["graph"].get("nodes")
+    stack = [data.get("extra")]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if "__graph__" in value:
+                yield value.get("nodes")
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
 def _compared_result(path, scorer):
     """The result in file ``path``, rescored on the data with ``--score`` (so every row is on one scale),
     and whether it is a proven optimum of that score: an exact search or credible set that was not
     stopped, run with the same score settings, whose recorded score is the one the data give."""
     from .numerics import tie_tolerance
-    from .result import Result
+    from .result import Result, parse_json
     from .search.scoreboard import EXACT_ALGORITHMS
 
     try:
@@ -536,14 +551,19 @@ def _compared_result(path, scorer):
     except OSError as err:
         raise BNExploreError(f"cannot read result file {path}: {err.strerror}") from None
     try:
-        result = Result.from_json(text)
+        data = parse_json(text, "result")
+        # every graph's nodes checked against the data before any graph is built (a matrix per graph)
+        for nodes in _graph_nodes(data):
+            if not isinstance(nodes, list) or len(nodes) > len(scorer.names) or not set(nodes) <= set(scorer.names):
+                raise BNExploreError("its network's variables differ from the data's; compare networks of these data")
+        result = Result.from_json(data)
     except BNExploreError as err:
         raise BNExploreError(f"{path}: {err}") from None
+    except (RecursionError, TypeError):  # nested too deep; a node name that is not text
+        raise BNExploreError(f"{path}: not a bnexplore result file") from None
     if sorted(result.names) != sorted(scorer.names):
-        raise BNExploreError(f"{path}: its network's variables differ from the data's (only in the network: "
-                             f"{sorted(set(result.names) - set(scorer.names))[:5]}, only in the data: "
-                             f"{sorted(set(scorer.names) - set(result.names))[:5]}); compare networks of these "
-                             "data")
+        raise BNExploreError(f"{path}: its network's variables differ from the data's (only in the data: "
+                             f"{sorted(set(scorer.names) - set(result.names))[:5]}); compare networks of these data")
     score = scorer.total(result.graph)
     optimal = (result.algorithm in EXACT_ALGORITHMS and not result.stats.get("stopped")
                and {**result.params, "score": result.score_name}.items() >= scorer.params.items()

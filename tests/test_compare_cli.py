@@ -98,7 +98,21 @@ def test_bad_result_files_are_refused_naming_the_file(files, capsys, tmp_path):
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"algorithm": "hc", "score": -1.0, "score_name": "bic",
                                  "graph": {"nodes": ["a", "b"], "arcs": [["a", "b"]]}}))
+    names = list(read_csv(ASIA).names)
+    huge = tmp_path / "huge.json"  # refused before a 100,000-node matrix is built
+    huge.write_text(json.dumps({"algorithm": "hc", "score": -1.0, "score_name": "bic",
+                                "graph": {"nodes": names + [f"x{i}" for i in range(100_000)], "arcs": []}}))
+    hidden = tmp_path / "hidden.json"  # a graph in extra with names the data lack
+    hidden.write_text(json.dumps({"algorithm": "pc", "score": -1.0, "score_name": "bic",
+                                  "graph": {"nodes": names, "arcs": []},
+                                  "extra": {"cpdag": {"__graph__": "PDAG", "nodes": ["a", "b"], "arcs": []}}}))
+    nested = tmp_path / "nested.json"
+    nested.write_text('{"algorithm": "hc", "score": 1, "score_name": "bic", "extra": ' + "[" * 100_000
+                      + "]" * 100_000 + "}")
     for path, words in ((broken, "invalid JSON"), (other, "its network's variables differ from the data's"),
+                        (huge, "its network's variables differ from the data's"),
+                        (hidden, "its network's variables differ from the data's"),
+                        (nested, "not a bnexplore result file"),
                         (tmp_path / "absent.json", "cannot read result file")):
         code, out, err = run(capsys, paths["hc"], str(path))
         assert code == 1 and str(path) in err and words in err and len(err.strip().splitlines()) == 1
