@@ -43,7 +43,8 @@ def _test_object(scorer, test, alpha, permutations, seed):
         return IndependenceTest(scorer.data, test, alpha, permutations, seed)
     if not callable(test) or getattr(test, "n_vars", None) != scorer.n_vars:
         raise SearchError(f"{subject('test')} must be one of {', '.join(TESTS)} or a test object with n_vars = "
-                          f"{scorer.n_vars} (the data's variables) answering test(x, y, z) -> (p_value, statistic, dof)")
+                          f"{scorer.n_vars} (the data's variables) answering test(x, y, z) -> "
+                          "(p_value, statistic, dof)")
     return test
 
 
