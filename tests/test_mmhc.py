@@ -125,6 +125,27 @@ def test_the_climb_is_the_search_with_every_arc_off_the_skeleton_blacklisted(pro
     assert set(bx.result.STATS_KEYS) <= set(result.stats)
 
 
+class RecordingScorer(Scorer):
+    """A scorer keeping every arc whose score change the climb asked for."""
+
+    asked = ()
+
+    def toggles(self, child, parents, others):
+        self.asked = {*self.asked, *((u, child) for u in others if u not in parents)}
+        return super().toggles(child, parents, others)
+
+
+def test_the_climb_scores_arcs_along_the_skeleton_only(problem):
+    """Arcs off the skeleton are never scored (DagState's ``allowed``): on a sparse skeleton the climb
+    costs a few local scores per edge, not one per ordered pair of variables."""
+    data, _, truth = problem
+    scorer = RecordingScorer(data, "bdeu")
+    result = mmhc(scorer, test=DSeparationOracle(truth))
+    on = {frozenset(edge) for edge in result.extra["skeleton"]}
+    assert scorer.asked and all(frozenset((scorer.names[u], scorer.names[v])) in on for u, v in scorer.asked)
+    assert result.stats["local_scores_computed"] < scorer.n_vars * (scorer.n_vars - 1)  # a full first pass
+
+
 def test_every_arc_of_the_result_lies_on_its_skeleton_on_random_data():
     rng = np.random.default_rng(8)
     for case in range(6):
@@ -283,8 +304,9 @@ def test_the_skeleton_beside_pgmpys_mmpc():
     whose p-value is below 1 (not below alpha) and drops none for good, then its backward phase and its
     symmetry correction remove members from the list they iterate over, so the member after each removal
     is never tested; which member follows which depends on the order of a Python set of names, so the
-    extra pairs change from run to run (string hashing), sometimes to none. (Its Pearson test also applies Yates' correction to 2 x 2 tables, ours does not: the
-    p-values differ a little, the decisions here do not.)"""
+    extra pairs change from run to run (string hashing), sometimes to none. (Its Pearson test also
+    applies Yates' correction to 2 x 2 tables, ours does not: the p-values differ a little, the
+    decisions here do not.)"""
     import itertools
     import warnings
 

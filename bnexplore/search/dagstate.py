@@ -97,14 +97,19 @@ class DagState:
         Checked while the first pass scores every arc (see :meth:`_refresh`):
         after a stop the columns not reached offer no move, and the search,
         which checks the same flag before every move, ends on the start graph.
+    allowed : bool array (n, n), optional
+        The arcs ``u -> v`` that may be added (default all): the others are
+        never scored, their deltas stay minus infinity (MMHC's climb on a
+        skeleton scores the arcs along it only).
     """
 
-    def __init__(self, scorer, parents, max_indegree=None, control=None):
+    def __init__(self, scorer, parents, max_indegree=None, control=None, allowed=None):
         n = scorer.n_vars
         check_pass_memory(n, "the local search")
         self.scorer = scorer
         self.n = n
         self.max_indegree = n if max_indegree is None else int(max_indegree)
+        self.allowed = np.ones((n, n), np.bool_) if allowed is None else allowed
         self.parents = [set(p) for p in parents]
         self.adj = np.zeros((n, n), np.bool_)
         for v, ps in enumerate(self.parents):
@@ -154,7 +159,7 @@ class DagState:
                 work = 0
             ps = self.parents[v]
             room = len(ps) < self.max_indegree
-            others = [u for u in range(self.n) if u != v and (u in ps or room)]
+            others = [u for u in range(self.n) if u != v and (u in ps or (room and self.allowed[u, v]))]
             self.delta[:, v] = -np.inf
             if others:
                 self.delta[others, v] = self.scorer.toggles(v, ps, others) - self.local[v]

@@ -237,7 +237,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     constraints = _Constraints(scorer, blacklist, whitelist, max_indegree, knowledge)
     run = SearchRun(scorer, control, "hc", {"max_indegree": max_indegree, "restarts": restarts,
                                        "perturb": perturb, "seed": seed, **knowledge_params(knowledge)})
-    state = DagState(scorer, constraints.start(scorer, start), max_indegree, control)
+    state = DagState(scorer, constraints.start(scorer, start), max_indegree, control, constraints.allow_add)
     extra = _start_extra(state, scorer)
     _climb(state, constraints, run, _tolerance(state))
     best = state.copy()
@@ -293,7 +293,7 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
     constraints = _Constraints(scorer, blacklist, whitelist, max_indegree, knowledge)
     run = SearchRun(scorer, control, "tabu", {"max_indegree": max_indegree, "tabu_length": tabu_length,
                                          "iterations": iterations, **knowledge_params(knowledge)})
-    state = DagState(scorer, constraints.start(scorer, start), max_indegree, control)
+    state = DagState(scorer, constraints.start(scorer, start), max_indegree, control, constraints.allow_add)
     extra = _start_extra(state, scorer)
     tol = _tolerance(state)
     best_parents, best_score, best_iteration = state.parent_lists(), state.score, 0
