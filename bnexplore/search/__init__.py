@@ -12,6 +12,7 @@ EXPORTS = {
     "exact": ["ENGINES", "choose_engine", "exact_search"],
     "hillclimb": ["hill_climb", "tabu_search"],
     "learning": ["ALGORITHMS", "learn", "search_options"],
+    "mmhc": ["mmhc"],
     "ordering": ["asobs", "obs"],
     "registry": ["COMMON", "Option", "SEARCHES", "SearchSpec", "search_spec"],
     "rpdag": ["rpdag_hill_climb", "rpdag_tabu_search"],
