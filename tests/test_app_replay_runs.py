@@ -16,7 +16,7 @@ def step_line(at, k):
     return lines[0]
 
 
-@pytest.mark.parametrize("algorithm", ["pc", "ges"])
+@pytest.mark.parametrize("algorithm", ["pc", "ges", "mmhc"])
 def test_a_run_replays_step_by_step_to_the_class_it_found(algorithm):
     at = new_session()
     job = run_search(at, algorithms=(algorithm,))

@@ -263,7 +263,7 @@ def test_mmhc_drawing_keeps_the_allowed_pairs_in_view():
 # --- real runs with background knowledge ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algorithm", ["pc", "ges"])
+@pytest.mark.parametrize("algorithm", ["pc", "ges", "mmhc"])
 def test_a_run_with_knowledge_replays_to_its_class(algorithm):
     from bnexplore import bundled
     from bnexplore.bif import read_bif, sample
@@ -276,11 +276,17 @@ def test_a_run_with_knowledge_replays_to_its_class(algorithm):
     result = learn(data, algorithm, knowledge=knowledge)
     assert replay.kind(result) == algorithm
     frames = replay.graphs(result)
-    found = result.extra["cpdag"]
+    found = result.graph if algorithm == "mmhc" else result.extra["cpdag"]
     assert frames[-1].adj.tolist() == found.adj.tolist()
     smoke, dysp = result.names.index("smoke"), result.names.index("dysp")
     tub, either = result.names.index("tub"), result.names.index("either")
-    if algorithm == "ges":  # from the class of the required arc
+    if algorithm == "mmhc":  # from the required arc; every arc it adds is allowed by the skeleton
+        assert frames[0].arcs() == [(smoke, dysp)] and "required arcs" in replay.start(result)
+        skeleton = {frozenset(edge) for edge in replay.allowed(result, len(result.trajectory))}
+        assert skeleton == {frozenset(edge) for edge in result.extra["skeleton"]}
+        assert all(frozenset(s["args"]) in skeleton for s in result.trajectory if s["op"] == "add")
+        assert frozenset(("tub", "either")) not in skeleton
+    elif algorithm == "ges":  # from the class of the required arc
         assert frames[0].n_edges == 1 and frames[0].adjacent(smoke, dysp) and "required arcs" in replay.start(result)
     else:  # the forbidden edge goes first, said so; the required arc is oriented by a knowledge step
         first = result.trajectory[0]
