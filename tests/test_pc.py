@@ -218,6 +218,37 @@ def test_conflicting_v_structures_are_reported_and_leave_the_edge_a_link():
     assert set(pattern.arcs()) <= set(result.graph.arcs()) and edges(result.graph) == edges(pattern)
 
 
+@pytest.mark.parametrize("marginal, rule, arcs, ambiguous, counts", [
+    # X0, X1 separated by {X3} and {X2, X3}: X2 is in one of two separating sets
+    (False, "standard", [(0, 2), (1, 2)], [], [(1, 0)]),
+    (False, "conservative", [], [["X0", "X2", "X1"]], []),
+    (False, "majority", [], [["X0", "X2", "X1"]], []),
+    # ... and by the empty set (found first): X2 in one of three, X3 in two of three
+    (True, "standard", [(0, 2), (0, 3), (1, 2), (1, 3)], [], [(1, 0), (1, 0)]),
+    (True, "conservative", [], [["X0", "X2", "X1"], ["X0", "X3", "X1"]], []),
+    (True, "majority", [(0, 2), (1, 2)], [], [(3, 1)]),
+])
+def test_the_three_rules_on_separating_sets_that_disagree(marginal, rule, arcs, ambiguous, counts):
+    """The square X0 - X2 - X1 - X3 - X0: X2, X3 separated by {X0, X1} (so neither X0 nor X1 is a
+    collider); X0, X1 by {X3} and {X2, X3} (and by {} when ``marginal``). Standard reads the set the
+    skeleton found; conservative (CPC) finds X2 in some sets but not all (ambiguous); majority orients
+    when X2 is in fewer than half (one of three), ambiguous at exactly half (one of two), and X3 (in two
+    of three) is no collider."""
+    names = ["X0", "X1", "X2", "X3"]
+    table_ = {(0, 1, (3,)): 0.5, (0, 1, (2, 3)): 0.5, (2, 3, (0, 1)): 0.5}
+    if marginal:
+        table_[(0, 1, ())] = 0.5
+    result = pc_stable(oracle_scorer(DAG.empty(names), np.random.default_rng(0)), test=Answers(names, table_),
+                       v_structures=rule)
+    pattern = result.extra["cpdag"]
+    assert edges(pattern) == {frozenset(p) for p in (("X0", "X2"), ("X1", "X2"), ("X0", "X3"), ("X1", "X3"))}
+    assert pattern.arcs() == arcs and result.extra["ambiguous"] == ambiguous
+    steps = [s for s in result.trajectory if s["op"] == "v_structure"]
+    assert [(s["sepsets"], s["with_z"]) for s in steps] == counts
+    assert [s["args"] for s in result.trajectory if s["op"] == "ambiguous"] == ambiguous
+    assert replay(result) == pattern
+
+
 def test_a_v_structure_against_the_knowledge_is_a_conflict():
     names = ["X0", "X1", "X2"]
     test = Answers(names, {(0, 2, ()): 0.5})
