@@ -228,6 +228,7 @@ class _PC:
         knowledge is refused; each refusal is listed in the step's
         ``conflicts`` and in :attr:`conflicts`.
         """
+        self.control.report(done=None, message=f"pc: v-structures ({rule} rule), {self.tests} tests")
         verdicts = self.decide_triples(rule)
         if verdicts is None:
             return
@@ -261,6 +262,7 @@ class _PC:
     def close(self):
         """Meek's rules R1-R4 ([4]_), each orientation recorded with its rule; ambiguous triples are not
         read as non-colliders and contested links stay links."""
+        self.control.report(done=None, message="pc: Meek's rules")
         graph, applied = meek_orient(PDAG(self.adj, self.names), self.ambiguous, self.contested)
         self.adj = graph.adj.copy()
         for u, v, rule in applied:
