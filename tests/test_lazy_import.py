@@ -6,8 +6,11 @@ import is the same on every machine.
 
 import importlib
 import json
+import pkgutil
 import subprocess
 import sys
+
+import pytest
 
 import bnexplore
 
@@ -61,3 +64,12 @@ def test_an_unknown_name_is_an_attribute_error():
         assert "no_such_name" in str(error)
     else:
         raise AssertionError("bnexplore.no_such_name did not raise")
+
+
+@pytest.mark.parametrize("package", ["bnexplore.search", "bnexplore.scores"])
+def test_no_public_name_of_a_subpackage_is_also_one_of_its_modules(package):
+    """A submodule loading binds its name on the package, which would replace a function of that name
+    (``bnexplore`` itself guards against it; its subpackages avoid such names)."""
+    module = importlib.import_module(package)
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    assert not set(module.HOME) & submodules

@@ -12,11 +12,12 @@ EXPORTS = {
     "exact": ["ENGINES", "choose_engine", "exact_search"],
     "hillclimb": ["hill_climb", "tabu_search"],
     "learning": ["ALGORITHMS", "learn", "search_options"],
-    "mmhc": ["mmhc"],
     "ordering": ["asobs", "obs"],
     "registry": ["COMMON", "Option", "SEARCHES", "SearchSpec", "search_spec"],
     "rpdag": ["rpdag_hill_climb", "rpdag_tabu_search"],
 }
-"""The module of :mod:`bnexplore.search` each public name is loaded from."""
+"""The module of :mod:`bnexplore.search` each public name is loaded from. No name here is also a
+module's name (``ges``, ``mmhc``): Python binds a submodule to its package's attribute once it loads,
+which would replace the function; those searches are reached through :func:`learn` or their module."""
 
 HOME, __all__, __getattr__, __dir__ = lazy_exports(__name__, EXPORTS)
