@@ -249,11 +249,12 @@ class _PC:
                 if self.adj[a, z] and not self.adj[z, a]:
                     continue
                 if contested[a, z] or not self.adj[a, z]:
-                    if contested[a, z]:
+                    against = "knowledge" if not self.adj[a, z] else "v-structure"
+                    if against == "v-structure":
                         self.contested.append((a, z))
                     refused.append([self.names[a], self.names[z]])
                     self.conflicts.append({"arc": refused[-1], "triple": [self.names[v] for v in (x, z, y)],
-                                           "against": "v-structure" if contested[a, z] else "knowledge"})
+                                           "against": against})
                 else:
                     self.adj[z, a] = 0
             self.record("v_structure", (x, z, y), rule=rule, sepsets=m, with_z=k, conflicts=refused)
@@ -380,7 +381,9 @@ def pc_stable(scorer, test="g2", alpha=0.05, max_condition=None, v_structures="s
         because the knowledge's orientations alone close a cycle; both empty
         otherwise).
         ``extra["cpdag"]``: the pattern (a CPDAG when it is one, else a PDAG);
-        ``extra["conflicts"]``, ``extra["ambiguous"]`` (triples as names);
+        ``extra["conflicts"]``: each refused arc as ``{"arc": [a, b],
+        "triple": [x, z, y], "against": "v-structure" | "knowledge"}``;
+        ``extra["ambiguous"]``: the ambiguous triples ``[x, z, y]`` (names);
         ``stats["tests"]``: tests run (also in ``structures_evaluated``);
         ``stats["iterations"]``: steps recorded.
 
