@@ -20,14 +20,18 @@ from .control import Control
 from .data import Encoder
 from .inference import InferenceEngine
 from .parents import candidate_parent_sets
+from .independence import TESTS
 from .scores import Scorer
 from .search.credible import credible_set
 from .search.exact import exact_search
+from .search.ges import ges
 from .search.hillclimb import hill_climb, tabu_search
+from .search.mmhc import mmhc
 from .search.ordering import ordering_search
+from .search.pc import pc_stable
 from .search.rpdag import rpdag_search
 
-STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "exact search (subset DP)",
+STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "PC, GES and MMHC", "exact search (subset DP)",
          "exact search (branch and cut)", "credible set", "ordering searches", "BNKL", "bootstrap",
          "candidate parent sets", "inference and sampling")
 """What :func:`warm_up` runs, in order (one progress report each)."""
@@ -111,26 +115,31 @@ def warm_up(progress=None):
     rpdag_search(bdeu)
     rpdag_search(bic, tabu=True, iterations=5)
     step(4)
+    for test in TESTS:  # the independence tests' kernels (the permutation test's too)
+        pc_stable(bdeu, test=test, permutations=20, seed=0)
+    mmhc(bdeu)
+    ges(bdeu)
+    step(5)
     exact_search(bdeu, engine="dp")
     exact_search(bdeu, max_indegree=2)  # the engine chooser's scan of the candidates
     exact_search(bdeu, engine="dp", control=Control(stop=lambda: True))  # the greedy completion of a stopped DP
-    step(5)
+    step(6)
     exact_search(bic, engine="ilp")
     exact_search(bdeu, max_indegree=2, engine="ilp")
-    step(6)
+    step(7)
     credible_set(bdeu, bf=3, engine="dp")
     credible_set(bic, bf=3, engine="ilp")
-    step(7)
+    step(8)
     for method in ("asobs", "obs"):
         ordering_search(bdeu, method=method, restarts=2, seed=0, time_per_variable=0.01)
-    step(8)
-    bnkl(frame, "group")
     step(9)
-    bootstrap(data, R=2, seed=0, workers=1)
+    bnkl(frame, "group")
     step(10)
+    bootstrap(data, R=2, seed=0, workers=1)
+    step(11)
     candidate_parent_sets(bdeu, epsilon=np.log(20.0))
     candidate_parent_sets(bic, epsilon=np.log(20.0))
-    step(11)
+    step(12)
     network = fit_network(hill_climb(bdeu).graph, data)
     engine = InferenceEngine(network)
     engine.query(evidence={data.names[0]: data.states[0][0]})

@@ -23,8 +23,12 @@ from bnexplore.scores import Scorer
 from bnexplore.bnkl import bnkl
 from bnexplore.search.credible import credible_set
 from bnexplore.search.exact import exact_search
+from bnexplore.independence import TESTS
+from bnexplore.search.ges import ges
 from bnexplore.search.hillclimb import hill_climb, tabu_search
+from bnexplore.search.mmhc import mmhc
 from bnexplore.search.ordering import ordering_search
+from bnexplore.search.pc import pc_stable
 from bnexplore.search.rpdag import rpdag_search
 from bnexplore.warmup import STEPS, warm_up
 
@@ -63,6 +67,8 @@ def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel():
         if score != "k2":
             rpdag_search(scorer, max_indegree=3)
             rpdag_search(scorer, tabu=True, iterations=30)
+            ges(scorer, max_indegree=3)
+        mmhc(scorer, climb="tabu")
         ordering_search(scorer, method="asobs", restarts=2, seed=1, time_per_variable=0.01)
         ordering_search(scorer, method="obs", restarts=2, seed=1, time_per_variable=0.01)
         candidate_parent_sets(scorer, epsilon=np.log(20.0), max_indegree=2)
@@ -71,6 +77,8 @@ def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel():
     exact_search(small, max_indegree=2, engine="ilp")
     credible_set(small, bf=3, max_indegree=2)
     credible_set(small, bf=3, max_indegree=2, engine="ilp")
+    for test in TESTS:
+        pc_stable(Scorer(data), test=test, permutations=30, seed=1, max_condition=2)
     bootstrap(data, R=3, seed=1, workers=1)
     engine = InferenceEngine(fit_network(hill_climb(Scorer(data)).graph, data))
     engine.query(evidence={data.names[1]: data.states[1][0]})
