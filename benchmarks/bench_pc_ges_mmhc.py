@@ -509,14 +509,15 @@ def large_part(args, record):
         result, seconds, states = ours(data, "pc", test="g2", alpha=alpha)
         rows.append(compare("PC-stable", "bnexplore", seconds, states, truth, extra={"tests": result.stats.get("tests")}))
         rows.append(peer_row("PC-stable", "causal-learn",
-                             peer("causallearn_pc", [name, args.large_rows, 1, "g2", alpha, False], args.cap), truth))
+                             peer("causallearn_pc", [name, args.large_rows, 1, "g2", alpha, False], args.large_cap),
+                             truth))
         rows.append(peer_row("PC-stable", "pgmpy", peer("pgmpy_pc", [name, args.large_rows, 1, "g2", alpha],
-                                                        args.cap), truth))
+                                                        args.large_cap), truth))
         result, seconds, states = ours(data, "mmhc", alpha=alpha)
         rows.append(compare("MMHC", "bnexplore", seconds, states, truth, result.score,
                             extra={"tests": result.stats.get("tests")}))
-        rows.append(peer_row("MMHC", "pgmpy", peer("pgmpy_mmhc", [name, args.large_rows, 1, alpha], args.cap),
-                             truth))
+        rows.append(peer_row("MMHC", "pgmpy", peer("pgmpy_mmhc", [name, args.large_rows, 1, alpha],
+                                                   args.large_cap), truth))
         print_rows(f"## {name}, N = {args.large_rows:,} ({len(data.names)} variables, true CPDAG {len(truth)} edges)",
                    rows)
         print_ratios(rows)
@@ -548,17 +549,19 @@ def main():
     parser.add_argument("--time-network", default="alarm")
     parser.add_argument("--large-networks", nargs="+", default=list(LARGE_NETWORKS))
     parser.add_argument("--cap", type=float, default=600.0, help="seconds before a peer is stopped")
+    parser.add_argument("--large-cap", type=float, help="the cap of the large part (default: --cap)")
     harness.output_option(parser, "pc_ges_mmhc")
     args = parser.parse_args()
     args.json = harness.output_path(args.json, "pc_ges_mmhc", args.quick)
+    args.large_cap = args.large_cap or args.cap
     if args.quick:
-        args.rows, args.large_rows, args.cap = 2000, 2000, 60.0
+        args.rows, args.large_rows, args.cap, args.large_cap = 2000, 2000, 60.0, 60.0
         args.skeleton_networks, args.time_network, args.large_networks = ["asia", "child"], "asia", ["child"]
     np.seterr(all="ignore")
     warm_up()
     print("# PC-stable, GES and MMHC against causal-learn and pgmpy")
     print(f"{harness.machine_line()}; peers {peer_versions()}; one run each, kernels compiled before timing")
-    record = {"peers": peer_versions(), "cap": args.cap}
+    record = {"peers": peer_versions(), "cap": args.cap, "large_cap": args.large_cap}
     for part, run in (("skeleton", skeleton_part), ("time", time_part), ("large", large_part)):
         if part in args.parts:
             run(args, record)
