@@ -55,7 +55,7 @@ class TableTest:
 
 @pytest.mark.slow
 def test_with_an_oracle_the_skeleton_is_the_true_one():
-    """MMPC is sound and complete under faithfulness (Tsamardinos et al. 2006, Section 3.3): with a
+    """MMPC is sound and complete under faithfulness (Tsamardinos et al. 2006, Section 3): with a
     d-separation oracle its skeleton is the DAG's, on random DAGs of up to 10 nodes, sparse to dense.
     Short form: 40 DAGs; BNEXPLORE_FULL=1: 200 (the oracle's d-separation takes most of the time)."""
     rng = np.random.default_rng(32)

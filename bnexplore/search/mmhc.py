@@ -96,9 +96,10 @@ def mmpc_bar(test, target, candidates, alpha, required=(), max_condition=None):
 
     Forward phase: add to CPC, one at a time, the candidate whose minimum
     association with the target over the subsets of CPC is largest (the
-    max-min heuristic, Section 3.1); a candidate found independent of the
-    target given some subset is dropped for good (it cannot be a parent or
-    child, Section 3.1). Each time a variable joins CPC only the subsets
+    max-min heuristic, Section 3); a candidate found independent of the
+    target given some subset is dropped for good (a variable separated from
+    the target by some set is not adjacent to it, so it cannot be a parent or
+    child). Each time a variable joins CPC only the subsets
     holding it are new, so each candidate's minimum is updated with those
     alone. Backward phase: remove each member independent of the target
     given some subset of the other members.
@@ -161,8 +162,8 @@ def mmpc(test, n_vars, alpha, max_condition=None, allowed=None, required=None, o
     Runs :func:`mmpc_bar` for every variable; ``x — y`` is an edge when
     ``y`` is in CPC(x) and ``x`` in CPC(y). The association the max-min
     heuristic ranks by is the test's p-value, smaller meaning stronger, as in
-    the paper (Section 3.1: the p-value, unlike the statistic, is comparable
-    across pairs of variables whose tests have different degrees of freedom);
+    the paper (Section 3): unlike the statistic, the p-value is comparable
+    across pairs of variables whose tests have different degrees of freedom;
     on large samples strong associations' p-values underflow to 0 and tie,
     and the larger statistic breaks the tie, then the lower column index.
 
@@ -269,7 +270,10 @@ def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutat
     alpha : float
         Significance level: independent means ``p_value > alpha``.
     max_condition : int, optional
-        Largest conditioning set tested (None: no limit).
+        Largest conditioning set tested (None: no limit). Without a bound a
+        variable whose CPC holds ``k`` members costs up to ``2^(k-1)`` tests
+        per member, so data from a network with a hub (a variable with dozens
+        of neighbours) needs one, such as 3.
     climb : {"hc", "tabu"}
     permutations : int
         Permutations of the "mi-perm" test.
