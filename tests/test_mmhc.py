@@ -255,6 +255,7 @@ def test_progress_names_the_skeleton_phase_then_the_climb(problem):
     ({"alpha": 1.5}, "alpha must be a positive number at most 1, got 1.5"),
     ({"max_condition": -1}, "max_condition must be a whole number >= 0, got -1"),
     ({"permutations": 0}, "permutations must be a whole number >= 1, got 0"),
+    ({"max_indegree": -1}, "max_indegree must be a whole number >= 0, got -1"),
 ])
 def test_bad_options_are_one_line_errors(problem, options, message):
     data, scorer, _ = problem
@@ -263,6 +264,15 @@ def test_bad_options_are_one_line_errors(problem, options, message):
     assert "\n" not in str(caught.value)
     with pytest.raises(BNExploreError, match=message.split(",")[0]):
         bx.learn(data, "mmhc", **options)
+
+
+def test_options_are_checked_before_any_test(problem):
+    data, scorer, truth = problem
+    oracle = DSeparationOracle(truth)
+    for options in ({"max_indegree": 1.5}, {"climb": "greedy"}, {"knowledge": Knowledge(require=[("V0", "nope")])}):
+        with pytest.raises(BNExploreError):
+            mmhc(scorer, test=oracle, **options)
+    assert oracle.calls == 0
 
 
 def test_a_test_object_over_other_variables_is_refused(problem):

@@ -318,18 +318,20 @@ def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutat
     ['mmpc', 'mmpc', 'mmpc', 'skeleton']
     """
     control = Control.of(control, progress, time_limit, stop)
+    started = time.perf_counter()
     if climb not in CLIMBS:
         raise SearchError(f"{subject('climb')} must be one of {', '.join(CLIMBS)}, got {climb!r}")
     alpha = positive_number(alpha, "alpha", high=1.0)
     max_condition = None if max_condition is None else whole_number(max_condition, "max_condition", 0)
     permutations = whole_number(permutations, "permutations", 1)
     seed = seed_number(seed)
+    if max_indegree is not None:  # checked here too, not only by the climb after the tests
+        max_indegree = whole_number(max_indegree, "max_indegree", 0)
     n, names = scorer.n_vars, scorer.names
     bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     allowed = None if bound is None else bound.allowed | bound.allowed.T
     required = None if bound is None else bound.required | bound.required.T
     cached = CachedTest(independence_test(test, scorer.data, alpha, permutations, seed), control)
-    started = time.perf_counter()
     trajectory = []
 
     def on_target(t, cpc):
