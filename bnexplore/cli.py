@@ -539,7 +539,8 @@ def _graph_nodes(data):
 
 
 def _compared_result(path, scorer):
-    """The result in file ``path``, rescored on the data with ``--score`` (so every row is on one scale),
+    """The result in file ``path`` (or a graph file, ``{nodes, arcs}``: algorithm "graph"), rescored on the
+    data with ``--score`` (so every row is on one scale),
     and whether it is a proven optimum of that score: an exact search or credible set that was not
     stopped, run with the same score settings, whose recorded score is the one the data give."""
     from .numerics import tie_tolerance
@@ -552,6 +553,9 @@ def _compared_result(path, scorer):
         raise BNExploreError(f"cannot read result file {path}: {err.strerror}") from None
     try:
         data = parse_json(text, "result")
+        if "algorithm" not in data and ("nodes" in data or "graph" in data):  # a graph file, {nodes, arcs}
+            graph = _graph_from_file(path, scorer.names)
+            data = {"graph": graph.to_json(), "algorithm": "graph", "score": 0.0, "score_name": scorer.score_name}
         # every graph's nodes checked against the data before any graph is built (a matrix per graph)
         for nodes in _graph_nodes(data):
             if not isinstance(nodes, list) or len(nodes) > len(scorer.names) or not set(nodes) <= set(scorer.names):
@@ -754,7 +758,8 @@ def build_parser():
     p = commands.add_parser("compare", help="learned networks side by side: score, gap to the optimum, credible "
                                             "set, SHD and precision/recall against the truth (JSON or --text)")
     _add_data_options(p)
-    p.add_argument("results", nargs="+", metavar="RESULT", help="result JSON files (learn --json) to compare")
+    p.add_argument("results", nargs="+", metavar="RESULT",
+                   help="result JSON files (learn --json) or graph files ({nodes, arcs}) to compare")
     _add_score_options(p)
     p.add_argument("--truth", help="the true network: a BIF file (.bif, .bif.gz) or graph JSON")
     p.add_argument("--optimum", action="store_true", help="also run the exact search for the optimum (gap, "

@@ -70,6 +70,21 @@ def test_an_exact_file_of_the_same_score_is_the_optimum_one_of_another_score_is_
     assert all(row["gap"] is None and row["in_credible_set"] is None for row in payload["rows"])
 
 
+def test_a_graph_file_is_compared_like_a_result(files, capsys, tmp_path):
+    """A plain ``{nodes, arcs}`` file (as ``query --graph`` takes) gets a row of its own, scored on the data."""
+    made, paths = files
+    graph = tmp_path / "mine.json"
+    graph.write_text(json.dumps(made["hc"].graph.to_json()))
+    code, out, err = run(capsys, str(graph), paths["hc"], "--score", "bic")
+    assert code == 0, err
+    rows = {row["name"]: row for row in json.loads(out)["rows"]}
+    assert rows[str(graph)]["algorithm"] == "graph"
+    assert rows[str(graph)]["score"] == pytest.approx(made["hc"].score)
+    graph.write_text(json.dumps({"nodes": ["asia", "nobody"], "arcs": []}))
+    code, out, err = run(capsys, str(graph))
+    assert code != 0 and "nobody" in err and len(err.strip().splitlines()) == 1
+
+
 def test_text_table_says_unknown_as_a_dash(files, capsys):
     _, paths = files
     code, out, err = run(capsys, paths["hc"], paths["exact-bdeu"], "--score", "bic", "--text")
