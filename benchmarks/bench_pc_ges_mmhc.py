@@ -18,8 +18,8 @@ bundled network with the project's sampler (``harness.sampled``, seed 1):
   (our BDeu of a consistent extension of each result) and SHD between the
   result's CPDAG and the true one.
 - ``large``: andes, pigs, munin (N = 5,000, as in the ordering benchmark):
-  our PC-stable and MMHC against causal-learn's PC, pgmpy's PC and pgmpy's MMHC,
-  time and SHD to the true CPDAG.
+  our PC-stable and MMHC (with the peers' cap as their time limit) against
+  causal-learn's PC, pgmpy's PC and pgmpy's MMHC, time and SHD to the true CPDAG.
 
 Each peer runs in its own process (``harness.run_worker``), which samples the
 same rows and times only the learning call, killed at ``--cap`` seconds
