@@ -285,6 +285,17 @@ def test_a_stop_returns_the_graph_reached():
     assert replay(part) == part.extra["cpdag"] and edges(part.graph) == edges(part.extra["cpdag"])
 
 
+def test_a_stop_too_early_to_leave_a_network_says_so_in_one_line():
+    """Stopped after one test on 320 variables of 10 states, the complete graph left has a node with 319
+    parents, beyond what a local score represents: a SearchError saying what to do, not a ScoreError."""
+    rng = np.random.default_rng(10)
+    data = bx.Dataset.from_codes(rng.integers(0, 10, (60, 320)), names=[f"v{i}" for i in range(320)])
+    with pytest.raises(SearchError, match=r"pc was stopped after 1 tests, before its skeleton was done.*"
+                                          r"max_condition") as error:
+        pc_stable(Scorer(data, "bic"), stop=StopAfter(2))
+    assert "\n" not in str(error.value)
+
+
 def test_progress_and_stats():
     rng = np.random.default_rng(9)
     dag = random_dag(rng, 7, 0.5)

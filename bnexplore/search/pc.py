@@ -26,7 +26,7 @@ import itertools
 import numpy as np
 
 from ..control import Control
-from ..errors import SearchError, subject
+from ..errors import ScoreError, SearchError, subject
 from ..graphs import CPDAG, DAG, PDAG, meek_orient, pdag_extension
 from ..independence import TESTS, IndependenceTest
 from ..knowledge import knowledge_params
@@ -444,4 +444,11 @@ def pc_stable(scorer, test="g2", alpha=0.05, max_condition=None, v_structures="s
     extra["cpdag"] = pattern
     run.iterations = len(run.trajectory)
     run.evaluated = pc.tests
-    return run.result(dag.parent_sets(), extra=extra, tests=pc.tests)
+    try:
+        return run.result(dag.parent_sets(), extra=extra, tests=pc.tests)
+    except ScoreError as error:  # a skeleton stopped early can leave a node nearly every other as parent
+        if not pc.stopped:
+            raise
+        raise SearchError(f"pc was stopped after {pc.tests:,} tests, before its skeleton was done, and the "
+                          f"{pattern.n_edges:,} edges not yet removed cannot make a network to keep ({error}); "
+                          "give it more time, or a smaller largest conditioning set (max_condition)") from None
