@@ -217,11 +217,25 @@ def walk_views(walk, page, data):
         nodes_outside(page)))
 
 
-def replay(page):
+def replay(page, run=None):
+    """Three steps of the replay: of the run whose name matches ``run`` (a regular expression), else the newest."""
     open_page(page, "3 · Search")
+    if run is not None:
+        choose_option(page, page.locator("[data-testid='stSelectbox']").filter(has_text="Search to replay").first,
+                      re.compile(run))
     for _ in range(3):
         settle(page, lambda: page.get_by_role("button", name=re.compile("Next")).click())
     to_top(page.get_by_text("Teaching mode"))
+
+
+def run_every_search(page):
+    """Compare's one click: every search on the data in use, one after the other; wait until the button is back."""
+    open_page(page, "5 · Compare")
+    button = page.get_by_role("button", name="Run every search on this data")
+    settle(page, button.click)
+    page.locator("[data-testid='stProgress']").first.wait_for(state="detached", timeout=SEARCH_WAIT_MS)
+    button.and_(page.locator(":enabled")).wait_for(timeout=SEARCH_WAIT_MS)
+    to_top(page.get_by_text("Every search on this data"))
 
 
 def stop_long_run(page):
@@ -274,7 +288,10 @@ def walk_app(url, out, bomb_mb):
         walk_searches(walk, page, "asia")
         walk_views(walk, page, "asia")
         walk.step(page, "asia: replay three steps", lambda: replay(page))
+        for search in ("pc", "ges", "mmhc"):
+            walk.step(page, f"asia: replay three steps of {search}", lambda search=search: replay(page, f"^{search}"))
         walk.step(page, "asia: Compare", lambda: open_page(page, "5 · Compare"))
+        walk.step(page, "asia: Compare runs every search", lambda: run_every_search(page))
         walk.step(page, "asia: Compare side by side", lambda: choose_radio(page, "Side by side"))
 
         walk.step(page, "survey: upload", lambda: upload_table(page, SURVEY))
