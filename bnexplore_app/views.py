@@ -7,6 +7,7 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.bif import Network, fit_network, write_bif
+from bnexplore.graphs import PDAG
 from bnexplore.result import Result
 from bnexplore.scores import SCORES
 from bnexplore.scores.contributions import arc_contributions
@@ -68,9 +69,38 @@ def stopped_text(result):
     return f"stopped early ({stats.get('stopped_note') or stats['stopped']})"
 
 
+def found_pattern(result):
+    """The pattern a search reported as its answer (``extra["cpdag"]``, PC's) when it is not the class of the DAG
+    it returned, else None: PC leaves an edge that two v-structures orient both ways undirected, and an
+    extension of such a pattern has a class of its own."""
+    pattern = (result.extra or {}).get("cpdag")
+    if not isinstance(pattern, PDAG) or pattern == result.graph.cpdag():
+        return None
+    return pattern
+
+
+def pattern_note(result):
+    """What the DAG and CPDAG views of a result with its own pattern (:func:`found_pattern`) show, or ""."""
+    pattern = found_pattern(result)
+    if pattern is None:
+        return ""
+    refused = len(result.extra.get("conflicts") or [])
+    reversed_arcs = len(result.extra.get("reversed") or [])
+    dag = ("one DAG that agrees with it (a consistent extension)" if result.extra.get("extension") == "consistent"
+           else f"a DAG along an order of the nodes: no DAG agrees with the pattern, {reversed_arcs} of its arcs "
+                "are turned")
+    return (f"{result.algorithm} found a pattern that is not this DAG's class: it refused {refused} orientation"
+            f"{'' if refused == 1 else 's'} that contradicted others (conflicts, left undirected). The CPDAG view "
+            f"draws that pattern as {result.algorithm} found it; the DAG is {dag}.")
+
+
 def caption(entry, view, contribution=None):
     """The caption under a view of an entry: what the network is, and how to read the picture."""
     text = VIEW_CAPTIONS[view]
+    note = pattern_note(entry.result) if view in ("DAG", "CPDAG") else ""
+    if view == "CPDAG" and note:
+        text = ("The pattern the search found: arrows are the arcs it oriented, dashed edges those it left "
+                "undirected (reversible, or contested by conflicting v-structures).")
     if view == "DAG":
         widths = contribution and len({round(v, 9) for v in contribution.values()}) > 1
         scored = entry_scorer(entry) is not None
@@ -80,7 +110,7 @@ def caption(entry, view, contribution=None):
             + (["its conditional probability table (fitted to the data)"] if tables else [])) + "."
                  if scored or tables else "")
         text = text.format(width=WIDTH_TEXT if widths else "All arcs are drawn at one width.", hover=hover).strip()
-    return f"{what_it_is(entry)} {text}"
+    return f"{what_it_is(entry)} {text} {note}".strip()
 
 
 def truth_entry():
@@ -211,6 +241,11 @@ def drawing(entry, view="DAG", colour_nodes=False, title=None):
     titles = node_titles(entry)
     title = title or f"{entry.name} — {view}"
     if view == "CPDAG":
+        pattern = found_pattern(entry.result)
+        if pattern is not None:
+            return viz.pdag_drawing(pattern, node_titles=titles, arc_label="arc the search oriented",
+                                    link_label="edge left undirected (dashed)",
+                                    title=f"{entry.name} — the pattern {entry.result.algorithm} found")
         return viz.cpdag_drawing(graph.cpdag(), node_titles=titles, title=title)
     if view == "RPDAG":
         return viz.pdag_drawing(graph.rpdag(), node_titles=titles, arc_label="arc (head-to-head, or below one)",
