@@ -196,9 +196,27 @@ WIDGETS = {"tabu": _tabu_options, "rpdag-tabu": _tabu_options, "obs": _ordering_
 """Searches whose options the default widgets cannot draw: 0 standing for the paper's default (tabu), a time
 limit the search splits itself unless unticked and more orderings than the library's default (OBS, ASOBS)."""
 
+TEST_LABELS = {"g2": "G²", "chi2": "X²", "mi-perm": "MI permutation"}
+"""How a result's name writes its independence test."""
+
+
+def _tests_text(options):
+    """The independence test and level of a constraint-based run, as its name says them ("G² α 0.05")."""
+    test = options.get("test", "g2")
+    return f"{TEST_LABELS.get(test, test)} α {options.get('alpha', 0.05):g}"
+
+
+DESCRIBE = {
+    "pc": lambda settings, options: _tests_text(options),  # PC learns from tests alone: the score only rates it
+    "mmhc": lambda settings, options: f"{_tests_text(options)} · "
+                                      f"{score_label(settings['score'], settings.get('ess'))}",
+}
+"""What the names of results of the searches that use independence tests say about their settings."""
+
 for _spec in SEARCHES.values():
     register(Algorithm(_spec.name, _spec.label, _spec.description, _search(_spec.function),
-                       WIDGETS.get(_spec.name, option_widgets(_spec)), replay=_spec.replay is not None))
+                       WIDGETS.get(_spec.name, option_widgets(_spec)), replay=_spec.replay is not None,
+                       describe=DESCRIBE.get(_spec.name)))
 
 
 def _credible_options(prefix):

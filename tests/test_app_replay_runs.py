@@ -5,7 +5,7 @@ the papers' notation under its ?, and the replayed last graph equal to the class
 import pytest
 
 from bnexplore_app import replay
-from test_app import new_session, no_exception, run_search
+from test_app import go, new_session, no_exception, run_search
 
 
 def step_line(at, k):
@@ -51,3 +51,19 @@ def test_a_run_replays_step_by_step_to_the_class_it_found(algorithm):
         assert {"mmpc", "skeleton", "add"} <= ops and "Tsamardinos" in line.proto.help
     caption = [c.value for c in at.caption if c.value.startswith("The network after this step")]
     assert caption and caption[0].endswith(replay.note(result)) and replay.note(result)
+
+
+def test_the_names_of_runs_on_tests_say_the_test_and_its_level():
+    """PC learns from independence tests alone (the score only rates its network); MMHC uses both."""
+    at = new_session()
+    go(at, "3_Search")
+    at.multiselect(key="keep.search_algorithms").set_value(["pc", "mmhc"])
+    at.run()
+    at.selectbox(key="keep.search_pc_test").set_value("chi2")
+    at.number_input(key="keep.search_pc_alpha").set_value(0.01)
+    job = run_search(at, algorithms=("pc", "mmhc"))
+    assert not job.errors, job.errors
+    names = list(at.session_state["results"])
+    assert "pc · X² α 0.01 · asia 5k" in names and "mmhc · G² α 0.05 · BDeu(1) · asia 5k" in names
+    pc = at.session_state["results"]["pc · X² α 0.01 · asia 5k"].result
+    assert pc.params["test"] == "chi2" and pc.params["alpha"] == 0.01
