@@ -4,6 +4,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from bnexplore.search import SEARCHES
 from bnexplore_app import knowledge_ui, replay, state, views
 from bnexplore_app.algorithms import available
 from bnexplore_app.errors import error_boundary
@@ -185,7 +186,7 @@ def run_section():
                   + (f", knowledge: **{knowledge_ui.summary(known)}**" if known else "")
                   + f" — change them on the Tune page. Every search learns from the {state.dataset().n_rows:,} rows "
                   "in use; results are named by algorithm, score and data "
-                  f"(*{st.session_state['data_short']}*).")
+                  f"(*{st.session_state['data_short']}*)." + tests_only_note(picked))
     job = st.session_state.get("job")
     busy = job is not None and job.running
     if st.button("Run", type="primary", disabled=busy or not picked, key="search_run"):
@@ -193,6 +194,15 @@ def run_section():
     busy = st.session_state["job"] is not None and st.session_state["job"].running
     st.fragment(run_every=POLL_SECONDS if busy else None)(live_panel)()
     other_jobs_section()
+
+
+def tests_only_note(picked):
+    """A sentence on the picked searches that learn from independence tests alone (the registry's ``scored``)."""
+    labels = [SEARCHES[name].label for name in picked if name in SEARCHES and not SEARCHES[name].scored]
+    if not labels:
+        return ""
+    return (f" {' and '.join(labels)} learns from independence tests alone: the score only rates its network, "
+            "and the bound on parents does not apply.")
 
 
 def step_by(delta, total):

@@ -67,3 +67,16 @@ def test_the_names_of_runs_on_tests_say_the_test_and_its_level():
     assert "pc · X² α 0.01 · asia 5k" in names and "mmhc · G² α 0.05 · BDeu(1) · asia 5k" in names
     pc = at.session_state["results"]["pc · X² α 0.01 · asia 5k"].result
     assert pc.params["test"] == "chi2" and pc.params["alpha"] == 0.01
+
+
+def test_the_search_page_says_pc_learns_from_tests_and_ignores_the_bound_on_parents():
+    at = new_session()
+    go(at, "3_Search")
+    at.multiselect(key="keep.search_algorithms").set_value(["hc"])
+    at.run()
+    assert not any("learns from independence tests alone" in c.value for c in at.caption)
+    at.multiselect(key="keep.search_algorithms").set_value(["hc", "pc"])
+    at.run()
+    no_exception(at)
+    assert any("PC-stable (constraint-based) learns from independence tests alone: the score only rates its "
+               "network, and the bound on parents does not apply." in c.value for c in at.caption)

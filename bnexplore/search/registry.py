@@ -135,6 +135,10 @@ class SearchSpec:
         Its own options.
     knowledge : bool
         Takes background knowledge (``knowledge=``): every search here does.
+    scored : bool
+        Learns by the score (and honours the in-degree bound). False for a
+        search that learns from independence tests alone (PC): the score only
+        rates its network, and it records the bound without applying it.
     replay : {"dag", "rpdag", "pc", "ges", "mmhc"} or None
         Its steps can be replayed one by one: DAG moves (add, delete, reverse),
         RPDAG operators, PC's removals and orientations, GES's insertions and
@@ -148,6 +152,7 @@ class SearchSpec:
     description: str
     options: tuple = ()
     knowledge: bool = True
+    scored: bool = True
     replay: str | None = None
 
     @property
@@ -243,7 +248,7 @@ SEARCHES = {spec.name: spec for spec in (
          Option("v_structures", "choice", "standard", "how v-structures are decided: from the separating set "
                 "found (standard), only when every separating set agrees (conservative, CPC) or by the "
                 "majority of them", choices=V_STRUCTURES, label="V-structures"),
-         PERMUTATIONS, CI_SEED), replay="pc"),
+         PERMUTATIONS, CI_SEED), scored=False, replay="pc"),
     SearchSpec(
         "ges", "ges:ges", "GES (greedy equivalence search)",
         "Greedy search over equivalence classes (Chickering 2002): insert the edge that raises the score most "
