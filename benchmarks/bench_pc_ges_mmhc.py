@@ -142,27 +142,30 @@ def _frame(data, codes):
     return pd.DataFrame(codes, columns=data.names)
 
 
-def causallearn_pc(name, rows, seed, test, alpha, cache):
-    """causal-learn's PC-stable; its graph, time, tests run and (``cache``) every p-value it computed."""
+def causallearn_pc(name, rows, seed, test, alpha, cache, max_condition=None):
+    """causal-learn's PC-stable; its graph, time, tests run and (``cache``) every p-value it computed.
+
+    ``max_condition`` is its ``max_k`` (the largest conditioning set; its name for what the paper calls depth).
+    """
     from causallearn.search.ConstraintBased.PC import pc
 
     _, codes = _data(name, rows, seed)
     start = time.perf_counter()
-    cg = pc(codes, alpha, PEER_TESTS[test][0], stable=True, show_progress=False)
+    cg = pc(codes, alpha, PEER_TESTS[test][0], stable=True, show_progress=False, max_k=max_condition)
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "states": plain(causallearn_states(cg.G.graph)),
             "tests": len(cg.test.pvalue_cache), **({"cache": cg.test.pvalue_cache} if cache else {})}
 
 
-def pgmpy_pc(name, rows, seed, test, alpha):
-    """pgmpy's PC, variant "stable" (one process), no limit on the conditioning sets."""
+def pgmpy_pc(name, rows, seed, test, alpha, max_condition=None):
+    """pgmpy's PC, variant "stable" (one process); ``max_condition`` None: no limit on the conditioning sets."""
     warnings.simplefilter("ignore")
     from pgmpy.causal_discovery import PC
 
     data, codes = _data(name, rows, seed)
     frame = _frame(data, codes)
     start = time.perf_counter()
-    graph = PC(variant="stable", ci_test=PEER_TESTS[test][1], significance_level=alpha, max_cond_vars=len(data.names),
+    graph = PC(variant="stable", ci_test=PEER_TESTS[test][1], significance_level=alpha, max_cond_vars=max_condition or len(data.names),
                n_jobs=1, show_progress=False).fit(frame).causal_graph_
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "states": plain(named_states(graph.directed_edges, graph.undirected_edges, data.names))}
@@ -194,7 +197,10 @@ def pgmpy_ges(name, rows, seed):
 
 
 def pgmpy_mmhc(name, rows, seed, alpha):
-    """pgmpy's ``MmhcEstimator`` (its MMPC uses Pearson chi-squared) with BDeu, ess 1; its DAG's CPDAG."""
+    """pgmpy's ``MmhcEstimator`` (its MMPC uses Pearson chi-squared) with BDeu, ess 1; its DAG's CPDAG.
+
+    It has no bound on the conditioning sets (``estimate`` and ``mmpc`` take none).
+    """
     warnings.simplefilter("ignore")
     from pgmpy.estimators import BDeu, MmhcEstimator
 
@@ -492,14 +498,14 @@ def print_ratios(rows):
     by = {(r["algorithm"], r["by"]): r for r in rows}
     parts = []
     for (algorithm, who), r in by.items():
-        mine = by.get((algorithm, "bnexplore"))
-        if who == "bnexplore" or not mine or mine["seconds"] is None or r["seconds"] is None:
+        mine = next((m for m in rows if m["algorithm"] == algorithm and m["by"].startswith("bnexplore")), None)
+        if who.startswith("bnexplore") or not mine or mine["seconds"] is None or r["seconds"] is None:
             continue
         parts.append(f"{algorithm}: {who} / ours {'> ' if r['error'] else ''}{r['seconds'] / mine['seconds']:.1f}x")
     print("\n" + "; ".join(parts))
 
 
-def capped(run, label, truth, cap):
+def capped(run, label, truth, cap, who="bnexplore"):
     """Our row of the large part: the search ran under the peers' cap as its time limit ("over X s" when stopped).
 
     An error of the search (a bug to report) becomes the row's error, so the other rows are still measured.
@@ -510,36 +516,48 @@ def capped(run, label, truth, cap):
     try:
         result, seconds, states = run()
     except BNExploreError as error:
-        return compare(label, "bnexplore", time.perf_counter() - start, None, truth,
+        return compare(label, who, time.perf_counter() - start, None, truth,
                        error=f"failed: {type(error).__name__}: {str(error)[:90]}")
     tests = {"tests": result.stats.get("tests"), "stopped": result.stats.get("stopped")}
+    if "conflicts" in result.extra:
+        tests["conflicts"] = len(result.extra["conflicts"])
+        tests["undirected"] = sum(s == 3 for s in states.values())
     if result.stats.get("stopped"):
-        return compare(label, "bnexplore", seconds, None, truth, error=f"over {cap:.0f} s", extra=tests)
-    return compare(label, "bnexplore", seconds, states, truth, result.score, extra=tests)
+        return compare(label, who, seconds, None, truth, error=f"over {cap:.0f} s", extra=tests)
+    return compare(label, who, seconds, states, truth, result.score, extra=tests)
 
 
 def large_part(args, record):
     out = []
-    alpha = args.alphas[0]
+    alpha, bound, cap, mine = args.alphas[0], args.max_condition, args.large_cap, args.ours_cap or args.large_cap
     for name in args.large_networks:
         network, data = harness.sampled(name, args.large_rows, seed=1)
         truth = pdag_states(network.dag().cpdag().adj)
         rows = []
-        rows.append(capped(lambda: ours(data, "pc", test="g2", alpha=alpha, time_limit=args.large_cap), "PC-stable",
-                           truth, args.large_cap))
+        rules = args.v_structures if name in args.rules_on else args.v_structures[:1]
+        for rule in rules:
+            rows.append(capped(lambda: ours(data, "pc", test="g2", alpha=alpha, max_condition=bound, v_structures=rule,
+                                            time_limit=mine), "PC-stable", truth, mine, f"bnexplore ({rule})"))
         rows.append(peer_row("PC-stable", "causal-learn",
-                             peer("causallearn_pc", [name, args.large_rows, 1, "g2", alpha, False], args.large_cap),
+                             peer("causallearn_pc", [name, args.large_rows, 1, "g2", alpha, False, bound], cap), truth))
+        rows.append(peer_row("PC-stable", "pgmpy", peer("pgmpy_pc", [name, args.large_rows, 1, "g2", alpha, bound],
+                                                        cap), truth))
+        rows.append(capped(lambda: ours(data, "mmhc", alpha=alpha, max_condition=bound, time_limit=mine), "MMHC",
+                           truth, mine))
+        rows.append(peer_row("MMHC", "pgmpy (no bound)", peer("pgmpy_mmhc", [name, args.large_rows, 1, alpha], cap),
                              truth))
-        rows.append(peer_row("PC-stable", "pgmpy", peer("pgmpy_pc", [name, args.large_rows, 1, "g2", alpha],
-                                                        args.large_cap), truth))
-        rows.append(capped(lambda: ours(data, "mmhc", alpha=alpha, time_limit=args.large_cap), "MMHC", truth,
-                           args.large_cap))
-        rows.append(peer_row("MMHC", "pgmpy", peer("pgmpy_mmhc", [name, args.large_rows, 1, alpha],
-                                                   args.large_cap), truth))
-        print_rows(f"## {name}, N = {args.large_rows:,} ({len(data.names)} variables, true CPDAG {len(truth)} edges)",
-                   rows)
+        print_rows(f"## {name}, N = {args.large_rows:,} ({len(data.names)} variables, true CPDAG {len(truth)} edges; "
+                   f"G-squared, alpha {alpha}, max_condition {bound}; peers capped at {cap:.0f} s, ours at "
+                   f"{mine:.0f} s)", rows)
+        for r in rows:
+            if "conflicts" in r:
+                print(f"\n{r['algorithm']} {r['by']}: {r['conflicts']} conflicting v-structures (arcs refused), "
+                      f"{r['undirected']} edges left undirected, {r['tests']:,} tests")
+            elif r["by"].startswith("bnexplore") and r.get("tests") is not None:
+                print(f"\n{r['algorithm']} {r['by']}: {r['tests']:,} tests")
         print_ratios(rows)
-        out.append({"network": name, "rows": args.large_rows, "alpha": alpha, "runs": rows})
+        out.append({"network": name, "rows": args.large_rows, "alpha": alpha, "max_condition": bound,
+                    "peer_cap": cap, "ours_cap": mine, "runs": rows})
     record["large"] = out
 
 
@@ -568,6 +586,13 @@ def main():
     parser.add_argument("--large-networks", nargs="+", default=list(LARGE_NETWORKS))
     parser.add_argument("--cap", type=float, default=600.0, help="seconds before a peer is stopped")
     parser.add_argument("--large-cap", type=float, help="the cap of the large part (default: --cap)")
+    parser.add_argument("--max-condition", type=int, help="the large part's bound on the conditioning sets, ours "
+                        "and the peers' (causal-learn's max_k, pgmpy PC's max_cond_vars; pgmpy's MMHC has none)")
+    parser.add_argument("--ours-cap", type=float, help="our time limit in the large part (default: --large-cap)")
+    parser.add_argument("--v-structures", nargs="+", default=["standard"], choices=("standard", "conservative",
+                        "majority"), help="our PC's v-structure rules in the large part")
+    parser.add_argument("--rules-on", nargs="+", default=["andes"], help="networks run with every --v-structures "
+                        "rule (the others: the first rule only)")
     harness.output_option(parser, "pc_ges_mmhc")
     args = parser.parse_args()
     args.json = harness.output_path(args.json, "pc_ges_mmhc", args.quick)
