@@ -41,16 +41,18 @@ def home_content():
                                         "Bayes factor; say "
                                         "what you already know (required and forbidden arcs, tiers); see how big "
                                         "the search will be and how pruning shrinks it."),
-        (PAGES / "3_Search.py", "3 · Search", "Hill climbing, tabu, RPDAG search, the exact optimum, every network "
-                                            "within the Bayes factor, OBS / ASOBS, two-class BNKL, the bootstrap: "
-                                            "live score trace, Stop button, step-by-step replay that can play."),
+        (PAGES / "3_Search.py", "3 · Search", "Hill climbing, tabu, RPDAG search, GES, PC-stable, MMHC, the exact "
+                                            "optimum, every network within the Bayes factor, OBS / ASOBS, two-class "
+                                            "BNKL, the bootstrap: live score trace, Stop button, step-by-step replay "
+                                            "that can play."),
         (PAGES / "4_Networks.py", "4 · Networks", "Look at a learned network: DAG, RPDAG, CPDAG, all the DAGs of its "
                                                 "class, credible classes and arc probabilities, class differences, "
                                                 "how sure each arc is; ask it questions (evidence in, posteriors "
                                                 "out); export."),
         (PAGES / "5_Compare.py", "5 · Compare", "Put networks side by side or on top of each other, against the "
                                               "ground truth: SHD, added / deleted / reversed edges, gap to the "
-                                              "optimum."),
+                                              "optimum; run every search in one click and see them all in one "
+                                              "table, each inside the credible set or not."),
     ]
     for path, label, text in steps:
         left, right = st.columns([1, 5])
