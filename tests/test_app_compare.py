@@ -11,21 +11,12 @@ from bnexplore.search import SEARCHES
 from bnexplore.search.scoreboard import EXACT_ALGORITHMS, optimum_for, scoreboard_row
 from bnexplore_app import algorithms
 from test_app import go, new_session, no_exception
+from test_app_search import until
 
 
 @pytest.fixture
 def at():
     return new_session()
-
-
-def until(condition, what, seconds=120):
-    """Wait until ``condition()`` holds (checked every 10 ms), failing after ``seconds``."""
-    tick = threading.Event()
-    for _ in range(int(seconds * 100)):
-        if condition():
-            return
-        tick.wait(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def run_every(at):
