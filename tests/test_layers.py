@@ -37,6 +37,8 @@ LAYERS = [
     ["bnexplore.bif", "bnexplore.scores", "bnexplore.independence"],
     # candidate parent sets; inference on a network; views
     ["bnexplore.parents", "bnexplore.inference", "bnexplore.viz"],
+    # EM on incomplete data: expected counts on the junction tree, parameter EM, completions, imputation
+    ["bnexplore.em"],
     # parent-set exploration on a Dask cluster
     ["bnexplore.distributed"],
     # structure searches and the BNKL classifier's search

@@ -1,0 +1,1 @@
+"""Learning from incomplete data: expected counts, parameter EM, completions and imputation."""
