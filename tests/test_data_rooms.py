@@ -16,7 +16,8 @@ ROOMS = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem != "__ini
 
 PUBLIC = ["CATEGORICAL", "CSV", "FEATHER", "IDENTIFIER_MIN_ROWS", "MAX_COLUMNS", "MISSING_LABEL", "MISSING_POLICIES",
           "NUMERIC", "PARQUET", "SEPARATORS", "TABLE_SUFFIXES", "ColumnSpec", "Dataset", "Encoder", "code_dtype",
-          "discretize_values", "interval_labels", "learn_cut_points", "read_csv", "read_frame", "read_table"]
+          "discretize_values", "interval_labels", "learn_cut_points", "read_csv", "read_frame", "read_table",
+          "require_complete", "require_unweighted"]
 
 
 def imports_between_rooms(room):

@@ -20,6 +20,9 @@ The rooms, each with one job (a room imports only those listed before it):
   names) and warnings emitted at the user's line.
 - :mod:`~bnexplore.data.parallel`: the worker count, and per-column work on
   threads.
+- :mod:`~bnexplore.data.blanks`: blank cells (``missing="em"``) and row weights
+  checked, and the guards of code that cannot use them
+  (:func:`require_complete`, :func:`require_unweighted`).
 - :mod:`~bnexplore.data.discretize`: discretization methods, cut points, bin
   labels.
 - :mod:`~bnexplore.data.columns`: a table's columns factorized once (codes into
@@ -44,6 +47,7 @@ Only ``collect``, ``csvparse`` and ``columnar`` import pyarrow's readers; the
 readers load them on the first file read, so ``import bnexplore`` does not.
 """
 
+from .blanks import require_complete, require_unweighted
 from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, NUMERIC
 from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype
 from .discretize import discretize_values, interval_labels, learn_cut_points
@@ -74,4 +78,6 @@ __all__ = [
     "read_csv",
     "read_frame",
     "read_table",
+    "require_complete",
+    "require_unweighted",
 ]

@@ -9,7 +9,8 @@ exactly that to another (``transform``), so a classifier can learn on
 training rows and code test rows the same way. The two share a room because
 each needs the other: ``Dataset.from_frame`` encodes, ``Encoder.transform``
 returns a Dataset. The per-column rules the Encoder applies are in
-:mod:`bnexplore.data.specs`.
+:mod:`bnexplore.data.specs`; the checks of blank cells and row weights in
+:mod:`bnexplore.data.blanks`.
 
 Every problem a user can cause raises :class:`bnexplore.errors.DataError` with
 a one-line message naming the column, row (1-based data rows, as in a
@@ -23,16 +24,18 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, option, subject
+from .blanks import check_blank, check_weights, first_blank
 from .columns import CATEGORICAL, NUMERIC, identifier_note, prepare_table
 from .messages import emit, repeated, short_list, short_repr
 from .parallel import each
-from .specs import (encode_column, first_missing, fit_categorical, fit_numeric, infer_kind, inferred_categorical,
-                    is_int, parse_discretize, parse_types)
+from .specs import (ColumnSpec, encode_column, first_missing, fit_categorical, fit_numeric, infer_kind,
+                    inferred_categorical, is_int, parse_discretize, parse_types)
 
 MISSING_LABEL = "<missing>"
 """State of a missing value, last among a variable's states (``missing="state"``)."""
-MISSING_POLICIES = ("state", "drop", "error")
-"""What the Encoder's ``missing`` option may say: a state of its own, drop the row, or refuse."""
+MISSING_POLICIES = ("state", "drop", "error", "em")
+"""What the Encoder's ``missing`` option may say: a state of its own, drop the row, refuse, or keep the cell
+blank (``Dataset.blank``) for EM to learn from the values each row has."""
 
 
 def code_dtype(max_arity):
@@ -74,9 +77,19 @@ class Dataset:
         The fitted encoder that produced the codes (None for coded input).
     warnings : list of str, optional
         Problems found while reading and encoding that did not stop it.
+    blank : array_like of bool, shape (n_rows, n_vars), optional
+        True where a cell was not observed (``missing="em"``). The code of a
+        blank cell is a placeholder 0 that must never be counted: code that
+        reads ``codes`` and cannot skip blank cells calls
+        :func:`~bnexplore.data.require_complete`. Stored Fortran-ordered, or
+        None when no cell is blank (an all-False mask is stored as None).
+    weights : array_like of float, shape (n_rows,), optional
+        A weight per row (finite, > 0; stored as float64): a weighted
+        completed table, whose counts are sums of weights. None for plain
+        rows. A Dataset never has both blank cells and weights.
     """
 
-    def __init__(self, codes, arities, names, states, encoder=None, warnings=None):
+    def __init__(self, codes, arities, names, states, encoder=None, warnings=None, blank=None, weights=None):
         self.arities = np.asarray(arities, dtype=np.int32).reshape(-1)
         self.names = [str(name) for name in names]
         self.states = [[str(label) for label in labels] for labels in states]
@@ -84,6 +97,10 @@ class Dataset:
         self.warnings = list(warnings or [])
         codes = np.asarray(codes)
         _check_layout(codes, self.arities, self.names, self.states)
+        self.blank = check_blank(blank, codes.shape)
+        self.weights = check_weights(weights, codes.shape[0], self.blank)
+        if self.blank is not None and codes.dtype.kind in "iub" and codes[self.blank].any():
+            codes = np.where(self.blank, 0, codes)  # the placeholder code of a blank cell
         _check_code_range(codes, self.arities, self.names)
         self.codes = np.asfortranarray(codes, dtype=code_dtype(max(self.arities, default=1)))
         self._positions = {name: i for i, name in enumerate(self.names)}
@@ -108,7 +125,7 @@ class Dataset:
         return Encoder(**encoder_options).fit_transform(df)
 
     @classmethod
-    def from_codes(cls, codes, arities=None, names=None, states=None):
+    def from_codes(cls, codes, arities=None, names=None, states=None, missing="error"):
         """Wrap an integer-coded array.
 
         Parameters
@@ -116,17 +133,30 @@ class Dataset:
         codes : array_like of int, shape (n_rows, n_vars)
             Non-negative integer codes (integer-valued floats are accepted).
         arities : sequence of int, optional
-            Default: ``max + 1`` of each column (1 for a table without rows).
+            Default: ``max + 1`` of each column's observed codes (1 for a
+            column without any).
         names : sequence of str, optional
             Default ``"X0", "X1", ...``.
         states : sequence of sequence of str, optional
             Default ``"0" .. str(arity - 1)``.
+        missing : {"error", "em"}
+            ``"error"``: a negative code is refused; ``"em"``: a code of -1
+            (or NaN) is a blank cell (see :attr:`blank`).
 
         Returns
         -------
         Dataset
+
+        Examples
+        --------
+        >>> data = Dataset.from_codes([[0, 1], [-1, 0], [1, -1]], missing="em")
+        >>> data.n_blank, data.blank_columns(), data.arities.tolist()
+        (2, {'X0': 1, 'X1': 1}, [2, 2])
         """
-        codes = _integer_codes(codes, names)
+        if missing not in ("error", "em"):
+            raise DataError(f"{subject('missing', missing)} is not valid here; use 'error' (negative codes are "
+                            f"refused) or 'em' (-1 is a blank cell)")
+        codes, blank = _integer_codes(codes, names, missing == "em")
         n_vars = codes.shape[1]
         if names is None:
             names = [f"X{i}" for i in range(n_vars)]
@@ -134,7 +164,7 @@ class Dataset:
             arities = codes.max(axis=0, initial=0) + 1 if n_vars else []
         if states is None:
             states = [[str(k) for k in range(int(r))] for r in np.asarray(arities).reshape(-1)]
-        return cls(codes, arities, names, states)
+        return cls(codes, arities, names, states, blank=blank)
 
     # -- shape and names ------------------------------------------------------
 
@@ -147,6 +177,57 @@ class Dataset:
     def n_vars(self):
         """Number of variables (columns)."""
         return self.codes.shape[1]
+
+    @property
+    def n_blank(self):
+        """Number of blank cells (0 when :attr:`blank` is None)."""
+        return 0 if self.blank is None else int(np.count_nonzero(self.blank))
+
+    def blank_columns(self):
+        """Blank cells per column, for the columns that have any.
+
+        Returns
+        -------
+        dict of str to int
+            In column order; empty when no cell is blank.
+
+        Examples
+        --------
+        >>> Dataset.from_codes([[0, -1, 1], [1, -1, 0]], missing="em").blank_columns()
+        {'X1': 2}
+        """
+        if self.blank is None:
+            return {}
+        counts = np.count_nonzero(self.blank, axis=0)
+        return {self.names[i]: int(counts[i]) for i in np.flatnonzero(counts)}
+
+    def complete_rows(self):
+        """The rows without a blank cell (this Dataset itself when it has none).
+
+        Returns
+        -------
+        Dataset
+            Its ``blank`` is None.
+
+        Raises
+        ------
+        DataError
+            When every row has a blank cell, naming how many there are.
+
+        Examples
+        --------
+        >>> Dataset.from_codes([[0, 1], [-1, 0], [1, 1]], missing="em").complete_rows().codes.tolist()
+        [[0, 1], [1, 1]]
+        """
+        if self.blank is None:
+            return self
+        complete = ~self.blank.any(axis=1)
+        if not complete.any():
+            row, column = first_blank(self.blank)
+            raise DataError(f"every one of the {self.n_rows:,} rows has a blank cell ({self.n_blank:,} in all; first: "
+                            f"column {self.names[column]!r}, row {row + 1}), so no row is complete; learn with "
+                            f"structural EM ({subject('missing', 'em')}) or leave out the emptiest columns")
+        return self.subset(complete)
 
     def index(self, name_or_int):
         """Position of a variable given by name or by position.
@@ -195,14 +276,18 @@ class Dataset:
         -------
         pandas.DataFrame
             Column ``names[i]`` holds ``states[i][codes[:, i]]`` (missing
-            values show as the state ``"<missing>"``).
+            values show as the state ``"<missing>"``, blank cells as NaN).
+            Row weights are not shown.
         """
-        return pd.DataFrame(
-            {
-                name: pd.Categorical.from_codes(self.codes[:, i].astype(np.int32), categories=self.states[i])
-                for i, name in enumerate(self.names)
-            }
-        )
+        return pd.DataFrame({name: pd.Categorical.from_codes(self._column_codes(i), categories=self.states[i])
+                             for i, name in enumerate(self.names)})
+
+    def _column_codes(self, i):
+        """Codes of column ``i`` as int32, -1 at blank cells."""
+        codes = self.codes[:, i].astype(np.int32)
+        if self.blank is not None:
+            codes[self.blank[:, i]] = -1
+        return codes
 
     def subset(self, rows):
         """The same variables (arities, states, encoder) on some rows.
@@ -215,6 +300,7 @@ class Dataset:
         Returns
         -------
         Dataset
+            With the blank cells and weights of those rows.
         """
         try:
             picked = np.arange(self.n_rows)[rows]
@@ -222,7 +308,9 @@ class Dataset:
             raise DataError(
                 f"cannot take rows {short_repr(rows)} of a table with {self.n_rows} rows: {error}"
             ) from None
-        return Dataset(self.codes[picked], self.arities, self.names, self.states, self.encoder, self.warnings)
+        return Dataset(self.codes[picked], self.arities, self.names, self.states, self.encoder, self.warnings,
+                       blank=None if self.blank is None else self.blank[picked],
+                       weights=None if self.weights is None else self.weights[picked])
 
     def select(self, columns):
         """Some of the variables, in the order given.
@@ -235,6 +323,8 @@ class Dataset:
         Returns
         -------
         Dataset
+            With the blank cells of those columns (None when they have
+            none) and the same row weights.
         """
         picked = self.indices(columns)
         twice = repeated([self.names[i] for i in picked])
@@ -247,6 +337,8 @@ class Dataset:
             [self.states[i] for i in picked],
             self.encoder,
             self.warnings,
+            blank=None if self.blank is None else self.blank[:, picked],
+            weights=self.weights,
         )
 
     def summary(self):
@@ -257,8 +349,9 @@ class Dataset:
         pandas.DataFrame
             Columns ``name``, ``kind`` ("categorical" or
             "numeric-discretized"), ``levels`` (arity), ``states`` (labels,
-            shortened), ``missing`` (rows in the ``"<missing>"`` state) and
-            ``cuts`` (cut points of discretized columns, else None).
+            shortened), ``missing`` (blank cells plus rows in the
+            ``"<missing>"`` state) and ``cuts`` (cut points of discretized
+            columns, else None).
         """
         specs = self.encoder.columns if self.encoder is not None else {}
         rows = []
@@ -266,20 +359,23 @@ class Dataset:
             spec = specs.get(name)
             numeric = spec is not None and spec.kind == NUMERIC
             missing_code = self.arities[i] - 1 if self.states[i][-1] == MISSING_LABEL else -1
+            codes = self._column_codes(i)
             rows.append(
                 {
                     "name": name,
                     "kind": "numeric-discretized" if numeric else CATEGORICAL,
                     "levels": int(self.arities[i]),
                     "states": short_list(self.states[i], quote=False),
-                    "missing": int(np.count_nonzero(self.codes[:, i] == missing_code)),
+                    "missing": int(np.count_nonzero((codes < 0) | (codes == missing_code))),
                     "cuts": spec.cuts.tolist() if numeric else None,
                 }
             )
         return pd.DataFrame(rows, columns=["name", "kind", "levels", "states", "missing", "cuts"])
 
     def __repr__(self):
-        return f"Dataset({self.n_rows} rows x {self.n_vars} variables: {short_list(self.names, quote=False)})"
+        extra = f"; {self.n_blank:,} blank cells" if self.blank is not None else ""
+        extra += f"; weighted, total weight {float(self.weights.sum()):g}" if self.weights is not None else ""
+        return f"Dataset({self.n_rows} rows x {self.n_vars} variables: {short_list(self.names, quote=False)}{extra})"
 
 
 def _check_layout(codes, arities, names, states):
@@ -323,8 +419,11 @@ def _check_code_range(codes, arities, names):
         )
 
 
-def _integer_codes(codes, names):
-    """Codes as a 2-d non-negative integer array, or DataError naming the bad cell."""
+def _integer_codes(codes, names, em):
+    """``(codes, blank)``: codes as a 2-d non-negative integer array, or DataError naming the bad cell.
+
+    With ``em`` a code of -1 or NaN is a blank cell (marked in ``blank``, code 0); else ``blank`` is None.
+    """
     codes = np.asarray(codes)
     if codes.ndim != 2:
         raise DataError(f"codes must be a 2-d table (rows x variables), got {codes.ndim} dimension(s)")
@@ -333,6 +432,10 @@ def _integer_codes(codes, names):
     if not np.issubdtype(codes.dtype, np.number):
         raise DataError(f"codes must be numbers, got dtype {codes.dtype}; use Dataset.from_frame for labels")
     names = list(names) if names is not None else [f"X{i}" for i in range(codes.shape[1])]
+    blank = None
+    if em:
+        blank = (codes == -1) | np.isnan(codes) if np.issubdtype(codes.dtype, np.floating) else codes == -1
+        codes = np.where(blank, 0, codes)
     if not np.issubdtype(codes.dtype, np.integer):
         bad = ~np.isfinite(codes) | (codes != np.floor(codes))
         if bad.any():
@@ -343,8 +446,10 @@ def _integer_codes(codes, names):
     negative = codes < 0
     if negative.any():
         row, col = np.argwhere(negative)[0]
-        raise DataError(f"column {_name_at(names, col)!r} row {row + 1} has code {codes[row, col]}; codes must be >= 0")
-    return codes
+        blank_code = " (or -1 for a blank cell)" if em else f", or -1 for a blank cell with {subject('missing', 'em')}"
+        raise DataError(f"column {_name_at(names, col)!r} row {row + 1} has code {codes[row, col]}; codes must be "
+                        f">= 0{blank_code}")
+    return codes, blank
 
 
 def _name_at(names, j):
@@ -378,10 +483,16 @@ class Encoder:
     types : str or dict, optional
         ``"categorical"`` or ``"numeric"`` for every column, or a dict
         column -> kind, overriding the inferred kind.
-    missing : {"state", "drop", "error"}
+    missing : {"state", "drop", "error", "em"}
         ``"state"``: missing cells (NaN, None, empty text) get their own last
         state ``"<missing>"`` in the columns that have any when fitting;
-        ``"drop"``: rows with a missing cell are dropped; ``"error"``: raise.
+        ``"drop"``: rows with a missing cell are dropped; ``"error"``: raise;
+        ``"em"``: missing cells stay blank (``Dataset.blank``) for EM to learn
+        from the values each row has: no state is added, so a column's arity
+        counts only its observed values. A column with no observed value is
+        dropped with a warning naming it, and so is a row with every cell
+        blank (it tells EM nothing, yet it would count in the number of rows
+        that scores such as BIC penalize with).
     max_levels : int or None
         Largest number of states of a column inferred categorical (a column
         declared categorical in ``types`` is exempt); None for no limit.
@@ -411,7 +522,8 @@ class Encoder:
         self._methods = parse_discretize(discretize)
         self._types = parse_types(types)
         if missing not in MISSING_POLICIES:
-            raise DataError(f"{subject('missing', missing)} is not a policy; use 'state', 'drop' or 'error'")
+            raise DataError(f"{subject('missing', missing)} is not a policy; use "
+                            f"{short_list(MISSING_POLICIES[:-1])} or {MISSING_POLICIES[-1]!r}")
         if max_levels is not None and not (is_int(max_levels) and max_levels >= 2):
             no_limit = option("max_levels", None)
             raise DataError(f"{subject('max_levels', max_levels)} is not valid; use a whole number >= 2"
@@ -478,8 +590,9 @@ class Encoder:
         return {name: spec.cuts.tolist() for name, spec in self.columns.items() if spec.kind == NUMERIC}
 
     def encoded_names(self):
-        """Names of the columns ``transform`` codes (constant ones dropped if asked)."""
-        return [name for name, spec in self.columns.items() if not (spec.constant and self.drop_constant)]
+        """Names of the columns ``transform`` codes (constant ones dropped if asked, all-blank ones dropped)."""
+        return [name for name, spec in self.columns.items()
+                if not (spec.constant and self.drop_constant or spec.empty)]
 
     def profile(self, df):
         """Describe a raw table before encoding, with this encoder's options.
@@ -557,8 +670,9 @@ class Encoder:
         names = [c.name for c in table.columns]
         self._check_option_columns(names)
         kinds = [self._kind_of(column) for column in table.columns]
+        empty = {c.name for c in table.columns if self.missing == "em" and c.n_missing() == table.n_rows}
         undiscretized = [c.name for c, (kind, _) in zip(table.columns, kinds)
-                         if kind == NUMERIC and self._method_of(c.name) is None]
+                         if kind == NUMERIC and self._method_of(c.name) is None and c.name not in empty]
         if undiscretized:
             example = undiscretized[0]
             raise DataError(
@@ -573,6 +687,9 @@ class Encoder:
         notes += self._apply_missing_policy(table)
         specs = {}
         for column, (kind, declared), missing in zip(table.columns, kinds, n_missing):
+            if column.name in empty:
+                specs[column.name] = ColumnSpec(column.name, kind, [], missing=missing, declared=declared, empty=True)
+                continue
             if kind == NUMERIC:
                 spec, note = fit_numeric(column, table, self._method_of(column.name))
                 if note:
@@ -587,6 +704,12 @@ class Encoder:
             specs[column.name] = spec
         self.columns = specs
         notes += self._constant_warnings()
+        if empty:
+            names = short_list([name for name in specs if name in empty], limit=20)
+            if not self.encoded_names():
+                raise DataError(f"no column is left to learn from: {names} have no value, every cell blank, and the "
+                                f"others are constant")
+            notes.append(f"dropped column(s) {names}: every cell is blank, so they carry no information")
         self.warnings = notes
 
     def _check_option_columns(self, names):
@@ -636,7 +759,7 @@ class Encoder:
 
     def _apply_missing_policy(self, table):
         """Raise or drop rows as ``missing`` says; return the warnings."""
-        if self.missing == "state":
+        if self.missing in ("state", "em"):
             return []
         first = first_missing(table)
         if first is None:
@@ -646,7 +769,8 @@ class Encoder:
             raise DataError(
                 f"column {name!r} row {table.row_number(row)} is missing ({subject('missing', 'error')}); fill it "
                 f"in, or pass {subject('missing', 'state')} to give missing values their own state or "
-                f"{subject('missing', 'drop')} to drop such rows"
+                f"{subject('missing', 'drop')} to drop such rows, or {subject('missing', 'em')} to learn from the "
+                f"values each row has"
             )
         complete = np.ones(table.n_rows, dtype=bool)
         for column in table.columns:
@@ -666,6 +790,27 @@ class Encoder:
         specs = [self.columns[column.name] for column in table.columns]
         arities = [spec.arity for spec in specs]
         codes = np.empty((table.n_rows, len(specs)), dtype=code_dtype(max(arities)), order="F")
-        each(lambda j: encode_column(specs[j], table.columns[j], table, codes[:, j]), range(len(specs)),
-              table.n_rows)
-        return Dataset(codes, arities, [s.name for s in specs], [list(s.states) for s in specs], self, notes)
+        blank = np.zeros(codes.shape, dtype=bool, order="F") if self.missing == "em" else None
+        each(lambda j: encode_column(specs[j], table.columns[j], table, codes[:, j],
+                                     None if blank is None else blank[:, j]), range(len(specs)), table.n_rows)
+        if blank is not None:
+            codes, blank = self._drop_blank_rows(table, codes, blank, notes)
+        return Dataset(codes, arities, [s.name for s in specs], [list(s.states) for s in specs], self, notes,
+                       blank=blank)
+
+    @staticmethod
+    def _drop_blank_rows(table, codes, blank, notes):
+        """Codes and blank mask without the rows whose every cell is blank (noted in ``notes``, and emitted)."""
+        empty = blank.all(axis=1)
+        if not empty.any():
+            return codes, blank
+        n_empty, first = int(np.count_nonzero(empty)), table.row_number(int(np.argmax(empty)))
+        if n_empty == table.n_rows:
+            raise DataError(f"every one of the {n_empty:,} rows is blank in every column used; there is nothing to "
+                            f"learn from")
+        note = (f"dropped {n_empty:,} of {table.n_rows:,} rows whose every cell is blank (first: row {first}); they "
+                f"tell EM nothing")
+        notes.append(note)
+        emit([note])
+        keep = ~empty
+        return codes[keep], blank[keep]

@@ -47,6 +47,9 @@ class ColumnSpec:
         Whether the column has a single state in the fitted table.
     declared : bool
         Whether ``types`` named the kind (rather than it being inferred).
+    empty : bool
+        Whether every cell was blank in the fitted table (``missing="em"``):
+        the column has no state and is not coded.
     """
 
     name: str
@@ -58,6 +61,7 @@ class ColumnSpec:
     missing_state: bool = False
     constant: bool = False
     declared: bool = False
+    empty: bool = False
 
     @property
     def arity(self):
@@ -119,8 +123,12 @@ def fit_numeric(column, table, method):
     return ColumnSpec(column.name, NUMERIC, interval_labels(cuts), method.text, cuts), note
 
 
-def encode_column(spec, column, table, out):
-    """Write the codes of one prepared column under its fitted spec into ``out``, or DataError."""
+def encode_column(spec, column, table, out, blank=None):
+    """Write the codes of one prepared column under its fitted spec into ``out``, or DataError.
+
+    With ``blank`` (a bool array like ``out``; ``missing="em"``) a missing cell is marked there and coded 0,
+    else it is coded as the missing state or refused.
+    """
     if spec.kind == NUMERIC:
         _check_numbers(column, table, fitting=False)
         per_unique = discretize_values(column.numbers, spec.cuts)
@@ -128,9 +136,13 @@ def encode_column(spec, column, table, out):
         index = {label: k for k, label in enumerate(spec.states[: spec.arity - spec.missing_state])}
         per_unique = np.array([index.get(label, _UNKNOWN) for label in column.labels()], dtype=np.int64)
     missing_code = spec.arity - 1 if spec.missing_state else -1
+    if blank is not None:
+        blank[:] = column.codes < 0
+        missing_code = 0  # the placeholder code of a blank cell
     lookup = np.append(per_unique, missing_code)  # a code of -1 (missing) picks the last entry
-    if missing_code < 0 or (per_unique < 0).any():
-        rows = (lookup < 0)[column.codes] if (per_unique < 0).any() else column.codes < 0
+    uncodable = lookup < 0
+    if uncodable.any():
+        rows = uncodable[column.codes]
         if rows.any():
             _raise_uncodable(spec, column, table, int(np.argmax(rows)))
     out[:] = lookup.astype(out.dtype)[column.codes]
