@@ -52,7 +52,7 @@ import numba
 import numpy as np
 
 from .control import Control
-from .data import Dataset
+from .data import Dataset, require_complete, require_unweighted
 from .distributed import dask_client, load_dask
 from .errors import ResourceError, SearchError
 from .graphs import DAG, PDAG, pdag_extension
@@ -424,6 +424,8 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     control = Control.of(control, progress, time_limit, stop)
     if algorithm not in SEARCHES:
         raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(SEARCHES)}")
+    require_complete(data, "bootstrap")  # the workers get the codes alone
+    require_unweighted(data, "bootstrap")
     R = whole_number(R, "R", 1, MAX_RESAMPLES, error=SearchError)
     seed = seed_number(seed)
     if chunk_size is not None:

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 import numba
 
 from .control import Control
-from .data import Dataset
+from .data import Dataset, require_complete, require_unweighted
 from .errors import ResourceError
 from .parents.explore import (ExploreSettings, assemble, check_budget, explore_variable, score_weight,
                               singleton_entropies, variable_list)
@@ -200,6 +200,8 @@ def explore_distributed(scorer, method="independence", max_indegree=None, time_p
         budgets; ``stats["workers"]`` and ``stats["chunks"]`` are added.
     """
     control = Control.of(control, progress, time_limit, stop)
+    require_complete(scorer.data, "a parent-set search on a Dask cluster")  # the workers get the codes alone
+    require_unweighted(scorer.data, "a parent-set search on a Dask cluster")
     settings = ExploreSettings(method, max_indegree, time_per_variable, max_evaluations)
     check_budget(settings, control)
     if int(workers) != workers or workers < 1:

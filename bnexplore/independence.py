@@ -40,6 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .data import require_complete, require_unweighted
 from .errors import DataError, OptionError, subject
 from .numerics import tie_tolerance
 from .options import positive_number, seed_number, whole_number
@@ -406,6 +407,8 @@ class IndependenceTest:
         self.alpha = positive_number(alpha, "alpha", high=1.0)
         self.permutations = whole_number(permutations, "permutations", low=1, high=MAX_PERMUTATIONS)
         self.seed = seed_number(seed)
+        require_complete(data, "an independence test (PC, MMHC)")
+        require_unweighted(data, "an independence test (PC, MMHC)")
         codes = np.asarray(data.codes)
         self.names = [str(name) for name in data.names]
         self.n_vars = len(self.names)

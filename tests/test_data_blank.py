@@ -160,3 +160,107 @@ def test_read_csv_with_missing_em_keeps_the_survey_blanks():
         assert data.arities[i] == as_state.arities[i] - (name in expected), name
         if name in ("gender", "education", "exercise", "satisfaction", "outcome"):
             assert data.arities[i] == raw[name].nunique(), name
+
+
+def blank_data(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 2, (n, 3))
+    codes[3, 1] = -1
+    return Dataset.from_codes(codes, names=["a", "b", "c"], missing="em")
+
+
+def weighted_data(n=60, seed=0):
+    data = blank_data(n, seed).complete_rows()
+    return Dataset(data.codes, data.arities, data.names, data.states, weights=np.full(data.n_rows, 0.5))
+
+
+def one_line(error, start):
+    text = str(error.value)
+    assert "\n" not in text and text.startswith(start), text
+    return text
+
+
+def test_an_independence_test_refuses_blank_and_weighted_data_in_one_line():
+    from bnexplore.independence import IndependenceTest
+
+    with pytest.raises(DataError) as error:
+        IndependenceTest(blank_data())
+    text = one_line(error, "an independence test (PC, MMHC) needs complete rows, and the data has 1 blank cells")
+    assert "(first: column 'b', row 4)" in text
+    with pytest.raises(DataError) as error:
+        IndependenceTest(weighted_data())
+    one_line(error, "an independence test (PC, MMHC) cannot use row weights")
+
+
+def test_bnkl_refuses_blank_data_through_its_public_functions():
+    from bnexplore.bnkl import bnkl, bnkl_search
+
+    labels = np.arange(60) % 2
+    with pytest.raises(DataError) as error:
+        bnkl_search(blank_data(), labels)
+    one_line(error, "BNKL needs complete rows")
+    with pytest.raises(DataError) as error:
+        bnkl_search(weighted_data(), labels[:59])
+    one_line(error, "BNKL cannot use row weights")
+    frame = pd.DataFrame({"x": ["u", "v", None, "u"] * 10, "y": ["p", "q", "q", "p"] * 10,
+                          "cls": ["a", "b"] * 20})
+    with pytest.raises(DataError) as error:
+        bnkl(frame, "cls", encoder=Encoder(missing="em"))
+    one_line(error, "BNKL needs complete rows")
+    result = bnkl(frame, "cls")  # a <missing> state: complete rows
+    coded = result.data
+    blank = Dataset(coded.codes, coded.arities, coded.names, coded.states, blank=np.eye(40, 2, dtype=bool))
+    with pytest.raises(DataError) as error:
+        result.log_likelihoods(blank)
+    one_line(error, "a BNKL network's log-likelihood of rows needs complete rows")
+
+
+def test_bootstrap_refuses_blank_and_weighted_data_in_one_line():
+    from bnexplore import bootstrap
+
+    with pytest.raises(DataError) as error:
+        bootstrap(blank_data(), "hc", R=2, seed=0, workers=1)
+    one_line(error, "bootstrap needs complete rows")
+    with pytest.raises(DataError) as error:
+        bootstrap(weighted_data(), "hc", R=2, seed=0, workers=1)
+    one_line(error, "bootstrap cannot use row weights")
+
+
+def test_a_distributed_parent_set_search_refuses_weighted_data_before_starting_dask():
+    from bnexplore.distributed import explore_distributed
+    from bnexplore.scores import Scorer
+
+    with pytest.raises(DataError) as error:
+        explore_distributed(Scorer(weighted_data()))
+    one_line(error, "a parent-set search on a Dask cluster cannot use row weights")
+
+
+def test_subset_select_to_frame_summary_and_repr_carry_the_blank_cells():
+    codes = np.array([[0, 1, -1], [-1, 0, 1], [1, 1, 0], [1, -1, -1]])
+    data = Dataset.from_codes(codes, names=["a", "b", "c"], states=[["n", "y"], ["lo", "hi"], ["u", "v"]],
+                              missing="em")
+    part = data.subset([3, 0])
+    assert part.blank.tolist() == [[False, True, True], [False, False, True]] and part.n_blank == 3
+    assert data.subset([2]).blank is None
+    picked = data.select(["c", "a"])
+    assert picked.blank.tolist() == [[True, False], [False, True], [False, False], [True, False]]
+    assert data.select(["b"]).blank_columns() == {"b": 1} and data.subset([0, 2]).select(["a", "b"]).blank is None
+    frame = data.to_frame()
+    assert frame.isna().to_numpy().tolist() == (codes == -1).tolist()
+    assert frame["a"].tolist()[2:] == ["y", "y"] and list(frame["c"].cat.categories) == ["u", "v"]
+    assert data.summary()["missing"].tolist() == [1, 1, 2]
+    assert repr(data) == "Dataset(4 rows x 3 variables: a, b, c; 4 blank cells)"
+
+
+def test_a_missing_state_and_blank_cells_both_count_in_the_summary():
+    data = Dataset([[0, 2], [1, 0], [0, 1]], [2, 3], ["a", "b"], [["x", "y"], ["p", "q", MISSING_LABEL]],
+                   blank=[[False, False], [False, True], [False, False]])
+    assert data.summary()["missing"].tolist() == [0, 2]
+
+
+def test_subset_and_select_carry_the_weights():
+    data = Dataset([[0, 1], [1, 0], [1, 1]], [2, 2], ["a", "b"], [["0", "1"]] * 2, weights=[0.5, 2.0, 1.5])
+    assert data.subset([2, 0]).weights.tolist() == [1.5, 0.5]
+    assert data.select(["b"]).weights.tolist() == [0.5, 2.0, 1.5]
+    assert data.complete_rows() is data
+    assert repr(data) == "Dataset(3 rows x 2 variables: a, b; weighted, total weight 4)"

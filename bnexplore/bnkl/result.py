@@ -10,7 +10,7 @@ from bnexplore.bif import Network
 from bnexplore.bnkl.classes import plain_label
 from bnexplore.bnkl.networks import network_details, network_loglik
 from bnexplore.bnkl.path import rule_values
-from bnexplore.data import Dataset
+from bnexplore.data import Dataset, require_complete
 from bnexplore.errors import BIFError, DataError, SearchError
 from bnexplore.graphs import DAG
 from bnexplore.result import Result
@@ -127,6 +127,7 @@ class BNKLResult:
     def coded(self, X):
         """Code a table of new rows with the training encoder (a Dataset is taken by column names)."""
         if isinstance(X, Dataset):
+            require_complete(X, "a BNKL network's log-likelihood of rows")
             columns = X.indices(self.names)
             changed = [v for v, c in enumerate(columns) if X.arities[c] != self.data.arities[v]]
             if changed:
@@ -139,6 +140,7 @@ class BNKLResult:
         if not isinstance(X, pd.DataFrame):
             raise DataError(f"expected a pandas DataFrame of new rows, got {type(X).__name__}")
         coded = self.encoder.transform(X)
+        require_complete(coded, "a BNKL network's log-likelihood of rows")
         if coded.n_rows != len(X):
             raise DataError(f"the encoder dropped {len(X) - coded.n_rows} rows with missing values; "
                             f"drop or fill them before scoring rows")

@@ -27,7 +27,7 @@ from bnexplore.bnkl.networks import network_details
 from bnexplore.bnkl.path import SELECT_RULES, complexity_path, pareto_frontier, select_index
 from bnexplore.bnkl.result import BNKLResult
 from bnexplore.control import Control
-from bnexplore.data import NUMERIC, Encoder
+from bnexplore.data import NUMERIC, Encoder, require_complete, require_unweighted
 from bnexplore.errors import DataError, ResourceError, SearchError
 from bnexplore.scores.kl import KLStatistics, class_labels
 
@@ -199,6 +199,8 @@ def bnkl_search(data, labels, order=None, max_parents=2, select="ratio", values=
     if select not in SELECT_RULES:
         raise SearchError(f"select={select!r} is not a selection rule; use one of {', '.join(SELECT_RULES)}")
     _check_size(data.n_vars, max_parents)
+    require_complete(data, "BNKL")
+    require_unweighted(data, "BNKL")
     labels = class_labels(labels, data.n_rows)
     if not labels.any():
         raise SearchError("no row belongs to class 1, so there is no class difference to learn")
