@@ -11,7 +11,9 @@ from bnexplore import resources
 from bnexplore.bif import Network, sample_codes
 from bnexplore.data import Dataset
 from bnexplore.em import completions as em_completions
+from bnexplore.em import impute as em_impute
 from bnexplore.em.completions import completed_data, network_arrays, row_patterns
+from bnexplore.em.impute import impute
 from bnexplore.errors import DataError, OptionError, ResourceError
 from test_inference import random_network
 
@@ -167,3 +169,99 @@ def test_memory_is_bounded_before_the_completions_are_allocated(monkeypatch):
     with pytest.raises(ResourceError, match=r"the completed data \(.* incomplete rows with up to 64 completions each.*"
                                             r"lower completions \(now 64\)"):
         completed_data(network, data, completions=64)
+
+
+# -- imputation -------------------------------------------------------------------------------------
+
+def run_impute(module, arrays, patterns, mode, limit, seed):
+    """The imputation kernel's (or its twin's) completed patterns."""
+    joint = arrays.completions_of(patterns, limit)
+    exact = joint <= limit
+    draws = np.where(exact, 0, limit * (patterns < 0).sum(axis=1)) + (not mode)
+    starts = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
+    uniforms = np.random.default_rng(seed).random(int(draws.sum()))
+    out = np.zeros(patterns.shape, np.int64)
+    module.impute_patterns(patterns, mode, exact, joint, starts, uniforms, limit, *arrays.kernel_arguments(), out)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("mode", [True, False])
+def test_the_imputation_kernel_agrees_with_its_twin(seed, mode):
+    rng = np.random.default_rng(seed)
+    network = random_network(rng, int(rng.integers(3, 7)), zeros=0.1)
+    data = blanked(network, 60, 0.4, seed)
+    arrays = network_arrays(network, data)
+    _, patterns, _, _ = row_patterns(data)
+    limit = int(rng.integers(2, 9))
+    np.testing.assert_array_equal(run_impute(em_impute, arrays, patterns, mode, limit, seed),
+                                  run_impute(naive, arrays, patterns, mode, limit, seed))
+
+
+def joint_probability(network, row):
+    return np.prod([network.cpts[v][tuple(row[p] for p in network.parents[v]) + (row[v],)]
+                    for v in range(network.n_vars)])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_mode_is_the_most_probable_completion_by_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    network = random_network(rng, 6, zeros=0.0)
+    data = blanked(network, 50, 0.4, seed)
+    done = impute(network, data)
+    assert done.blank is None and done.weights is None and done.warnings == data.warnings
+    codes = np.where(data.blank, -1, data.codes.astype(np.int64))
+    for row, got in zip(codes, done.codes.astype(np.int64)):
+        if not (row < 0).any():
+            assert got.tolist() == row.tolist()
+            continue
+        best = max(posterior(network, row).items(), key=lambda item: item[1])
+        assert joint_probability(network, got) == pytest.approx(joint_probability(network, best[0]), rel=1e-12)
+        assert all(got[v] == row[v] for v in range(len(row)) if row[v] >= 0)
+
+
+def test_mode_past_the_limit_is_a_local_optimum_and_says_so():
+    rng = np.random.default_rng(11)
+    network = random_network(rng, 7, zeros=0.0)
+    data = blanked(network, 40, 0.6, 11)
+    done = impute(network, data, limit=3)
+    assert "have more than 3 joint completions" in done.warnings[-1] and "a local optimum" in done.warnings[-1]
+    codes = np.where(data.blank, -1, data.codes.astype(np.int64))
+    for row, got in zip(codes, done.codes.astype(np.int64)):
+        here = joint_probability(network, got)
+        for b in np.flatnonzero(row < 0):
+            for s in range(network.arities[b]):
+                changed = got.copy()
+                changed[b] = s
+                assert joint_probability(network, changed) <= here * (1 + 1e-12)
+    assert not impute(network, data, limit=10**6).warnings
+
+
+def test_sample_draws_from_the_posterior_seeded():
+    network = Network("copy", ["a", "b"], [["0", "1"], ["0", "1"]], [[], [0]],
+                      [[0.3, 0.7], [[0.8, 0.2], [0.4, 0.6]]])
+    data = Dataset.from_codes([[-1, 1]] * 4000, names=["a", "b"], arities=[2, 2], missing="em")
+    first = impute(network, data, method="sample", seed=5)
+    np.testing.assert_array_equal(first.codes, impute(network, data, method="sample", seed=5).codes)
+    share = first.codes[:, 0].mean()  # P(a = 1 | b = 1) = 0.42 / (0.42 + 0.06) = 0.875
+    assert share == pytest.approx(0.875, abs=0.02)
+    noise = Network("copy and noise", ["a", "b", *"cdefgh"], [["0", "1"]] * 8, [[], [0]] + [[]] * 6,
+                    [[0.3, 0.7], [[0.8, 0.2], [0.4, 0.6]]] + [[0.5, 0.5]] * 6)
+    wide = Dataset.from_codes([[-1, 1] + [-1] * 6] * 4000, names=noise.names, arities=[2] * 8, missing="em")
+    sampled = impute(noise, wide, method="sample", seed=5, limit=100)  # 2**7 completions: 100 samples each
+    assert "4,000 of the 4,000 incomplete rows" in sampled.warnings[-1]
+    assert "approximately a posterior draw" in sampled.warnings[-1]
+    assert sampled.codes[:, 0].mean() == pytest.approx(0.875, abs=0.02)
+
+
+def test_impute_keeps_the_rows_and_refuses_bad_options():
+    network = Network("n", ["a", "b"], [["0", "1"], ["0", "1"]], [[], [0]], [[0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]]])
+    data = Dataset.from_codes([[1, -1], [0, 0], [-1, -1]], names=["a", "b"], arities=[2, 2], missing="em")
+    frame = impute(network, data).to_frame()
+    assert frame.to_dict("list") == {"a": ["1", "0", "0"], "b": ["1", "0", "0"]}
+    complete = Dataset.from_codes([[0, 1]], names=["a", "b"])
+    assert impute(network, complete) is complete
+    with pytest.raises(OptionError, match="unknown imputation method='best'"):
+        impute(network, data, method="best")
+    with pytest.raises(OptionError, match="limit must be a whole number >= 1"):
+        impute(network, data, limit=0)

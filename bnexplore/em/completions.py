@@ -21,9 +21,10 @@ identical rows).
 
 The work is one numba kernel over the distinct incomplete rows (patterns),
 :func:`complete_patterns`; the functions it builds on (:func:`family_probability`,
-:func:`draw_state`, :func:`touched_families`) and :func:`network_arrays` (the
-network as flat arrays over the data's columns) serve :mod:`bnexplore.em.impute`
-too.
+:func:`draw_state`, :func:`touched_families`, :func:`product_of_families`,
+:func:`likelihood_sample`, :func:`fill_completion`), :func:`row_patterns` and
+:func:`network_arrays` (the network as flat arrays over the data's columns)
+serve :mod:`bnexplore.em.impute` too.
 """
 
 import numpy as np
@@ -219,6 +220,27 @@ def touched_families(pattern, child_start, children):
 
 
 @njit(cache=True)
+def product_of_families(row, families, arities, parent_start, parents, cpt_start, cpt):
+    """The product of the CPT entries of ``families`` (variables) at ``row``."""
+    weight = 1.0
+    for f in families:
+        weight *= family_probability(row, f, arities, parent_start, parents, cpt_start, cpt)
+    return weight
+
+
+@njit(cache=True)
+def likelihood_sample(row, pattern, observed, uniforms, at, order, arities, parent_start, parents, cpt_start, cpt):
+    """Draw the blank cells of ``pattern`` into ``row`` in topological ``order``, one uniform each from
+    ``uniforms[at]`` on, the observed cells clamped; return the likelihood weight: the product of the CPT
+    entries of the ``observed`` variables (those with a blank parent: the others weigh every sample alike)."""
+    for v in order:
+        if pattern[v] < 0:
+            row[v] = draw_state(row, v, uniforms[at], arities, parent_start, parents, cpt_start, cpt)
+            at += 1
+    return product_of_families(row, observed, arities, parent_start, parents, cpt_start, cpt)
+
+
+@njit(cache=True)
 def fill_completion(row, blanks, j, arities):
     """Write the ``j``-th joint completion of the ``blanks`` into ``row`` (mixed radix, last blank fastest)."""
     rest = j
@@ -262,24 +284,17 @@ def complete_patterns(patterns, counts, exact, out_start, uniform_start, uniform
         row = patterns[p].copy()
         blanks = np.flatnonzero(row < 0)
         touched = touched_families(row, child_start, children)
+        observed = touched[row[touched] >= 0]
         start = out_start[p]
         size = out_start[p + 1] - start
         total = 0.0
-        u = uniform_start[p]
         for j in range(size):
-            weight = 1.0
             if exact[p]:
                 fill_completion(row, blanks, j, arities)
-                for f in touched:
-                    weight *= family_probability(row, f, arities, parent_start, parents, cpt_start, cpt)
+                weight = product_of_families(row, touched, arities, parent_start, parents, cpt_start, cpt)
             else:
-                for v in order:
-                    if patterns[p, v] < 0:
-                        row[v] = draw_state(row, v, uniforms[u], arities, parent_start, parents, cpt_start, cpt)
-                        u += 1
-                for f in touched:
-                    if patterns[p, f] >= 0:
-                        weight *= family_probability(row, f, arities, parent_start, parents, cpt_start, cpt)
+                weight = likelihood_sample(row, patterns[p], observed, uniforms, uniform_start[p] + j * blanks.shape[0],
+                                           order, arities, parent_start, parents, cpt_start, cpt)
             for v in range(n):
                 out_codes[start + j, v] = row[v]
             out_weights[start + j] = weight
