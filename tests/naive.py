@@ -771,65 +771,6 @@ def complete_patterns(patterns, counts, exact, out_start, uniform_start, uniform
             out_weights[out_start[p] + j] = weight * counts[p] / total if total > 0 else counts[p] / size
 
 
-# -- completions of incomplete rows (bnexplore.em.completions, bnexplore.em.impute) -------------
-
-def _cpt_entry(row, v, arities, parent_start, parents, cpt_start, cpt):
-    """``P(row[v] | row's parents)`` read from the flat CPT."""
-    config = 0
-    for p in parents[parent_start[v]:parent_start[v + 1]]:
-        config = config * int(arities[p]) + int(row[p])
-    return float(cpt[cpt_start[v] + config * arities[v] + row[v]])
-
-
-def _joint(row, arities, parent_start, parents, cpt_start, cpt):
-    """The full joint probability of a complete row: the product of every family's CPT entry."""
-    return math.prod(_cpt_entry(row, v, arities, parent_start, parents, cpt_start, cpt) for v in range(len(row)))
-
-
-def _draw(row, v, u, arities, parent_start, parents, cpt_start, cpt):
-    """The first state whose cumulative probability exceeds ``u`` (zero-probability states skipped)."""
-    probabilities = [_cpt_entry([*row[:v], k, *row[v + 1:]], v, arities, parent_start, parents, cpt_start, cpt)
-                     for k in range(int(arities[v]))]
-    positive = [k for k, pk in enumerate(probabilities) if pk > 0]
-    cumulative = 0.0
-    for k in positive:
-        cumulative += probabilities[k]
-        if u < cumulative:
-            return k
-    return positive[-1] if positive else 0
-
-
-def complete_patterns(patterns, counts, exact, out_start, uniform_start, uniforms, order, arities, parent_start,
-                      parents, child_start, children, cpt_start, cpt, out_codes, out_weights):
-    """Enumerated completions weighted by the full joint, or likelihood-weighted samples weighted by the
-    product of every observed variable's CPT entry; each pattern's weights normalised to its count."""
-    for p, pattern in enumerate(patterns):
-        blanks = [v for v in range(len(pattern)) if pattern[v] < 0]
-        size = out_start[p + 1] - out_start[p]
-        rows, weights = [], []
-        u = uniform_start[p]
-        for j in range(size):
-            row = [int(x) for x in pattern]
-            if exact[p]:
-                states = list(itertools.product(*(range(int(arities[b])) for b in blanks)))[j]
-                for b, s in zip(blanks, states):
-                    row[b] = s
-                weight = _joint(row, arities, parent_start, parents, cpt_start, cpt)
-            else:
-                for v in order:
-                    if pattern[v] < 0:
-                        row[v] = _draw(row, v, uniforms[u], arities, parent_start, parents, cpt_start, cpt)
-                        u += 1
-                weight = math.prod(_cpt_entry(row, v, arities, parent_start, parents, cpt_start, cpt)
-                                   for v in range(len(row)) if pattern[v] >= 0)
-            rows.append(row)
-            weights.append(weight)
-        total = sum(weights)
-        for j, (row, weight) in enumerate(zip(rows, weights)):
-            out_codes[out_start[p] + j] = row
-            out_weights[out_start[p] + j] = weight * counts[p] / total if total > 0 else counts[p] / size
-
-
 def _weighted_choice(weights, u):
     """The first index whose cumulative weight exceeds ``u`` times the total (zero weights skipped); a
     uniform index when every weight is 0."""
