@@ -264,3 +264,23 @@ def test_subset_and_select_carry_the_weights():
     assert data.select(["b"]).weights.tolist() == [0.5, 2.0, 1.5]
     assert data.complete_rows() is data
     assert repr(data) == "Dataset(3 rows x 2 variables: a, b; weighted, total weight 4)"
+
+
+def test_a_parquet_file_read_with_missing_em_keeps_its_blanks():
+    import io
+
+    from bnexplore.data import MISSING_POLICIES, read_table
+
+    assert MISSING_POLICIES == ("state", "drop", "error", "em")
+    buffer = io.BytesIO()
+    pd.DataFrame({"a": ["x", None, "y"], "b": pd.Categorical(["p", "q", None])}).to_parquet(buffer)
+    data = read_table(buffer, missing="em")
+    assert data.blank.tolist() == [[False, False], [True, False], [False, True]]
+    assert data.states == [["x", "y"], ["p", "q"]]
+
+
+def test_an_unknown_policy_names_em_among_the_choices():
+    with pytest.raises(DataError, match="missing='skip' is not a policy; use 'state', 'drop', 'error' or 'em'"):
+        Encoder(missing="skip")
+    with pytest.raises(DataError, match="row 2 is missing .* or missing='em' to learn from the values each row has$"):
+        Encoder(missing="error").fit_transform(pd.DataFrame({"a": ["x", None]}))
