@@ -16,21 +16,31 @@ import numpy as np
 
 def family_counts(codes, child, parents):
     """``{parent configuration tuple: Counter(child state -> count)}``."""
+    return weighted_family_counts(codes, itertools.repeat(1), child, parents)
+
+
+def weighted_family_counts(codes, weights, child, parents):
+    """``{parent configuration tuple: Counter(child state -> sum of the weights of its rows)}``."""
     table = {}
-    for row in codes:
+    for row, w in zip(codes, weights):
         config = tuple(int(row[p]) for p in parents)
-        table.setdefault(config, Counter())[int(row[child])] += 1
+        table.setdefault(config, Counter())[int(row[child])] += w
     return table
 
 
 def local_score(codes, arities, child, parents, score, ess=1.0):
     """Local score by its textbook formula (natural log, higher is better)."""
-    n_rows = len(codes)
+    return weighted_local_score(codes, [1] * len(codes), arities, child, parents, score, ess)
+
+
+def weighted_local_score(codes, weights, arities, child, parents, score, ess=1.0):
+    """Local score by its textbook formula on the weighted counts (``N`` the total weight)."""
+    n_rows = sum(weights)
     r = int(arities[child])
     q = 1
     for p in parents:
         q *= int(arities[p])
-    table = family_counts(codes, child, parents)
+    table = weighted_family_counts(codes, weights, child, parents)
     if score in ("bdeu", "k2"):
         a_jk = ess / (q * r) if score == "bdeu" else 1.0
         a_j = a_jk * r
@@ -55,11 +65,28 @@ def local_score(codes, arities, child, parents, score, ess=1.0):
     raise ValueError(score)
 
 
+def weighted_local_scores(codes, weights, arities, children, parent_sets, score, ess=1.0):
+    """:func:`weighted_local_score` of ``children[t]`` with ``parent_sets[t]``, for each t."""
+    return [weighted_local_score(codes, weights, arities, c, ps, score, ess) for c, ps in zip(children, parent_sets)]
+
+
+def weighted_added_parent_scores(codes, weights, arities, child, parents, extras, score, ess=1.0):
+    """:func:`weighted_local_score` of ``child`` with ``parents`` plus each ``u`` in ``extras``."""
+    return [weighted_local_score(codes, weights, arities, child, sorted([*parents, u]), score, ess) for u in extras]
+
+
 def entropy(codes, variables):
     """Empirical joint entropy in nats."""
-    n_rows = len(codes)
-    counts = Counter(tuple(int(row[v]) for v in variables) for row in codes)
-    return -sum(c / n_rows * math.log(c / n_rows) for c in counts.values())
+    return weighted_entropy(codes, [1] * len(codes), variables)
+
+
+def weighted_entropy(codes, weights, variables):
+    """Empirical joint entropy in nats, each row counting its weight."""
+    n = sum(weights)
+    counts = Counter()
+    for row, w in zip(codes, weights):
+        counts[tuple(int(row[v]) for v in variables)] += w
+    return -sum(c / n * math.log(c / n) for c in counts.values())
 
 
 def kl_statistic(codes, arities, labels, child, parents):

@@ -547,6 +547,10 @@ def _checked_arguments(scorer, epsilon, max_indegree, rules):
         raise SearchError(f"unknown pruning rule {unknown[0]!r}: choose from {', '.join(RULES)}")
     if scorer.n_vars == 0:
         raise SearchError("the data set has no variables")
+    if getattr(scorer, "weighted", False):
+        raise SearchError("candidate parent sets (of the exact and credible searches) cannot use row weights: "
+                          "their entropy and BDeu bounds count whole rows; learn from a weighted (completed) data "
+                          "set with hill climbing, tabu, RPDAG search or GES")
     return float(epsilon), tuple(rules)
 
 
@@ -597,8 +601,9 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
     Raises
     ------
     SearchError
-        On a negative epsilon, a bad max_indegree, an unknown rule or
-        contradictory knowledge.
+        On a negative epsilon, a bad max_indegree, an unknown rule,
+        contradictory knowledge, or a scorer of weighted data (the entropy
+        bound counts rows, and the BDeu bound needs whole counts).
     ResourceError
         When one size has more than :data:`MAX_SETS_PER_LEVEL` sets to consider.
 

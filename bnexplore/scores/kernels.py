@@ -12,12 +12,21 @@ histogram of the keys. When the
 number of possible configurations is large compared with the number of rows,
 the keys are compressed to the configurations that occur (by sorting), so a
 parent set of 10 variables with 5 states never allocates 5**10 cells.
+
+Weighted data (a completed table whose rows carry weights, as structural EM's
+E-step makes it) is counted by the ``weighted_`` twin of each kernel: the same
+keys, but each row adds its weight instead of 1, so the count tables are
+float64 and the sample size ``N`` of BIC is the total weight. Both share one
+private implementation whose ``weights`` argument is None for plain counts;
+:func:`_tally` picks the histogram from the type of ``weights`` when numba
+compiles it, so the unweighted kernels run the integer code they always ran.
 """
 
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from .registry import AIC, BDEU, BIC, K2  # the codes the kernels branch on, as the score registry numbers them
 
@@ -100,6 +109,46 @@ def _histogram(keys, cells):
 
 
 @njit(cache=True)
+def _key_counts(keys, cells):
+    """Counts of each key in ``0 .. cells-1`` in one table (for the compressed
+    keys, whose table can be as long as the rows: four copies would cost more
+    than they save)."""
+    counts = np.zeros(cells, np.int64)
+    for i in range(keys.shape[0]):
+        counts[keys[i]] += 1
+    return counts
+
+
+@njit(cache=True)
+def _weighted_histogram(keys, weights, cells):
+    """Sum of ``weights`` of the rows with each key in ``0 .. cells-1`` (float64)."""
+    counts = np.zeros(cells)
+    for i in range(keys.shape[0]):
+        counts[keys[i]] += weights[i]
+    return counts
+
+
+def _tally(keys, cells, weights, dense):
+    """Count table of ``keys``: int64 counts when ``weights`` is None, else
+    float64 sums of the rows' weights.
+
+    In the kernels numba compiles the implementation :func:`_tally_for`
+    picks from the type of ``weights`` (``dense`` chooses the interleaved
+    :func:`_histogram` for plain counts; compressed keys use one table); this
+    body is what runs with numba's JIT disabled.
+    """
+    return np.bincount(keys, weights, minlength=cells)
+
+
+@overload(_tally)
+def _tally_for(keys, cells, weights, dense):
+    """The implementation of :func:`_tally` for the type of ``weights``."""
+    if isinstance(weights, types.NoneType):
+        return lambda keys, cells, weights, dense: _histogram(keys, cells) if dense else _key_counts(keys, cells)
+    return lambda keys, cells, weights, dense: _weighted_histogram(keys, weights, cells)
+
+
+@njit(cache=True)
 def _sparse_keys(cols, arities, child, parents, extra):
     """Keys like :func:`_dense_keys`, but with the parent configurations
     compressed to the ``m`` that occur (ranks in sorted order); returns
@@ -129,6 +178,21 @@ def _sparse_keys(cols, arities, child, parents, extra):
 
 
 @njit(cache=True)
+def _counts(cols, arities, child, parents, extra, dense_cells, weights):
+    """:func:`family_counts` (``weights`` None) and :func:`weighted_family_counts`."""
+    r = 1 if child < 0 else arities[child]
+    n_extra = 2 if extra.shape[0] > 0 else 1
+    q = _n_configs(arities, parents)
+    if q * n_extra * r <= dense_cells:
+        m = int(q) * n_extra
+        keys = _dense_keys(cols, arities, child, parents, extra)
+        return _tally(keys, m * r, weights, True).reshape((m, r))
+    keys, m = _sparse_keys(cols, arities, child, parents, extra)
+    m *= n_extra
+    return _tally(keys, m * r, weights, False).reshape((m, r))
+
+
+@njit(cache=True)
 def family_counts(cols, arities, child, parents, extra, dense_cells):
     """Counts ``n_jk`` of child state k under parent configuration j.
 
@@ -152,26 +216,29 @@ def family_counts(cols, arities, child, parents, extra, dense_cells):
         Rows are every possible configuration when the table is small, else
         only the configurations that occur, in sorted order.
     """
-    r = 1 if child < 0 else arities[child]
-    n_extra = 2 if extra.shape[0] > 0 else 1
-    q = 1.0
-    for t in range(parents.shape[0]):
-        q *= arities[parents[t]]
-    if q * n_extra * r <= dense_cells:
-        m = int(q) * n_extra
-        keys = _dense_keys(cols, arities, child, parents, extra)
-        return _histogram(keys, m * r).reshape((m, r))
-    keys, m = _sparse_keys(cols, arities, child, parents, extra)
-    m *= n_extra
-    counts = np.zeros(m * r, np.int64)
-    for i in range(keys.shape[0]):
-        counts[keys[i]] += 1
-    return counts.reshape((m, r))
+    return _counts(cols, arities, child, parents, extra, dense_cells, None)
+
+
+@njit(cache=True)
+def weighted_family_counts(cols, arities, child, parents, weights, dense_cells):
+    """Weighted counts: the sum of ``weights`` over the rows of each cell.
+
+    As :func:`family_counts` (without the class split), with ``weights`` a
+    float64 array of one weight per row; returns a float64 ``(m, r)`` table.
+    With integer weights it equals the counts of the data with each row
+    repeated ``weights[i]`` times.
+    """
+    return _counts(cols, arities, child, parents, np.zeros(0, np.uint8), dense_cells, weights)
 
 
 @njit(cache=True)
 def _score_from_counts(counts, q, n_rows, score, ess):
     """Local score of one family from its ``(m, r)`` count table.
+
+    ``counts`` are int64 counts or float64 weighted counts (numba compiles
+    each); ``n_rows`` is the sample size ``N`` of BIC, the total weight of
+    weighted data. The formulas below hold for real counts as they stand
+    (``lgamma`` and ``log`` of a weighted count).
 
     ``q`` is the number of possible parent configurations (product of the
     parent arities, as a float so it cannot overflow); configurations that do
@@ -232,34 +299,78 @@ def _n_configs(arities, parents):
 
 
 @njit(cache=True)
+def _local(cols, arities, child, parents, score, ess, dense_cells, weights, n):
+    """:func:`local_score` (``weights`` None) and :func:`weighted_local_score`; ``n`` the sample size."""
+    counts = _counts(cols, arities, child, parents, np.zeros(0, np.uint8), dense_cells, weights)
+    return _score_from_counts(counts, _n_configs(arities, parents), n, score, ess)
+
+
+@njit(cache=True)
+def _total_weight(cols, weights):
+    """Sample size: the number of rows, or the total weight."""
+    return float(cols.shape[1]) if weights is None else weights.sum()
+
+
+@njit(cache=True)
 def local_score(cols, arities, child, parents, score, ess, dense_cells):
     """Local score ``s(child, parents)`` (natural log, higher is better)."""
-    counts = family_counts(cols, arities, child, parents, np.zeros(0, np.uint8), dense_cells)
-    q = _n_configs(arities, parents)
-    return _score_from_counts(counts, q, cols.shape[1], score, ess)
+    return _local(cols, arities, child, parents, score, ess, dense_cells, None, cols.shape[1])
+
+
+@njit(cache=True)
+def weighted_local_score(cols, arities, child, parents, weights, score, ess, dense_cells):
+    """:func:`local_score` of weighted data (``weights`` float64, one per row):
+    every count is a weighted count and BIC's ``N`` is ``weights.sum()``."""
+    return _local(cols, arities, child, parents, score, ess, dense_cells, weights, weights.sum())
 
 
 @njit(cache=True, parallel=True)
+def _batch(cols, arities, children, parents, sizes, score, ess, dense_cells, weights):
+    """The batch kernels in parallel, ``weights`` None or per row."""
+    n = _total_weight(cols, weights)
+    out = np.empty(children.shape[0])
+    for t in prange(children.shape[0]):
+        out[t] = _local(cols, arities, children[t], parents[t, : sizes[t]], score, ess, dense_cells, weights, n)
+    return out
+
+
+@njit(cache=True)
+def _batch_serial(cols, arities, children, parents, sizes, score, ess, dense_cells, weights):
+    """:func:`_batch` on one thread."""
+    n = _total_weight(cols, weights)
+    out = np.empty(children.shape[0])
+    for t in range(children.shape[0]):
+        out[t] = _local(cols, arities, children[t], parents[t, : sizes[t]], score, ess, dense_cells, weights, n)
+    return out
+
+
+@njit(cache=True)
 def local_scores(cols, arities, children, parents, sizes, score, ess, dense_cells):
     """Batched :func:`local_score`, parallel over the candidates.
 
     ``parents`` is a ``(m, k)`` int64 array whose row t holds the parent set of
     ``children[t]`` in its first ``sizes[t]`` entries.
     """
-    out = np.empty(children.shape[0])
-    for t in prange(children.shape[0]):
-        out[t] = local_score(cols, arities, children[t], parents[t, : sizes[t]], score, ess, dense_cells)
-    return out
+    return _batch(cols, arities, children, parents, sizes, score, ess, dense_cells, None)
 
 
 @njit(cache=True)
 def local_scores_serial(cols, arities, children, parents, sizes, score, ess, dense_cells):
     """:func:`local_scores` on one thread, for small batches (where starting
     the parallel threads costs more than it saves)."""
-    out = np.empty(children.shape[0])
-    for t in range(children.shape[0]):
-        out[t] = local_score(cols, arities, children[t], parents[t, : sizes[t]], score, ess, dense_cells)
-    return out
+    return _batch_serial(cols, arities, children, parents, sizes, score, ess, dense_cells, None)
+
+
+@njit(cache=True)
+def weighted_local_scores(cols, arities, children, parents, sizes, weights, score, ess, dense_cells):
+    """Batched :func:`weighted_local_score`, parallel over the candidates (see :func:`local_scores`)."""
+    return _batch(cols, arities, children, parents, sizes, score, ess, dense_cells, weights)
+
+
+@njit(cache=True)
+def weighted_local_scores_serial(cols, arities, children, parents, sizes, weights, score, ess, dense_cells):
+    """:func:`weighted_local_scores` on one thread, for small batches."""
+    return _batch_serial(cols, arities, children, parents, sizes, score, ess, dense_cells, weights)
 
 
 PARALLEL_WORK = 1 << 16
@@ -293,10 +404,10 @@ def families_per_check(n_rows):
 
 
 @njit(cache=True)
-def _added_parent_score(cols, arities, child, base, q, u, score, ess):
+def _added_parent_score(cols, arities, child, base, q, u, score, ess, weights, n):
     """``s(child, parents + {u})`` from the parents' configuration keys ``base``
     (``q`` configurations): one fused pass extending the key by ``u`` and the
-    child, then the histogram."""
+    child, then the histogram (of ``weights`` when not None; ``n`` the sample size)."""
     n_rows = cols.shape[1]
     r_child = arities[child]
     r = np.int32(r_child)
@@ -307,11 +418,35 @@ def _added_parent_score(cols, arities, child, base, q, u, score, ess):
     for i in range(n_rows):
         keys[i] = (base[i] * r_u + np.int32(col[i])) * r + np.int32(child_col[i])
     m = int(q) * arities[u]
-    counts = _histogram(keys, m * r_child).reshape((m, r_child))
-    return _score_from_counts(counts, q * arities[u], n_rows, score, ess)
+    counts = _tally(keys, m * r_child, weights, True).reshape((m, r_child))
+    return _score_from_counts(counts, q * arities[u], n, score, ess)
 
 
 @njit(cache=True, parallel=True)
+def _added(cols, arities, child, parents, extras, score, ess, weights):
+    """The added-parent kernels in parallel, ``weights`` None or per row."""
+    base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
+    q = _n_configs(arities, parents)
+    n = _total_weight(cols, weights)
+    out = np.empty(extras.shape[0])
+    for t in prange(extras.shape[0]):
+        out[t] = _added_parent_score(cols, arities, child, base, q, extras[t], score, ess, weights, n)
+    return out
+
+
+@njit(cache=True)
+def _added_serial(cols, arities, child, parents, extras, score, ess, weights):
+    """:func:`_added` on one thread."""
+    base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
+    q = _n_configs(arities, parents)
+    n = _total_weight(cols, weights)
+    out = np.empty(extras.shape[0])
+    for t in range(extras.shape[0]):
+        out[t] = _added_parent_score(cols, arities, child, base, q, extras[t], score, ess, weights, n)
+    return out
+
+
+@njit(cache=True)
 def added_parent_scores(cols, arities, child, parents, extras, score, ess):
     """``s(child, parents + {u})`` for every ``u`` in ``extras``, in parallel.
 
@@ -319,37 +454,51 @@ def added_parent_scores(cols, arities, child, parents, extras, score, ess):
     ``parents`` is computed once and shared. Dense tables only: the caller
     makes sure every ``q * r_u * r`` fits.
     """
-    base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
-    q = _n_configs(arities, parents)
-    out = np.empty(extras.shape[0])
-    for t in prange(extras.shape[0]):
-        out[t] = _added_parent_score(cols, arities, child, base, q, extras[t], score, ess)
-    return out
+    return _added(cols, arities, child, parents, extras, score, ess, None)
 
 
 @njit(cache=True)
 def added_parent_scores_serial(cols, arities, child, parents, extras, score, ess):
     """:func:`added_parent_scores` on one thread, for small batches."""
-    base = _dense_keys(cols, arities, -1, parents, np.zeros(0, np.uint8))
-    q = _n_configs(arities, parents)
-    out = np.empty(extras.shape[0])
-    for t in range(extras.shape[0]):
-        out[t] = _added_parent_score(cols, arities, child, base, q, extras[t], score, ess)
-    return out
+    return _added_serial(cols, arities, child, parents, extras, score, ess, None)
+
+
+@njit(cache=True)
+def weighted_added_parent_scores(cols, arities, child, parents, extras, weights, score, ess):
+    """:func:`added_parent_scores` of weighted data (``weights`` float64, one per row)."""
+    return _added(cols, arities, child, parents, extras, score, ess, weights)
+
+
+@njit(cache=True)
+def weighted_added_parent_scores_serial(cols, arities, child, parents, extras, weights, score, ess):
+    """:func:`weighted_added_parent_scores` on one thread, for small batches."""
+    return _added_serial(cols, arities, child, parents, extras, score, ess, weights)
+
+
+@njit(cache=True)
+def _entropy(cols, arities, variables, dense_cells, weights):
+    """:func:`entropy` (``weights`` None) and :func:`weighted_entropy`."""
+    counts = _counts(cols, arities, -1, variables, np.zeros(0, np.uint8), dense_cells, weights)
+    n = _total_weight(cols, weights)
+    h = 0.0
+    for j in range(counts.shape[0]):
+        c = counts[j, 0]
+        if c > 0:
+            p = c / n
+            h -= p * math.log(p)
+    return h
 
 
 @njit(cache=True)
 def entropy(cols, arities, variables, dense_cells):
     """Empirical joint entropy ``H(variables)`` in nats (0 for the empty set)."""
-    counts = family_counts(cols, arities, -1, variables, np.zeros(0, np.uint8), dense_cells)
-    n_rows = cols.shape[1]
-    h = 0.0
-    for j in range(counts.shape[0]):
-        c = counts[j, 0]
-        if c > 0:
-            p = c / n_rows
-            h -= p * math.log(p)
-    return h
+    return _entropy(cols, arities, variables, dense_cells, None)
+
+
+@njit(cache=True)
+def weighted_entropy(cols, arities, variables, weights, dense_cells):
+    """:func:`entropy` of weighted data: cell probabilities are weighted counts over the total weight."""
+    return _entropy(cols, arities, variables, dense_cells, weights)
 
 
 @njit(cache=True)

@@ -122,8 +122,8 @@ class ScoreSpec:
 
         Parameters
         ----------
-        n_rows : int
-            The sample size ``N``.
+        n_rows : int or float
+            The sample size ``N`` (the total weight of weighted data).
 
         Returns
         -------

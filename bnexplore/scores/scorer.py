@@ -5,6 +5,11 @@ with name resolution, argument checks, a cache keyed by (child, sorted parents)
 and the counters the RPDAG paper reports (Acid & de Campos 2003, Section 6):
 distinct local scores computed (EstEv), total look-ups (TEst) and the average
 number of variables per computed statistic (NVar).
+
+On a weighted data set (a completed table, each row with a weight, as
+structural EM's E-step makes it) every count is a weighted count: the Scorer
+calls the ``weighted_`` kernels, and the sample size ``N`` is the total weight.
+Data with blank cells is refused: its placeholder codes must not be counted.
 """
 
 import numpy as np
@@ -36,6 +41,29 @@ def pack_parent_sets(parent_sets):
     return parents, sizes
 
 
+def _refuse_blank_cells(data):
+    """Refuse data with blank cells (``data.blank`` not None): their placeholder codes must not be counted."""
+    blank = getattr(data, "blank", None)
+    if blank is not None:
+        raise ScoreError(f"scoring needs complete rows, and the data has {int(np.count_nonzero(blank)):,} blank "
+                         f"cells; learn with structural EM (missing='em'), or load the data with missing='drop'")
+
+
+def _row_weights(data, n_rows):
+    """The row weights of ``data`` as float64 (None when it has none), each finite and > 0."""
+    weights = getattr(data, "weights", None)
+    if weights is None:
+        return None
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape != (n_rows,):
+        raise ScoreError(f"the data has {n_rows} rows but {weights.size} row weights; give one weight per row")
+    bad = ~np.isfinite(weights) | (weights <= 0)
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ScoreError(f"row weight {float(weights[row])!r} at row {row + 1} is not a finite number > 0")
+    return weights
+
+
 class Scorer:
     """Local scores ``s(child, parents)`` of one data set, with a cache.
 
@@ -43,7 +71,9 @@ class Scorer:
     ----------
     data : Dataset
         Anything with ``codes`` (n_rows x n_vars integer codes), ``arities``
-        and ``names``.
+        and ``names``; with ``weights`` (float64, one per row, finite and
+        > 0) every count is the sum of the weights of its rows. Data with
+        blank cells (``blank`` not None) is refused with a ScoreError.
     score : str
         A name in :data:`bnexplore.scores.SCORES` ("bdeu", "k2", "bic", "aic",
         "ll"): BDeu log marginal likelihood with equivalent sample size ``ess``;
@@ -57,6 +87,15 @@ class Scorer:
 
     Attributes
     ----------
+    weighted : bool
+        The data has row weights.
+    weights : ndarray of float64 or None
+        The row weights of weighted data.
+    n_rows : int or float
+        The sample size ``N`` the scores use (BIC's penalty, the entropies):
+        the number of rows, or the total weight of weighted data.
+    rows : int
+        The number of data rows (what a pass of counting visits).
     computed : int
         Distinct local scores computed (EstEv in the RPDAG paper).
     hits : int
@@ -70,6 +109,7 @@ class Scorer:
         codes = np.asarray(data.codes)
         if codes.ndim != 2 or codes.shape[0] == 0:
             raise ScoreError("the data set has no rows: load data before scoring")
+        _refuse_blank_cells(data)
         self.data = data
         self.spec = spec
         self.score_name = spec.name
@@ -77,16 +117,20 @@ class Scorer:
         self.cols = np.ascontiguousarray(codes.T)
         self.arities = np.ascontiguousarray(data.arities, dtype=np.int64)
         self.names = [str(v) for v in data.names]
-        self.n_rows, self.n_vars = codes.shape
+        self.rows, self.n_vars = codes.shape
+        self.weights = _row_weights(data, self.rows)
+        self.weighted = self.weights is not None
+        self.n_rows = float(self.weights.sum()) if self.weighted else self.rows
         self._code = spec.code
-        self.dense_cells = kernels.dense_cells(self.n_rows)  # largest count table built densely
+        self.dense_cells = kernels.dense_cells(self.rows)  # largest count table built densely
         self._position = {v: i for i, v in enumerate(self.names)}
         self._cache = {} if cache else None
         self.reset_stats()
 
     def __repr__(self):
+        weight = f" of total weight {self.n_rows:g}" if self.weighted else ""
         return (f"Scorer({self.score_name}, ess={self.ess:g}, {self.n_vars} variables, "
-                f"{self.n_rows} rows, {self.computed} computed, {self.hits} hits)")
+                f"{self.rows} rows{weight}, {self.computed} computed, {self.hits} hits)")
 
     @property
     def params(self):
@@ -130,8 +174,7 @@ class Scorer:
             if value is not None:
                 self.hits += 1
                 return value
-        value = kernels.local_score(self.cols, self.arities, key[0], np.array(key[1], np.int64),
-                                    self._code, self.ess, self.dense_cells)
+        value = self._local_score(key[0], np.array(key[1], np.int64), self._code)
         self._count(1, len(key[1]) + 1)
         if cache is not None:
             cache[key] = value
@@ -174,9 +217,15 @@ class Scorer:
         added = [u for u, key in zip(others, keys)
                  if u not in parents and key not in cache and self.arities[u] <= room]
         if len(added) > 1:
-            kernel = (kernels.added_parent_scores if kernels.parallel_pays(len(added), self.n_rows)
-                      else kernels.added_parent_scores_serial)
-            values = kernel(self.cols, self.arities, child, base, np.array(added, np.int64), self._code, self.ess)
+            parallel = kernels.parallel_pays(len(added), self.rows)
+            extras = np.array(added, np.int64)
+            if self.weighted:
+                kernel = (kernels.weighted_added_parent_scores if parallel
+                          else kernels.weighted_added_parent_scores_serial)
+                values = kernel(self.cols, self.arities, child, base, extras, self.weights, self._code, self.ess)
+            else:
+                kernel = kernels.added_parent_scores if parallel else kernels.added_parent_scores_serial
+                values = kernel(self.cols, self.arities, child, base, extras, self._code, self.ess)
             self._count(len(added), len(added) * (len(base) + 2))
             for u, value in zip(added, values.tolist()):
                 cache[(child, tuple(sorted(parents | {u})))] = value
@@ -218,9 +267,14 @@ class Scorer:
         """
         if children.shape[0] == 0:
             return np.empty(0)
-        parallel = kernels.parallel_pays(children.shape[0], self.n_rows)
-        kernel = kernels.local_scores if parallel else kernels.local_scores_serial
-        values = kernel(self.cols, self.arities, children, parents, sizes, self._code, self.ess, self.dense_cells)
+        parallel = kernels.parallel_pays(children.shape[0], self.rows)
+        if self.weighted:
+            kernel = kernels.weighted_local_scores if parallel else kernels.weighted_local_scores_serial
+            values = kernel(self.cols, self.arities, children, parents, sizes, self.weights, self._code, self.ess,
+                            self.dense_cells)
+        else:
+            kernel = kernels.local_scores if parallel else kernels.local_scores_serial
+            values = kernel(self.cols, self.arities, children, parents, sizes, self._code, self.ess, self.dense_cells)
         self._count(children.shape[0], int(sizes.sum()) + children.shape[0])
         return values
 
@@ -255,14 +309,21 @@ class Scorer:
     def entropy(self, variables):
         """Empirical joint entropy ``H(variables)`` in nats."""
         vs = np.array(sorted(self.index(v) for v in variables), np.int64)
+        if self.weighted:
+            return kernels.weighted_entropy(self.cols, self.arities, vs, self.weights, self.dense_cells)
         return kernels.entropy(self.cols, self.arities, vs, self.dense_cells)
 
     def conditional_entropy(self, child, parents=()):
         """Empirical ``H(child | parents) = -LL(child, parents) / N`` in nats."""
         c, ps = self.family(child, parents)
-        ll = kernels.local_score(self.cols, self.arities, c, np.array(ps, np.int64),
-                                 LL, 1.0, self.dense_cells)
-        return -ll / self.n_rows
+        return -self._local_score(c, np.array(ps, np.int64), LL) / self.n_rows
+
+    def _local_score(self, child, parents, code):
+        """One local score from the kernels (weighted when the data is), no cache, no counters."""
+        if self.weighted:
+            return kernels.weighted_local_score(self.cols, self.arities, child, parents, self.weights, code,
+                                                self.ess, self.dense_cells)
+        return kernels.local_score(self.cols, self.arities, child, parents, code, self.ess, self.dense_cells)
 
     # -- counters ---------------------------------------------------------
     def _count(self, families, variables):
