@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import naive
-from bnexplore.errors import ScoreError, SearchError
+from bnexplore.data import Dataset
+from bnexplore.errors import DataError, ScoreError, SearchError
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.scores import SCORES as REGISTERED
 from bnexplore.scores import Scorer, kernels, pack_parent_sets
@@ -208,15 +209,22 @@ def test_fractional_weights_by_hand():
 
 # -- refusals ---------------------------------------------------------------------
 
-def test_blank_cells_are_refused_in_one_line(data):
-    blank = np.zeros(data.codes.shape, bool)
-    blank[3, 2] = blank[9, 0] = True
-    holed = SimpleNamespace(codes=data.codes, arities=data.arities, names=data.names, blank=blank)
-    with pytest.raises(ScoreError) as error:
+def test_blank_cells_are_refused_in_one_line():
+    holed = Dataset.from_codes([[0, 1], [1, -1], [-1, 0], [1, 1]], names=["a", "b"], missing="em")
+    with pytest.raises(DataError) as error:
         Scorer(holed)
     message = str(error.value)
-    assert "\n" not in message and "2 blank cells" in message
-    assert "structural EM" in message and "missing='drop'" in message
+    assert "\n" not in message and "scoring needs complete rows" in message and "2 blank cells" in message
+    assert "column 'b', row 2" in message and "structural EM" in message and "drop" in message
+    assert Scorer(holed.complete_rows()).n_rows == 2
+
+
+def test_a_weighted_dataset_is_scored_with_its_weights():
+    plain = Dataset.from_codes([[0, 1], [1, 0], [1, 1]], names=["a", "b"])
+    heavy = Dataset(plain.codes, plain.arities, plain.names, plain.states, weights=[0.5, 2.0, 1.5])
+    scorer = Scorer(heavy, "ll")
+    assert scorer.weighted and scorer.n_rows == 4.0 and scorer.rows == 3
+    assert scorer.local("b", ["a"]) == pytest.approx(2.0 * math.log(2.0 / 3.5) + 1.5 * math.log(1.5 / 3.5))
 
 
 @pytest.mark.parametrize("weights, message", [

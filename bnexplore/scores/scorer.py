@@ -14,6 +14,7 @@ Data with blank cells is refused: its placeholder codes must not be counted.
 
 import numpy as np
 
+from ..data import require_complete
 from ..errors import ScoreError
 from ..options import positive_number
 from . import kernels
@@ -41,14 +42,6 @@ def pack_parent_sets(parent_sets):
     return parents, sizes
 
 
-def _refuse_blank_cells(data):
-    """Refuse data with blank cells (``data.blank`` not None): their placeholder codes must not be counted."""
-    blank = getattr(data, "blank", None)
-    if blank is not None:
-        raise ScoreError(f"scoring needs complete rows, and the data has {int(np.count_nonzero(blank)):,} blank "
-                         f"cells; learn with structural EM (missing='em'), or load the data with missing='drop'")
-
-
 def _row_weights(data, n_rows):
     """The row weights of ``data`` as float64 (None when it has none), each finite and > 0."""
     weights = getattr(data, "weights", None)
@@ -73,7 +66,8 @@ class Scorer:
         Anything with ``codes`` (n_rows x n_vars integer codes), ``arities``
         and ``names``; with ``weights`` (float64, one per row, finite and
         > 0) every count is the sum of the weights of its rows. Data with
-        blank cells (``blank`` not None) is refused with a ScoreError.
+        blank cells (``blank`` not None) is refused with a DataError
+        (:func:`bnexplore.data.require_complete`).
     score : str
         A name in :data:`bnexplore.scores.SCORES` ("bdeu", "k2", "bic", "aic",
         "ll"): BDeu log marginal likelihood with equivalent sample size ``ess``;
@@ -109,7 +103,7 @@ class Scorer:
         codes = np.asarray(data.codes)
         if codes.ndim != 2 or codes.shape[0] == 0:
             raise ScoreError("the data set has no rows: load data before scoring")
-        _refuse_blank_cells(data)
+        require_complete(data, "scoring")
         self.data = data
         self.spec = spec
         self.score_name = spec.name
