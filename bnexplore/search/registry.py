@@ -29,6 +29,7 @@ Examples
 """
 
 import importlib
+import inspect
 from dataclasses import dataclass
 
 from ..errors import SearchError
@@ -139,6 +140,12 @@ class SearchSpec:
         Learns by the score (and honours the in-degree bound). False for a
         search that learns from independence tests alone (PC): the score only
         rates its network, and it records the bound without applying it.
+    expected_counts : bool
+        Can be structural EM's M-step (:func:`bnexplore.search.structural_em.structural_em`):
+        it learns from the scorer alone, so it runs on the weighted completed
+        data set whose counts are the expected counts (Friedman 1997, Section 3).
+        False for searches that read the codes without the scorer (parent-set
+        pruning, independence tests), which refuse weighted data.
     replay : {"dag", "rpdag", "pc", "ges", "mmhc"} or None
         Its steps can be replayed one by one: DAG moves (add, delete, reverse),
         RPDAG operators, PC's removals and orientations, GES's insertions and
@@ -153,6 +160,7 @@ class SearchSpec:
     options: tuple = ()
     knowledge: bool = True
     scored: bool = True
+    expected_counts: bool = False
     replay: str | None = None
 
     @property
@@ -168,6 +176,30 @@ class SearchSpec:
     def option(self, name):
         """The :class:`Option` of this name, or None."""
         return next((option for option in self.options if option.name == name), None)
+
+    def keywords(self):
+        """The keywords its function takes besides the scorer (:data:`COMMON`, its options, ``start``, ...)."""
+        return set(inspect.signature(self.function).parameters) - {"scorer"}
+
+    def checked(self, options):
+        """``options`` with every registered option's value checked and converted (:meth:`Option.check`).
+
+        Raises
+        ------
+        SearchError
+            Naming the keywords the search does not take and those it does.
+        OptionError
+            Naming the option and its impossible value.
+        """
+        accepted = self.keywords()
+        unknown = sorted(set(options) - accepted)
+        if unknown:
+            raise SearchError(f"{self.name} does not take {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
+        options = dict(options)
+        for option in self.options:
+            if options.get(option.name) is not None:
+                options[option.name] = option.check(options[option.name])
+        return options
 
 
 RESTARTS = Option("restarts", "int", 0, "random restarts: perturb the best graph and climb again, keep the best",
@@ -206,22 +238,22 @@ SEARCHES = {spec.name: spec for spec in (
         "hc", "hillclimb:hill_climb", "Hill climbing (DAG)",
         "Greedy: from the empty graph, repeatedly apply the single arc addition, deletion or reversal that raises "
         "the score most; stop when none does.",
-        (RESTARTS, PERTURB, HC_SEED), replay="dag"),
+        (RESTARTS, PERTURB, HC_SEED), expected_counts=True, replay="dag"),
     SearchSpec(
         "tabu", "hillclimb:tabu_search", "Tabu search (DAG)",
         "Like hill climbing, but keeps moving past local optima (also downhill), forbidding recent moves from "
         "being undone; returns the best graph seen.",
-        (TABU_LENGTH, ITERATIONS), replay="dag"),
+        (TABU_LENGTH, ITERATIONS), expected_counts=True, replay="dag"),
     SearchSpec(
         "rpdag", "rpdag:rpdag_hill_climb", "RPDAG search (Acid & de Campos 2003)",
         "Greedy search over restricted PDAGs: each state stands for a set of equivalent DAGs, so the search does "
         "not waste steps moving between DAGs that score the same. Needs a score-equivalent score.",
-        replay="rpdag"),
+        expected_counts=True, replay="rpdag"),
     SearchSpec(
         "rpdag-tabu", "rpdag:rpdag_tabu_search", "Tabu search over RPDAGs (TS-RPDAG)",
         "Tabu search in the space of RPDAGs: keeps moving past local optima, forbidding recent changes from being "
         "undone. Needs a score-equivalent score.",
-        (TABU_LENGTH, ITERATIONS), replay="rpdag"),
+        (TABU_LENGTH, ITERATIONS), expected_counts=True, replay="rpdag"),
     SearchSpec(
         "exact", "exact:exact_search", "Exact optimum (dynamic or integer programming)",
         "The best-scoring network of all, proven so. Up to about 25 variables by dynamic programming over subsets "
@@ -253,7 +285,7 @@ SEARCHES = {spec.name: spec for spec in (
         "ges", "ges:ges", "GES (greedy equivalence search)",
         "Greedy search over equivalence classes (Chickering 2002): insert the edge that raises the score most "
         "until none does, then delete edges while that helps. Needs a score-equivalent score.",
-        replay="ges"),
+        expected_counts=True, replay="ges"),
     SearchSpec(
         "mmhc", "mmhc:mmhc", "MMHC (max-min hill climbing)",
         "Hybrid (Tsamardinos et al. 2006): independence tests find each variable's candidate neighbours "
@@ -264,6 +296,17 @@ SEARCHES = {spec.name: spec for spec in (
          PERMUTATIONS, CI_SEED), replay="mmhc"),
 )}
 """The searches by name, in the order doors list them."""
+
+EM_OPTIONS = (
+    Option("em_iterations", "int", 10, "structural EM iterations at most (E-step, structure search, parameter EM); "
+           "it stops earlier when a graph repeats", low=1, label="EM iterations", widget=(1, 100, 10)),
+    Option("completions", "int", 32, "completions per incomplete row in structural EM's E-step: all of them when "
+           "the row's blank cells have at most this many, else this many weighted samples", low=1,
+           label="Completions per incomplete row", widget=(1, 1024, 32)),
+)
+"""The options of structural EM (:func:`bnexplore.search.structural_em.structural_em`), which runs a search of
+:func:`expected_count_searches` on data with blank cells; the command line and the app offer them beside the
+search's own."""
 
 
 def search_spec(name):
@@ -293,6 +336,17 @@ def options():
         for option in spec.options:
             found.setdefault(option.name, option)
     return found
+
+
+def expected_count_searches():
+    """The names of the searches that can be structural EM's M-step (:attr:`SearchSpec.expected_counts`).
+
+    Examples
+    --------
+    >>> expected_count_searches()
+    ['hc', 'tabu', 'rpdag', 'rpdag-tabu', 'ges']
+    """
+    return [spec.name for spec in SEARCHES.values() if spec.expected_counts]
 
 
 def taking(name):
