@@ -25,11 +25,12 @@ threads.configure()  # before any numba kernel runs: libgomp reads the wait poli
 __version__ = "0.9.0"
 
 EXPORTS = {
-    "bif": ["Network", "fit_network", "read_bif", "sample", "write_bif"],
+    "bif": ["Network", "read_bif", "sample", "write_bif"],
     "bnkl": ["BNKLResult", "bnkl"],
     "bootstrap": ["BootstrapResult", "bootstrap"],
     "classifier": ["BNKLClassifier", "cross_validate"],
     "data": ["Dataset", "Encoder", "read_csv", "read_frame", "read_table"],
+    "em": ["em_fit", "expected_counts", "fit_network", "observed_log_likelihood"],
     "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
     "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
     "inference": ["InferenceEngine", "QueryResult", "query"],

@@ -101,6 +101,9 @@ class InferenceEngine:
     priors : dict or None
         ``{variable: float array}``: the marginal of every variable without
         evidence (None when not calibrated).
+    assigned : int64 array
+        The clique each variable's CPT is multiplied into: the smallest one
+        holding its family (so ``P(family | e)`` is read from it).
 
     Raises
     ------
@@ -135,7 +138,7 @@ class InferenceEngine:
         if calibrate:
             self._calibrate()
         else:
-            self.prior = self._initial_potentials()
+            self.prior = self.potentials()
             self.sep_prior = np.ones(int(self.sep_off[-1]))
             self._work = np.empty_like(self.prior)
             self._sep_work = np.empty_like(self.sep_prior)
@@ -171,6 +174,9 @@ class InferenceEngine:
             for v in members:
                 self.var_cliques[v].append(c)
         self.home = np.array([min(cs, key=lambda c: sizes[c]) for cs in self.var_cliques], np.int64)
+        net = self.network
+        self.assigned = np.array([min((c for c in self.var_cliques[v] if set(net.parents[v]) <= set(cliques[c])),
+                                      key=lambda c: sizes[c]) for v in range(len(self.names))], np.int64)
         # separators: edge c joins clique c and its parent
         self.sep_off = np.zeros(n_cl + 1, np.int64)
         sep_sizes = np.zeros(n_cl, np.int64)
@@ -199,27 +205,53 @@ class InferenceEngine:
         self.marg_off = (self.sep_off[-1] + np.concatenate([[0], np.cumsum(cards)[:-1]])).astype(np.int64)
         self._scratch_size = int(self.sep_off[-1] + cards.sum())
 
-    def _initial_potentials(self):
-        """Clique tables holding the product of the CPTs assigned to them
-        (each CPT to the smallest clique holding its family)."""
+    def potentials(self, cpts=None):
+        """Clique tables holding the product of the CPTs assigned to them (each CPT to the smallest
+        clique holding its family, :attr:`assigned`), before any propagation.
+
+        Parameters
+        ----------
+        cpts : list of arrays, optional
+            Tables shaped like the network's (default: the network's own), so
+            that EM can reuse one compiled tree for new parameters.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, the clique tables one after the other (clique ``c`` at
+            ``cl_off[c]:cl_off[c + 1]``).
+        """
         cards, net = self.cards, self.network
+        cpts = net.cpts if cpts is None else cpts
         pot = np.ones(int(self.cl_off[-1]))
         fixed = np.full(len(self.names), -1, np.int64)
         for v in range(len(self.names)):
             family = list(net.parents[v]) + [v]
-            fits = [c for c in self.var_cliques[v] if set(family) <= set(self.tree.cliques[c])]
-            c = min(fits, key=lambda c: self.cl_off[c + 1] - self.cl_off[c])
+            c = self.assigned[v]
             a, b = self.cl_ptr[c], self.cl_ptr[c + 1]
             stride = dict(zip(family, _strides(family, cards)))
             rstr = np.array([stride.get(int(u), 0) for u in self.cl_vars[a:b]], np.int64)
             multiply(pot, pot, self.cl_off[c], self.cl_vars[a:b], self.cl_str[a:b], cards, fixed, rstr, 0,
-                     np.ascontiguousarray(net.cpts[v], dtype=np.float64).reshape(-1))
+                     np.ascontiguousarray(cpts[v], dtype=np.float64).reshape(-1))
         return pot
+
+    def schedule(self):
+        """The visits of one propagation over the whole tree without targets: collect to clique 0
+        (deepest cliques first), then distribute from it, packed as :func:`bnexplore.junction.propagate`
+        reads them (``vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect``).
+
+        Started from :meth:`potentials` with separators of ones, every clique
+        then holds ``P(C, e)`` up to a constant (Jensen & Nielsen 2007, Section 4.5).
+        """
+        n_cl = len(self.tree.cliques)
+        collect = [c for c in sorted(range(n_cl), key=lambda c: -self.depth[c]) if self.parent[c] >= 0]
+        visits = [(c, [(c, self.parent[c])], [], True) for c in collect]
+        return _packed(visits + self._distribute(set(range(n_cl)), 0, (), set()))
 
     def _calibrate(self):
         """One full collect and distribute without evidence: every clique and
         separator then holds its prior marginal (normalised)."""
-        initial = self._initial_potentials()
+        initial = self.potentials()
         n_cl = len(self.tree.cliques)
         collect = [c for c in sorted(range(n_cl), key=lambda c: -self.depth[c]) if self.parent[c] >= 0]
         visits = [(c, [(c, self.parent[c])], [], True) for c in collect]
@@ -286,15 +318,7 @@ class InferenceEngine:
         work, sep_work, scratch = self._work, self._sep_work, self._scratch
         live = np.zeros(n_cl, np.uint8)
         sep_live = np.zeros(n_cl, np.uint8)
-        vis_clique = np.array([v[0] for v in visits], np.int64)
-        vis_eptr = np.zeros(len(visits) + 1, np.int64)
-        vis_eptr[1:] = np.cumsum([len(v[1]) for v in visits])
-        vis_edges = np.array([e for v in visits for e, _ in v[1]], np.int64)
-        vis_dst = np.array([d for v in visits for _, d in v[1]], np.int64)
-        vis_mptr = np.zeros(len(visits) + 1, np.int64)
-        vis_mptr[1:] = np.cumsum([len(v[2]) for v in visits])
-        vis_mvars = np.array([m for v in visits for m in v[2]], np.int64)
-        vis_collect = np.array([v[3] for v in visits], np.uint8)
+        vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect = _packed(visits)
         soft_var = np.array([v for v, _ in soft], np.int64)
         soft_clique = self.home[soft_var] if soft else np.zeros(0, np.int64)
         soft_ptr = np.zeros(len(soft), np.int64)
@@ -438,6 +462,21 @@ class InferenceEngine:
                                                                      for v, _ in soft]
         return (f"the evidence has probability 0 in network {self.network.name!r}: no configuration agrees with "
                 f"{', '.join(items)} together; remove or change one of them")
+
+
+def _packed(visits):
+    """Visits ``(clique, [(edge, destination)], [target variables], collect?)`` as the flat arrays
+    :func:`bnexplore.junction.propagate` reads."""
+    vis_clique = np.array([v[0] for v in visits], np.int64)
+    vis_eptr = np.zeros(len(visits) + 1, np.int64)
+    vis_eptr[1:] = np.cumsum([len(v[1]) for v in visits])
+    vis_edges = np.array([e for v in visits for e, _ in v[1]], np.int64)
+    vis_dst = np.array([d for v in visits for _, d in v[1]], np.int64)
+    vis_mptr = np.zeros(len(visits) + 1, np.int64)
+    vis_mptr[1:] = np.cumsum([len(v[2]) for v in visits])
+    vis_mvars = np.array([m for v in visits for m in v[2]], np.int64)
+    vis_collect = np.array([v[3] for v in visits], np.uint8)
+    return vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect
 
 
 def _strides(variables, cards):

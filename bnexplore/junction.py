@@ -320,7 +320,14 @@ def check_size(tree, max_cells, what="the network"):
 # -- propagation kernels ------------------------------------------------------
 
 @njit(cache=True)
-def _restrict(cvars, strides, cards, fixed, ostr, obase):
+def work_size(k, m):
+    """Int64 cells of the work space :func:`project_with` / :func:`multiply_with` need for a clique of
+    ``k`` variables and ``m`` outputs."""
+    return 2 * m + 3 * k + m * k + 1
+
+
+@njit(cache=True)
+def _restrict(cvars, strides, cards, fixed, ostr, obase, buf):
     """The loop over one clique's cells that agree with the hard evidence.
 
     ``fixed[v]`` is the observed state of variable ``v`` or -1. Returns
@@ -329,15 +336,18 @@ def _restrict(cvars, strides, cards, fixed, ostr, obase):
     to loop over (states, stride in the clique, stride in each output).
     Neighbouring free axes that step through the clique and every output as
     one longer axis would are merged into it, so the innermost loop is long
-    and the odometer carries seldom.
+    and the odometer carries seldom. The arrays returned are views of the
+    int64 work space ``buf`` (:func:`work_size` cells), so a caller that
+    loops allocates nothing.
     """
     k = cvars.shape[0]
     m = ostr.shape[0]
     base = 0
-    bases = obase.copy()
-    dcard = np.empty(k, np.int64)
-    dstr = np.empty(k, np.int64)
-    dostr = np.empty((m, k), np.int64)
+    bases = buf[:m]
+    bases[:] = obase
+    dcard = buf[m:m + k]
+    dstr = buf[m + k:m + 2 * k]
+    dostr = buf[m + 2 * k:m + 2 * k + m * k].reshape(m, k)
     nd = 0
     for i in range(k):
         s = fixed[cvars[i]]
@@ -391,8 +401,16 @@ def project(src, off, cvars, strides, cards, fixed, ostr, obase, out):
     float
         Sum of the consistent cells.
     """
-    base, bases, dcard, dstr, dostr, nd = _restrict(cvars, strides, cards, fixed, ostr, obase)
+    return project_with(src, off, cvars, strides, cards, fixed, ostr, obase, out,
+                        np.empty(work_size(cvars.shape[0], ostr.shape[0]), np.int64))
+
+
+@njit(cache=True)
+def project_with(src, off, cvars, strides, cards, fixed, ostr, obase, out, buf):
+    """:func:`project` in the int64 work space ``buf`` (at least :func:`work_size` cells): allocates nothing."""
+    base, bases, dcard, dstr, dostr, nd = _restrict(cvars, strides, cards, fixed, ostr, obase, buf)
     m = ostr.shape[0]
+    k = cvars.shape[0]
     base += off
     if nd == 0:
         x = src[base]
@@ -401,8 +419,10 @@ def project(src, off, cvars, strides, cards, fixed, ostr, obase, out):
         return x
     length = dcard[nd - 1]
     step = dstr[nd - 1]
-    ostep = dostr[:, nd - 1].copy()
-    digits = np.zeros(nd, np.int64)
+    ostep = buf[2 * k + m + m * k:2 * k + 2 * m + m * k]
+    ostep[:] = dostr[:, nd - 1]
+    digits = buf[2 * k + 2 * m + m * k:3 * k + 2 * m + m * k + 1]
+    digits[:] = 0
     total = 0.0
     idx = base
     while True:
@@ -450,9 +470,18 @@ def multiply(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio):
     ``ratio`` is indexed like a projection output (strides ``rstr`` aligned
     with ``cvars``, offset ``rbase``); ``dst`` and ``src`` may be the same array.
     """
+    multiply_with(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio,
+                  np.empty(work_size(cvars.shape[0], 1), np.int64))
+
+
+@njit(cache=True)
+def multiply_with(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio, buf):
+    """:func:`multiply` in the int64 work space ``buf`` (at least :func:`work_size` cells): allocates nothing."""
+    k = cvars.shape[0]
     ostr = rstr.reshape(1, -1)
-    obase = np.array([rbase], np.int64)
-    base, bases, dcard, dstr, dostr, nd = _restrict(cvars, strides, cards, fixed, ostr, obase)
+    obase = buf[2 * k + 2 + k:2 * k + 3 + k]
+    obase[0] = rbase
+    base, bases, dcard, dstr, dostr, nd = _restrict(cvars, strides, cards, fixed, ostr, obase, buf)
     base += off
     r = bases[0]
     if nd == 0:
@@ -461,7 +490,8 @@ def multiply(dst, src, off, cvars, strides, cards, fixed, rstr, rbase, ratio):
     length = dcard[nd - 1]
     step = dstr[nd - 1]
     rstep = dostr[0, nd - 1]
-    digits = np.zeros(nd, np.int64)
+    digits = buf[2 * k + 3 + k:3 * k + 3 + k]
+    digits[:] = 0
     idx = base
     while True:
         if rstep == 0:
@@ -528,6 +558,33 @@ def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
         Sum of the consistent cells of the first visited clique that is not
         a collect visit (the top of the collect).
     """
+    buf, obuf = propagation_space(cl_ptr, vis_eptr, vis_mptr)
+    return propagate_with(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
+                          sep_prior, sep_work, sep_live, sep_off, sep_size, e_child, e_cptr, e_str_child, e_pptr, e_str_parent,
+                          soft_clique, soft_var, soft_ptr, soft_values,
+                          vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect, marg_off, scratch, buf, obuf)
+
+
+@njit(cache=True)
+def propagation_space(cl_ptr, vis_eptr, vis_mptr):
+    """The int64 work spaces :func:`propagate_with` needs for a tree and a schedule: ``(buf, obuf)``."""
+    k = 1
+    for c in range(cl_ptr.shape[0] - 1):
+        k = max(k, cl_ptr[c + 1] - cl_ptr[c])
+    m = 1
+    for t in range(vis_eptr.shape[0] - 1):
+        m = max(m, vis_eptr[t + 1] - vis_eptr[t] + vis_mptr[t + 1] - vis_mptr[t])
+    return np.empty(work_size(k, m), np.int64), np.empty(m * k + m, np.int64)
+
+
+@njit(cache=True)
+def propagate_with(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
+                   sep_prior, sep_work, sep_live, sep_off, sep_size, e_child, e_cptr, e_str_child, e_pptr, e_str_parent,
+                   soft_clique, soft_var, soft_ptr, soft_values,
+                   vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect, marg_off, scratch, buf, obuf):
+    """:func:`propagate` in the work spaces of :func:`propagation_space` (reused over many calls, so a
+    loop of propagations allocates nothing per message)."""
+
     for t in range(soft_clique.shape[0]):
         c = soft_clique[t]
         a, b = cl_ptr[c], cl_ptr[c + 1]
@@ -537,7 +594,7 @@ def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
             if cv[i] == soft_var[t]:
                 rstr[i] = 1
         src = work if live[c] else prior
-        multiply(work, src, cl_off[c], cv, cl_str[a:b], cards, fixed, rstr, soft_ptr[t], soft_values)
+        multiply_with(work, src, cl_off[c], cv, cl_str[a:b], cards, fixed, rstr, soft_ptr[t], soft_values, buf)
         live[c] = 1
     logz = 0.0
     top_total = -1.0
@@ -548,8 +605,9 @@ def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
         e0, e1 = vis_eptr[k], vis_eptr[k + 1]
         m0, m1 = vis_mptr[k], vis_mptr[k + 1]
         m = (e1 - e0) + (m1 - m0)
-        ostr = np.zeros((m, b - a), np.int64)
-        obase = np.empty(m, np.int64)
+        ostr = obuf[:m * (b - a)].reshape(m, b - a)
+        ostr[:] = 0
+        obase = obuf[m * (b - a):m * (b - a) + m]
         for j in range(e1 - e0):
             e = vis_edges[e0 + j]
             if e_child[e] == x:
@@ -567,7 +625,7 @@ def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
             obase[row] = marg_off[v]
             scratch[marg_off[v]:marg_off[v] + cards[v]] = 0.0
         src = work if live[x] else prior
-        total = project(src, cl_off[x], cv, cl_str[a:b], cards, fixed, ostr, obase, scratch)
+        total = project_with(src, cl_off[x], cv, cl_str[a:b], cards, fixed, ostr, obase, scratch, buf)
         if not vis_collect[k] and top_total < 0:
             top_total = total
         for j in range(e1 - e0):
@@ -596,6 +654,109 @@ def propagate(prior, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
             else:
                 rstr = e_str_parent[e_pptr[e]:e_pptr[e] + (db - da)]
             dsrc = work if live[d] else prior
-            multiply(work, dsrc, cl_off[d], cl_vars[da:db], cl_str[da:db], cards, fixed, rstr, lo, scratch)
+            multiply_with(work, dsrc, cl_off[d], cl_vars[da:db], cl_str[da:db], cards, fixed, rstr, lo, scratch,
+                          buf)
             live[d] = 1
     return 0, logz, top_total
+
+
+@njit(cache=True)
+def expected_family_counts(patterns, weights, want_counts, initial, work, live, sep_ones, sep_work, sep_live, scratch,
+                           cl_ptr, cl_vars, cl_str, cl_off, cards, sep_off, sep_size, e_child, e_cptr, e_str_child,
+                           e_pptr, e_str_parent, vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars,
+                           vis_collect, marg_off, fam_ptr, fam_vars, fam_clique, fam_optr, fam_ostr, fam_off, counts):
+    """The E-step of EM over many evidence patterns: one propagation per pattern.
+
+    For each pattern (a row of observed codes, -1 where blank) of weight
+    ``w``, the hard evidence of its observed cells is propagated over the
+    whole tree (:func:`propagate` with a full collect and distribute,
+    ``vis_*``, from the CPT products ``initial`` and separators of ones); then
+    ``w * P(family | e)`` is added to the expected counts of every family
+    with a blank member (Lauritzen 1995, "The EM algorithm for graphical
+    association models with missing data", Section 3: the E-step is a
+    propagation of each case's evidence, the family marginals read from the
+    clique holding the family), and ``w * log P(e)`` to the log-likelihood.
+    Families observed whole in a pattern are left to the caller, who counts
+    them directly.
+
+    Parameters
+    ----------
+    patterns : int64 array (n_patterns, n_vars)
+        Observed state of every variable, or -1 when blank.
+    weights : float64 array (n_patterns,)
+        How many rows (or how much weight) each pattern stands for.
+    want_counts : bool
+        False computes the log-likelihood alone.
+    initial, work, live, sep_ones, sep_work, sep_live, scratch
+        Tables, work space and flags as :func:`propagate` takes them
+        (``initial`` is not written; the rest are overwritten).
+    cl_ptr ... marg_off
+        The compiled tree and the schedule, as :func:`propagate` takes them.
+    fam_ptr, fam_vars : int64 arrays
+        Members (parents and child) of variable ``v``'s family at
+        ``fam_vars[fam_ptr[v]:fam_ptr[v + 1]]``.
+    fam_clique : int64 array
+        The clique holding each family.
+    fam_optr, fam_ostr : int64 arrays
+        Stride in ``v``'s count table of each variable of its clique (0 when
+        not in the family), at ``fam_ostr[fam_optr[v]:...]``.
+    fam_off : int64 array (n_vars + 1,)
+        Offset of each count table (CPT layout) in ``counts``.
+    counts : float64 array
+        Added to.
+
+    Returns
+    -------
+    bad : int
+        -1, or the first pattern whose evidence has probability 0 (then the
+        results are partial).
+    log_likelihood : float
+        ``sum_p w_p log P(e_p)``.
+    """
+    n_vars = patterns.shape[1]
+    no_int = np.zeros(0, np.int64)
+    no_float = np.zeros(0, np.float64)
+    zero_base = np.zeros(1, np.int64)
+    largest = 1
+    for v in range(n_vars):
+        largest = max(largest, fam_off[v + 1] - fam_off[v])
+    family = np.zeros(largest)
+    buf, obuf = propagation_space(cl_ptr, vis_eptr, vis_mptr)
+    total_ll = 0.0
+    for p in range(patterns.shape[0]):
+        fixed = patterns[p]
+        w = weights[p]
+        live[:] = 0
+        sep_live[:] = 0
+        status, logz, top = propagate_with(initial, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
+                                           sep_ones, sep_work, sep_live, sep_off, sep_size, e_child, e_cptr,
+                                           e_str_child, e_pptr, e_str_parent, no_int, no_int, no_int, no_float,
+                                           vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect,
+                                           marg_off, scratch, buf, obuf)
+        if status != 0 or not top > 0.0:
+            return p, total_ll
+        total_ll += w * (logz + math.log(top))
+        if not want_counts:
+            continue
+        for v in range(n_vars):
+            blank = False
+            for t in range(fam_ptr[v], fam_ptr[v + 1]):
+                if fixed[fam_vars[t]] < 0:
+                    blank = True
+            if not blank:
+                continue
+            c = fam_clique[v]
+            a, b = cl_ptr[c], cl_ptr[c + 1]
+            size = fam_off[v + 1] - fam_off[v]
+            family[:size] = 0.0
+            ostr = fam_ostr[fam_optr[v]:fam_optr[v] + (b - a)].reshape(1, -1)
+            src = work if live[c] else initial
+            total = project_with(src, cl_off[c], cl_vars[a:b], cl_str[a:b], cards, fixed, ostr, zero_base, family,
+                                 buf)
+            if not total > 0.0:
+                return p, total_ll
+            scale = w / total
+            base = fam_off[v]
+            for i in range(size):
+                counts[base + i] += family[i] * scale
+    return -1, total_ll

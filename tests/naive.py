@@ -859,3 +859,36 @@ def impute_patterns(patterns, mode, exact, joint, uniform_start, uniforms, sampl
             else:
                 row = rows[_weighted_choice(likelihoods, uniforms[at + samples * len(blanks)])]
         out_codes[p] = row
+
+
+# -- parameter EM (bnexplore.em.expected, bnexplore.junction.expected_family_counts) ------------------
+
+def expected_family_counts(network, patterns, weights):
+    """``(counts, log_likelihood)`` by summing the full joint over every completion of each pattern:
+    ``counts[v]`` (shaped like v's CPT) holds ``w * P(family | e)`` summed over the patterns in which
+    v's family has a blank member; ``log_likelihood`` is ``sum w log P(e)`` (None when some P(e) is 0)."""
+    cards = [len(s) for s in network.states]
+    counts = [np.zeros(t.shape) for t in network.cpts]
+    total = 0.0
+    for pattern, w in zip(patterns, weights):
+        blanks = [v for v in range(len(cards)) if pattern[v] < 0]
+        joint = {}
+        for states in itertools.product(*(range(cards[b]) for b in blanks)):
+            row = [int(x) for x in pattern]
+            for b, s in zip(blanks, states):
+                row[b] = s
+            p = 1.0
+            for v in range(len(cards)):
+                p *= float(network.cpts[v][tuple(row[u] for u in network.parents[v]) + (row[v],)])
+            joint[tuple(row)] = p
+        pe = sum(joint.values())
+        if pe == 0:
+            return counts, None
+        total += w * math.log(pe)
+        for v in range(len(cards)):
+            family = list(network.parents[v]) + [v]
+            if all(pattern[u] >= 0 for u in family):
+                continue
+            for row, p in joint.items():
+                counts[v][tuple(row[u] for u in family)] += w * p / pe
+    return counts, total

@@ -1,1 +1,22 @@
-"""Learning from incomplete data: expected counts, parameter EM, completions and imputation."""
+"""Learning from incomplete data: expected counts, parameter EM, completions and imputation.
+
+Its rooms:
+
+- :mod:`~bnexplore.em.expected`: the E-step, :func:`expected_counts` and
+  :func:`observed_log_likelihood` (one junction-tree propagation per distinct
+  incomplete row);
+- :mod:`~bnexplore.em.parameters`: :func:`em_fit`, parameter EM for a fixed
+  DAG, and :func:`fit_network`, the fit of every method ("bdeu", "ml", "em").
+
+Each name loads from its module on first use (PEP 562, as :mod:`bnexplore` does).
+"""
+
+from ..exports import lazy_exports
+
+EXPORTS = {
+    "expected": ["EStep", "expected_counts", "observed_log_likelihood"],
+    "parameters": ["em_fit", "fit_network"],
+}
+"""The module of :mod:`bnexplore.em` each public name is loaded from."""
+
+HOME, __all__, __getattr__, __dir__ = lazy_exports(__name__, EXPORTS)

@@ -1,0 +1,309 @@
+"""The E-step of EM: expected counts of every family and the observed-data log-likelihood.
+
+For a network and a data set with blank cells, :class:`EStep` prepares once what
+does not depend on the tables: the rows grouped into distinct patterns
+(observed codes and blank mask) with their counts, the counts of every family
+over the rows where the whole family is observed (counted directly, whatever
+the tables), and the junction tree compiled by
+:class:`bnexplore.inference.InferenceEngine`. Each run for new tables then
+propagates the evidence of every incomplete pattern in one numba kernel
+(:func:`bnexplore.junction.expected_family_counts`) and adds ``count x
+P(family | evidence)`` to the families a blank cell touches (Lauritzen 1995,
+"The EM algorithm for graphical association models with missing data",
+Section 3; Dempster, Laird & Rubin 1977, Section 4.1 for the exponential
+family's expected sufficient statistics).
+"""
+
+import numpy as np
+
+from bnexplore.bif import Network
+from bnexplore.bif.fit import observed_counts
+from bnexplore.errors import DataError, ResourceError, subject
+from bnexplore.inference import MAX_CELLS, InferenceEngine
+from bnexplore.junction import expected_family_counts, junction_tree
+from bnexplore.options import positive_number
+
+CHUNK_CELLS = 2e7
+"""Clique cells one chunk of patterns may propagate through (about a tenth of a second): between two
+chunks the run checks its stop flag and time limit, so Stop answers quickly even on a long E-step."""
+
+
+class EStep:
+    """The E-step of one network structure on one data set, prepared once and run for any tables.
+
+    Parameters
+    ----------
+    network : bnexplore.bif.Network
+        Gives the variables, states and parents (its tables are the default
+        of :meth:`run`).
+    data : bnexplore.data.Dataset or similar
+        ``codes``, ``names``, ``states``, and ``blank`` (None or a bool mask,
+        codes 0 at blank cells) and ``weights`` (None or float64 per row) when
+        it has them. The network's variables are found in it by name, with the
+        same states.
+    max_cells : float
+        Refuse (ResourceError) a junction tree whose tables would hold more
+        cells than this, before any table is allocated.
+
+    Attributes
+    ----------
+    rows : int
+    blank_cells : int
+    patterns : int
+        Distinct incomplete row patterns (one propagation each per run).
+    """
+
+    def __init__(self, network, data, max_cells=MAX_CELLS):
+        if not isinstance(network, Network):
+            raise DataError(f"EM needs a bnexplore Network (read_bif or fit_network), got {type(network).__name__}")
+        max_cells = positive_number(max_cells, "max_cells", unit=" of cells")
+        self.network = network
+        codes, blank, weights = _columns(network, data)
+        n_rows, n_vars = codes.shape
+        self.rows = n_rows
+        self.blank_cells = 0 if blank is None else int(np.count_nonzero(blank))
+        arities = network.arities.astype(np.int64)
+        parents = network.parents
+        families = [list(parents[v]) + [v] for v in range(n_vars)]
+        whole = [None if blank is None else ~blank[:, f].any(axis=1) for f in families]
+        self.observed = [observed_counts(codes, weights, v, parents[v], arities, rows=whole[v]).astype(np.float64)
+                         for v in range(n_vars)]
+        complete = slice(None) if blank is None else ~blank.any(axis=1)
+        self.complete = [observed_counts(codes, weights, v, parents[v], arities, rows=complete).astype(np.float64)
+                         for v in range(n_vars)]
+        self.complete_rows = np.arange(n_rows)[complete]
+        self.codes = codes
+        self.patterns = 0
+        if blank is None:
+            return
+        incomplete = np.flatnonzero(blank.any(axis=1))
+        marked = np.where(blank[incomplete], -1, codes[incomplete].astype(np.int64))
+        unique, first, inverse = np.unique(marked, axis=0, return_index=True, return_inverse=True)
+        self.pattern_codes = np.ascontiguousarray(unique, dtype=np.int64)
+        self.pattern_rows = incomplete[first]
+        row_weights = np.ones(len(incomplete)) if weights is None else weights[incomplete]
+        self.pattern_weights = np.bincount(inverse.reshape(-1), weights=row_weights, minlength=len(unique))
+        self.patterns = len(unique)
+        tree = junction_tree(parents, arities)
+        if tree.total > max_cells:
+            raise ResourceError(
+                f"EM on this DAG needs a junction tree of {tree.total:.2g} cells (largest clique {tree.largest:.2g}, "
+                f"{tree.total * 16 / 2**30:.1f} GiB), more than the limit of {max_cells:.2g}; give the variables "
+                f"fewer parents (or fewer states), fit the complete rows (load with {subject('missing', 'drop')}), "
+                f"or raise {subject('max_cells')}")
+        self.engine = engine = InferenceEngine(network, max_cells=max_cells, calibrate=False)
+        self.schedule = engine.schedule()
+        self.chunk = max(1, int(CHUNK_CELLS / max(tree.total, 1.0)))
+        fam_ptr = np.zeros(n_vars + 1, np.int64)
+        fam_ptr[1:] = np.cumsum([len(f) for f in families])
+        fam_optr = np.zeros(n_vars + 1, np.int64)
+        fam_ostr = []
+        for v, f in enumerate(families):
+            c = engine.assigned[v]
+            strides = dict(zip(f, np.cumprod([1] + [int(arities[u]) for u in f[::-1]])[:-1][::-1].tolist()))
+            row = [strides.get(int(u), 0) for u in engine.cl_vars[engine.cl_ptr[c]:engine.cl_ptr[c + 1]]]
+            fam_ostr += row
+            fam_optr[v + 1] = fam_optr[v] + len(row)
+        fam_off = np.zeros(n_vars + 1, np.int64)
+        fam_off[1:] = np.cumsum([n.size for n in self.observed])
+        self.family = (fam_ptr, np.array([u for f in families for u in f], np.int64), engine.assigned,
+                       fam_optr[:-1].copy(), np.array(fam_ostr, np.int64), fam_off)
+
+    def run(self, cpts=None, control=None, counts=True):
+        """Expected counts and the observed-data log-likelihood under ``cpts``.
+
+        Parameters
+        ----------
+        cpts : list of arrays, optional
+            Tables shaped like the network's (default: the network's).
+        control : bnexplore.control.Control, optional
+            Checked between chunks of patterns; when it says stop, the run
+            returns None.
+        counts : bool
+            False computes the log-likelihood alone.
+
+        Returns
+        -------
+        (list of float64 arrays or None, float) or None
+            ``counts[v]`` shaped like variable ``v``'s CPT, and
+            ``sum_rows log P(observed cells of the row)``.
+
+        Raises
+        ------
+        DataError
+            When a row has probability 0 under the tables (naming the row).
+        """
+        cpts = self.network.cpts if cpts is None else cpts
+        log_likelihood = self._complete_log_likelihood(cpts)
+        expected = [n.copy() for n in self.observed] if counts else None
+        if not self.patterns:
+            return expected, log_likelihood
+        engine = self.engine
+        initial = engine.potentials(cpts)
+        work = np.empty_like(initial)
+        n_cl = len(engine.tree.cliques)
+        sep_ones = np.ones(int(engine.sep_off[-1]))
+        sep_work = np.empty_like(sep_ones)
+        scratch = np.zeros(int(engine.sep_off[-1] + engine.cards.sum()))
+        live, sep_live = np.zeros(n_cl, np.uint8), np.zeros(n_cl, np.uint8)
+        flat = np.zeros(int(self.family[-1][-1])) if counts else np.zeros(0)
+        for lo in range(0, self.patterns, self.chunk):
+            if control is not None and control.should_stop():
+                return None
+            hi = min(lo + self.chunk, self.patterns)
+            bad, part = expected_family_counts(
+                self.pattern_codes[lo:hi], self.pattern_weights[lo:hi], counts, initial, work, live, sep_ones,
+                sep_work, sep_live, scratch, engine.cl_ptr, engine.cl_vars, engine.cl_str, engine.cl_off, engine.cards,
+                engine.sep_off, engine.sep_size, engine.e_child, engine.e_cptr, engine.e_str_child, engine.e_pptr,
+                engine.e_str_parent, *self.schedule, engine.marg_off, *self.family, flat)
+            if bad >= 0:
+                raise DataError(_impossible(int(self.pattern_rows[lo + bad]), "its observed cells"))
+            log_likelihood += part
+        if counts:
+            off = self.family[-1]
+            for v, n in enumerate(expected):
+                n += flat[off[v]:off[v + 1]].reshape(n.shape)
+        return expected, log_likelihood
+
+    def _complete_log_likelihood(self, cpts):
+        """``sum N_ijk log theta_ijk`` over the complete rows' counts (0 log 0 = 0)."""
+        total = 0.0
+        for v, n in enumerate(self.complete):
+            table = np.asarray(cpts[v], dtype=np.float64)
+            seen = n > 0
+            if (table[seen] <= 0).any():
+                cell = np.argwhere(seen & (table <= 0))[0]
+                raise DataError(_impossible(self._row_with(v, cell), "it"))
+            total += float((n[seen] * np.log(table[seen])).sum())
+        return total
+
+    def _row_with(self, v, cell):
+        """The first complete row whose family of ``v`` is in ``cell``."""
+        family = list(self.network.parents[v]) + [v]
+        rows = self.complete_rows
+        hit = np.all(self.codes[np.ix_(rows, family)] == np.asarray(cell), axis=1)
+        return int(rows[np.argmax(hit)])
+
+
+def _impossible(row, what):
+    return (f"row {row + 1} of the data has probability 0 under the network's tables ({what} cannot happen "
+            f"together); fit with {subject('ess', 1.0)} or more so that no table has a 0, or remove that row")
+
+
+def _columns(network, data):
+    """The codes (network order), blank mask and weights of the data, checked against the network."""
+    column_of = {str(name): i for i, name in enumerate(data.names)}
+    missing = [name for name in network.names if name not in column_of]
+    if missing:
+        raise DataError(f"variable {missing[0]!r} of the network is not a column of the data; use data with "
+                        f"the network's variables")
+    columns = [column_of[name] for name in network.names]
+    for v, c in enumerate(columns):
+        if [str(s) for s in data.states[c]] != network.states[v]:
+            raise DataError(f"column {network.names[v]!r} has states {list(data.states[c])[:6]} but the network "
+                            f"has {network.states[v][:6]}; code the data with the network's states")
+    codes = np.asarray(data.codes)[:, columns]
+    blank = getattr(data, "blank", None)
+    blank = None if blank is None else np.asarray(blank, dtype=bool)[:, columns]
+    if blank is not None and not blank.any():
+        blank = None
+    weights = getattr(data, "weights", None)
+    if weights is not None and blank is not None:
+        raise DataError("the data has both row weights and blank cells; give one of them")
+    return codes, blank, None if weights is None else np.asarray(weights, dtype=np.float64)
+
+
+def expected_counts(network, data, max_cells=MAX_CELLS):
+    """The E-step: expected family counts given the observed cells, and the observed-data log-likelihood.
+
+    ``counts[X][j, k] = sum over rows of P(X = k, Pa(X) = j | the row's observed
+    cells)`` under the network's tables (Dempster, Laird & Rubin 1977,
+    "Maximum likelihood from incomplete data via the EM algorithm", Section
+    4.1; Lauritzen 1995, Section 3). Rows with the whole family observed add
+    their count to one cell; each distinct incomplete row pattern is
+    propagated once through the junction tree and weighted by how often it
+    occurs.
+
+    Parameters
+    ----------
+    network : bnexplore.bif.Network
+    data : bnexplore.data.Dataset
+        Has the network's variables (by name) with the same states; blank
+        cells (``data.blank``) are what EM completes.
+    max_cells : float
+        Refuse a junction tree with more cells than this (ResourceError).
+
+    Returns
+    -------
+    counts : dict
+        ``{variable: float64 array shaped like its CPT}`` (parent
+        configurations, then states).
+    log_likelihood : float
+        ``sum over rows of log P(observed cells of the row)``.
+
+    Raises
+    ------
+    DataError
+        If a variable or state does not match, or a row has probability 0
+        (naming the row).
+
+    Examples
+    --------
+    Rain makes the grass wet; the second row's rain is blank, so its count is
+    split by ``P(rain | wet = yes)``:
+
+    >>> import numpy as np
+    >>> from bnexplore.bif import Network
+    >>> from bnexplore.data import Dataset
+    >>> net = Network("rain", ["rain", "wet"], [["no", "yes"], ["no", "yes"]], [[], [0]],
+    ...               [[0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]]])
+    >>> data = Dataset.from_codes([[0, 0], [-1, 1]], names=["rain", "wet"], states=net.states,
+    ...                           arities=[2, 2], missing="em")
+    >>> counts, log_likelihood = expected_counts(net, data)
+    >>> counts["rain"].round(4).tolist()
+    [1.1111, 0.8889]
+    >>> bool(np.isclose(log_likelihood, 2 * np.log(0.45)))  # P(no, no) = P(wet = yes) = 0.45
+    True
+    """
+    counts, log_likelihood = EStep(network, data, max_cells).run()
+    return dict(zip(network.names, counts)), log_likelihood
+
+
+def observed_log_likelihood(network, data, max_cells=MAX_CELLS):
+    """``sum over rows of log P(observed cells of the row)`` under the network's tables.
+
+    Blank cells are summed out (each incomplete row pattern propagated once);
+    on complete data this is the ordinary log-likelihood.
+
+    Parameters
+    ----------
+    network : bnexplore.bif.Network
+    data : bnexplore.data.Dataset
+    max_cells : float
+        As in :func:`expected_counts`.
+
+    Returns
+    -------
+    float
+        Natural log.
+
+    Raises
+    ------
+    DataError
+        As in :func:`expected_counts`.
+
+    Examples
+    --------
+    >>> import math
+    >>> from bnexplore.bif import Network
+    >>> from bnexplore.data import Dataset
+    >>> net = Network("rain", ["rain", "wet"], [["no", "yes"], ["no", "yes"]], [[], [0]],
+    ...               [[0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]]])
+    >>> data = Dataset.from_codes([[0, 0], [-1, 1]], names=["rain", "wet"], states=net.states,
+    ...                           arities=[2, 2], missing="em")
+    >>> math.isclose(observed_log_likelihood(net, data), math.log(0.45 * 0.45))
+    True
+    """
+    return EStep(network, data, max_cells).run(counts=False)[1]
+
+
