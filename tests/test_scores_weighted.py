@@ -15,6 +15,7 @@ from bnexplore.parents import candidate_parent_sets
 from bnexplore.scores import SCORES as REGISTERED
 from bnexplore.scores import Scorer, kernels, pack_parent_sets
 from bnexplore.search import SEARCHES
+from fakes import StopAfter
 from test_scores import SCORES, random_dag_data, random_families
 
 
@@ -244,3 +245,25 @@ def test_candidate_parent_sets_refuse_weighted_data_in_one_line(data, integers, 
     with pytest.raises(SearchError, match="cannot use row weights") as error:
         prune(Scorer(weighted(data, integers.astype(float)), "bic"))
     assert "\n" not in str(error.value) and "hill climbing" in str(error.value)
+
+
+# -- stop checks count the rows a pass visits ------------------------------------
+
+@pytest.mark.parametrize("algorithm, options", [("hc", {}), ("tabu", {}), ("rpdag", {}), ("ges", {}),
+                                                ("asobs", {"max_evaluations": 30, "seed": 1})])
+def test_a_weighted_pass_is_checked_for_stops_as_often_as_its_rows_unweighted(monkeypatch, algorithm, options):
+    """Passes check Stop every ``kernels.families_per_check(rows)`` local scores: the work is the rows
+    counted, not the total weight (a completed table has many rows of small weight)."""
+    n, rows = 120, 50
+    codes = np.random.default_rng(38).integers(0, 3, size=(rows, n)).astype(np.uint8)
+    plain = Dataset.from_codes(codes, arities=np.full(n, 3))
+    light = Dataset(plain.codes, plain.arities, plain.names, plain.states, weights=np.full(rows, 0.1))
+    monkeypatch.setattr(kernels, "CHECK_WORK", 5 * (n - 1) * rows)  # a check every 5 columns of the first pass
+    search = SEARCHES[algorithm].function
+    computed = []
+    for data in (plain, light):
+        stop = StopAfter(2)
+        result = search(Scorer(data, "bic"), stop=stop, **options)
+        assert result.stats["stopped"] == "stopped" and stop.calls == 2
+        computed.append(result.stats["local_scores_computed"])
+    assert computed[1] == computed[0] < n * (n - 1) // 4

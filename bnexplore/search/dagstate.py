@@ -150,7 +150,7 @@ class DagState:
         first pass over wide data is long); once it says
         stop the remaining columns stay minus infinity.
         """
-        per_check = kernels.families_per_check(self.scorer.n_rows)
+        per_check = kernels.families_per_check(self.scorer.rows)
         work = 0
         for v in children:
             if control is not None and work >= per_check:

@@ -485,7 +485,7 @@ class GesState(GesGraph):
         With ``control`` its stop flag is checked between batches; once it says
         stop, False is returned and the candidates are incomplete.
         """
-        per_check = kernels.families_per_check(self.scorer.n_rows)
+        per_check = kernels.families_per_check(self.scorer.rows)
         make = self._insert_moves if op == "insert" else self._delete_moves
         batch, keys = [], []
         for y in nodes:

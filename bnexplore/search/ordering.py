@@ -543,7 +543,7 @@ class _Pool:
         self.scorer = scorer
         self.bound = bound
         self.control = control
-        self.per_check = kernels.families_per_check(scorer.n_rows)
+        self.per_check = kernels.families_per_check(scorer.rows)
         self.cap = scorer.n_vars if max_indegree is None else int(max_indegree)
         self.scored = [{c: s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()) if self._ok(v, c)}
                        for v in range(parent_sets.n_vars)]

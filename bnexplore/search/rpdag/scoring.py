@@ -83,7 +83,7 @@ class RpdagState(RpdagGraph):
         ``control``, its stop flag and clock are checked between two (the first
         pass over wide data is long), and once it says stop the
         columns not reached stay minus infinity."""
-        per_check = kernels.families_per_check(self.scorer.n_rows)
+        per_check = kernels.families_per_check(self.scorer.rows)
         batch = []
         for v in nodes:
             batch.append(v)
