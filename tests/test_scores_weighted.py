@@ -13,7 +13,7 @@ from bnexplore.data import Dataset
 from bnexplore.errors import DataError, ScoreError, SearchError
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.scores import SCORES as REGISTERED
-from bnexplore.scores import Scorer, kernels, pack_parent_sets
+from bnexplore.scores import Scorer, kernels, kl_statistics, pack_parent_sets
 from bnexplore.search import SEARCHES
 from fakes import StopAfter
 from test_scores import SCORES, random_dag_data, random_families
@@ -267,3 +267,15 @@ def test_a_weighted_pass_is_checked_for_stops_as_often_as_its_rows_unweighted(mo
         assert result.stats["stopped"] == "stopped" and stop.calls == 2
         computed.append(result.stats["local_scores_computed"])
     assert computed[1] == computed[0] < n * (n - 1) // 4
+
+
+def test_the_kl_statistic_refuses_blank_cells_and_weights_in_one_line():
+    holed = Dataset.from_codes([[0, 1], [1, -1], [0, 0]], names=["a", "b"], missing="em")
+    plain = Dataset.from_codes([[0, 1], [1, 0], [0, 0]], names=["a", "b"])
+    heavy = Dataset(plain.codes, plain.arities, plain.names, plain.states, weights=[1.0, 0.5, 2.0])
+    labels = np.array([0, 1, 0])
+    for data, message in ((holed, "needs complete rows"), (heavy, "cannot use row weights")):
+        with pytest.raises(DataError, match=f"the BNKL statistic {message}") as error:
+            kl_statistics(data, labels, [1], [[0]])
+        assert "\n" not in str(error.value)
+    assert kl_statistics(plain, labels, [1], [[0]])[1].tolist() == [2]

@@ -8,6 +8,7 @@ cells are treated.
 
 import numpy as np
 
+from ..data import require_complete, require_unweighted
 from ..errors import ScoreError
 from . import kernels
 from .scorer import pack_parent_sets
@@ -33,7 +34,8 @@ class KLStatistics:
     Parameters
     ----------
     data : Dataset
-        Integer codes, arities and names (numeric columns already discretized).
+        Integer codes, arities and names (numeric columns already discretized);
+        no blank cell and no row weights (a DataError says so).
     labels : array of 0 / 1, shape (n_rows,)
         Class of each row; class 0 is the reference class whose conditionals
         ``P0`` the statistic compares with (so R depends on the choice).
@@ -47,6 +49,8 @@ class KLStatistics:
     """
 
     def __init__(self, data, labels):
+        require_complete(data, "the BNKL statistic")
+        require_unweighted(data, "the BNKL statistic")
         codes = np.asarray(data.codes)
         self.cols = np.ascontiguousarray(codes.T)
         self.arities = np.ascontiguousarray(data.arities, dtype=np.int64)
