@@ -295,49 +295,82 @@ def pyagrum_tables(bn, net):
         tensor = bn.cpt(name)
         order = [net.names[p] for p in net.parents[v]] + [name]
         array = np.asarray(tensor.toarray())
-        axes = list(tensor.names)
+        axes = list(reversed(tensor.names))  # toarray() has the last variable of names first
         tables.append(np.transpose(array, [axes.index(n) for n in order]))
     return tables
 
 
-def peer_part(args):
-    """pyAgrum's parameter EM and our ``em_fit`` on the true DAG, one run per network (mcar10, seed 1)."""
+def pyagrum_em(net, name, table, tolerance, cap):
+    """pyAgrum's parameter EM on the true DAG (BDeu prior ess 1): its tables in our layout, seconds, iterations.
+
+    Only ``learnParameters`` is timed (not writing and reading the table).
+    """
     import pyagrum as gum
 
-    from bnexplore.bif import Network, sample_codes
+    with tempfile.TemporaryDirectory() as folder:
+        bif, csv = Path(folder) / f"{name}.bif", Path(folder) / f"{name}.csv"
+        source = NETWORKS / f"{name}.bif.gz"
+        bif.write_bytes(gzip.decompress(source.read_bytes()))  # the project's own network file
+        table.astype(object).where(table.notna(), "?").to_csv(csv, index=False)
+        template = gum.loadBN(str(bif))
+        learner = gum.BNLearner(str(csv), template, ["?"])
+        learner.useBDeuPrior(1.0)
+        learner.useEMWithRateCriterion(tolerance)
+        learner.EMsetMaxIter(cap)
+        start = time.perf_counter()
+        theirs = learner.learnParameters(template.dag())
+        seconds = time.perf_counter() - start
+        return pyagrum_tables(theirs, net), seconds, int(learner.EMnbrIterations())
+
+
+def peer_table(name, rows, seed):
+    """The network and the peer comparison's table (``mcar10``, ``seed``): what both processes rebuild alike."""
+    from bnexplore.bif import sample_codes
+
+    net = network(name)
+    codes = np.asarray(sample_codes(net, rows, seed=seed))
+    mask = blank_mask(net, codes, "mcar10", np.random.default_rng([seed, list(PATTERNS).index("mcar10")]))
+    return net, codes, mask, frame(net, codes, mask)
+
+
+def pyagrum_worker(name, rows, seed, tolerance, cap):
+    """In a worker process: :func:`pyagrum_em` on the peer table, tables as lists (JSON)."""
+    net, _, _, table = peer_table(name, rows, seed)
+    tables, seconds, iterations = pyagrum_em(net, name, table, tolerance, cap)
+    return {"seconds": seconds, "iterations": iterations, "tables": [t.tolist() for t in tables]}
+
+
+WORKERS = {"pyagrum_em": pyagrum_worker}
+
+
+def peer_part(args):
+    """pyAgrum's parameter EM and our ``em_fit`` on the true DAG, one run per network (mcar10, seed 1)."""
+    from bnexplore.bif import Network
     from bnexplore.em import em_fit, observed_log_likelihood
 
     out = []
-    tolerance, cap = 1e-6, 100
+    tolerance, cap, seed = 1e-6, 100, 1
     for name in args.networks:
-        net = network(name)
-        codes = np.asarray(sample_codes(net, args.rows, seed=1))
-        mask = blank_mask(net, codes, "mcar10", np.random.default_rng([1, 0]))
-        table = frame(net, codes, mask)
+        net, codes, mask, table = peer_table(name, args.rows, seed)
         data = encoded(table, "em")
         em_fit(net.dag(), encoded(frame(net, codes[:300], mask[:300]), "em"))  # compile
         start = time.perf_counter()
         ours = em_fit(net.dag(), data, ess=1.0, tolerance=tolerance, max_iterations=cap)
         our_seconds = time.perf_counter() - start
-        row = {"network": name, "rows": args.rows, "blank": float(mask.mean()), "tolerance": tolerance, "cap": cap,
-               "ours": {"seconds": our_seconds, "iterations": len(ours.fit["log_likelihoods"]),
-                        "log_likelihood": observed_log_likelihood(ours, data)}}
-        with tempfile.TemporaryDirectory() as folder:
-            bif, csv = Path(folder) / f"{name}.bif", Path(folder) / f"{name}.csv"
-            source = NETWORKS / f"{name}.bif.gz"
-            bif.write_bytes(gzip.decompress(source.read_bytes()))  # our own bundled file: no bound needed
-            table.astype(object).where(table.notna(), "?").to_csv(csv, index=False)
-            template = gum.loadBN(str(bif))
-            learner = gum.BNLearner(str(csv), template, ["?"])
-            learner.useBDeuPrior(1.0)
-            learner.useEMWithRateCriterion(tolerance)
-            learner.EMsetMaxIter(cap)
-            start = time.perf_counter()
-            theirs = learner.learnParameters(template.dag())
-            their_seconds = time.perf_counter() - start
-            tables = pyagrum_tables(theirs, net)
+        row = {"network": name, "rows": args.rows, "seed": seed, "blank": float(mask.mean()), "tolerance": tolerance,
+               "cap": cap, "ours": {"seconds": our_seconds, "iterations": len(ours.fit["log_likelihoods"]),
+                                    "log_likelihood": observed_log_likelihood(ours, data)}}
+        theirs = harness.run_worker(__file__, "pyagrum_em", [name, args.rows, seed, tolerance, cap], args.peer_cap)
+        if "error" in theirs:
+            error = f"over {args.peer_cap:.0f} s" if theirs["error"].startswith("killed") else theirs["error"]
+            row["pyagrum"] = {"error": error}
+            out.append(row)
+            print(f"| {name} | {args.rows:,} | {100 * row['blank']:.1f} | {harness.seconds(our_seconds)} | {error} "
+                  f"| | {row['ours']['iterations']} / | {row['ours']['log_likelihood']:,.1f} / | |", flush=True)
+            continue
+        tables, their_seconds = [np.asarray(t) for t in theirs["tables"]], theirs["seconds"]
         their_net = Network(name, net.names, net.states, net.parents, tables)
-        row["pyagrum"] = {"seconds": their_seconds, "iterations": int(learner.EMnbrIterations()),
+        row["pyagrum"] = {"seconds": their_seconds, "iterations": theirs["iterations"],
                           "log_likelihood": observed_log_likelihood(their_net, data)}
         ours_tables = [ours.cpts[v] for v in range(net.n_vars)]
         row["max_table_difference"] = float(max(np.abs(a - b).max() for a, b in zip(ours_tables, tables)))
@@ -362,6 +395,7 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="calls of the complete-data search (the best is kept)")
     parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True,
                         help="pyAgrum's parameter EM beside ours (needs em in --methods' library)")
+    parser.add_argument("--peer-cap", type=float, default=1200.0, help="seconds before pyAgrum's EM is stopped")
     parser.add_argument("--quick", action="store_true", help="asia, 1,000 rows, one seed (a smoke run)")
     harness.output_option(parser, "missing")
     args = parser.parse_args(argv)
@@ -427,4 +461,7 @@ def _version(package):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) > 2 and sys.argv[1] == "--worker":
+        harness.serve_worker(WORKERS, sys.argv[2])
+    else:
+        sys.exit(main())
