@@ -39,9 +39,9 @@ COMPLETIONS = 32
 """Default completions per incomplete row: with a tenth of alarm's cells blank, most rows' blank cells have
 fewer joint completions than this and are enumerated exactly; the rest get as many samples."""
 
-MERGE_COPIES = 3
-"""Copies of the completed codes alive at once while identical rows are merged (the codes, their sorted
-copy, the merged result), counted by the memory bound."""
+MERGE_COPIES = 4
+"""Copies of the completed codes alive at once while identical rows are merged (the codes, their padded
+words, the sorted words, the merged result), counted by the memory bound."""
 
 
 class NetworkArrays:
@@ -164,10 +164,49 @@ def row_patterns(data):
     marker = np.asarray(data.arities, dtype=np.int64)
     wide = code_dtype(int(marker.max(initial=1)) + 1)
     codes = np.where(data.blank[rows], marker.astype(wide), data.codes[rows].astype(wide))
-    unique, inverse, counts = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
+    unique, inverse = distinct_rows(codes)
     patterns = unique.astype(np.int64)
     patterns[patterns == marker] = -1
-    return rows, patterns, np.asarray(inverse).reshape(-1), counts.astype(np.float64)
+    return rows, patterns, inverse, np.bincount(inverse, minlength=len(unique)).astype(np.float64)
+
+
+def distinct_rows(codes):
+    """The distinct rows of an integer matrix, and which of them each row is.
+
+    The rows' bytes are read as big-endian 64-bit words and sorted by
+    :func:`numpy.lexsort` on the words: many times faster than
+    ``numpy.unique(axis=0)``, which sorts the rows as opaque records.
+
+    Parameters
+    ----------
+    codes : ndarray of unsigned int, shape (n_rows, n_vars)
+
+    Returns
+    -------
+    unique : ndarray, shape (n_distinct, n_vars)
+        In lexicographic order for one-byte codes (a fixed order for wider ones).
+    inverse : ndarray of intp
+        ``unique[inverse[s]]`` is row ``s``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> unique, inverse = distinct_rows(np.array([[1, 0], [0, 2], [1, 0]], np.uint8))
+    >>> unique.tolist(), inverse.tolist()
+    ([[0, 2], [1, 0]], [1, 0, 1])
+    """
+    n = codes.shape[0]
+    raw = np.ascontiguousarray(codes).view(np.uint8).reshape(n, -1)
+    padded = np.zeros((n, -(-raw.shape[1] // 8) * 8), np.uint8)
+    padded[:, :raw.shape[1]] = raw
+    words = padded.view(">u8")
+    order = np.lexsort(words.T[::-1])
+    ranked = words[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    inverse = np.empty(n, dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return codes[order[new]], inverse
 
 
 @njit(cache=True)
@@ -335,7 +374,8 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     -------
     Dataset
         No blank cell; ``weights`` holds the summed weights of the distinct
-        completed rows (sorted), the columns, states and warnings are the data's.
+        completed rows (:func:`distinct_rows`' order), the columns, states and
+        warnings are the data's.
 
     Raises
     ------
@@ -372,7 +412,7 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     complete = np.flatnonzero(~data.blank.any(axis=1))
     n_out = total + len(complete)
     itemsize = data.codes.dtype.itemsize
-    check_memory(n_out * (MERGE_COPIES * data.n_vars * itemsize + 3 * 8) + n_uniforms * 8,
+    check_memory(n_out * (MERGE_COPIES * (data.n_vars * itemsize + 7) + 5 * 8) + n_uniforms * 8,
                  f"the completed data ({len(rows):,} incomplete rows with up to {completions:,} completions each, "
                  f"{n_out:,} rows in all)",
                  hint=f"lower {option('completions')} (now {completions:,}), or use fewer rows or columns")
@@ -385,8 +425,8 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     weights = np.concatenate([np.ones(len(complete)), out_weights])
     keep = weights > 0
     codes, weights = codes[keep], weights[keep]
-    merged, inverse = np.unique(codes, axis=0, return_inverse=True)
-    summed = np.bincount(np.asarray(inverse).reshape(-1), weights=weights, minlength=len(merged))
+    merged, inverse = distinct_rows(codes)
+    summed = np.bincount(inverse, weights=weights, minlength=len(merged))
     return Dataset(merged, data.arities, data.names, data.states, warnings=data.warnings, weights=summed)
 
 

@@ -11,13 +11,14 @@ EXPORTS = {
     "credible": ["CredibleSet", "credible_set"],
     "exact": ["ENGINES", "choose_engine", "exact_search"],
     "hillclimb": ["hill_climb", "tabu_search"],
-    "learning": ["ALGORITHMS", "learn", "search_options"],
+    "learning": ["ALGORITHMS", "MISSING", "learn", "search_options"],
     "ordering": ["asobs", "obs"],
-    "registry": ["COMMON", "Option", "SEARCHES", "SearchSpec", "search_spec"],
+    "registry": ["COMMON", "EM_OPTIONS", "Option", "SEARCHES", "SearchSpec", "expected_count_searches", "search_spec"],
     "rpdag": ["rpdag_hill_climb", "rpdag_tabu_search"],
 }
 """The module of :mod:`bnexplore.search` each public name is loaded from. No name here is also a
 module's name (``ges``, ``mmhc``): Python binds a submodule to its package's attribute once it loads,
-which would replace the function; those searches are reached through :func:`learn` or their module."""
+which would replace the function; those searches are reached through :func:`learn` or their module, and so is
+structural EM (:func:`learn` with blank cells, or ``bnexplore.search.structural_em.structural_em``)."""
 
 HOME, __all__, __getattr__, __dir__ = lazy_exports(__name__, EXPORTS)

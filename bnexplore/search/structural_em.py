@@ -1,0 +1,280 @@
+"""Structural EM: structure search on data with blank cells (Friedman 1997; Friedman 1998).
+
+Friedman's structural EM (1997, "Learning belief networks in the presence of
+missing values and hidden variables", Sections 3-4; 1998, "The Bayesian
+structural EM algorithm", Sections 3-4) alternates
+
+- an E-step: the expected sufficient statistics of the data under the current
+  network, as the weighted completed data set of
+  :func:`bnexplore.em.completions.completed_data` (each incomplete row as its
+  completions weighted by their posterior);
+- an M-step: a structure search scoring candidates on those expected
+  statistics (any registered search with ``expected_counts``, run on a
+  :class:`~bnexplore.scores.Scorer` of the completed data, from the current
+  graph when it takes a start), then parameter EM (:func:`bnexplore.em.em_fit`)
+  on the new graph.
+
+The expected score of the new graph is at least the current graph's, which
+for the scores Friedman studies raises the observed-data score; since the
+search's score on expected counts is only a proxy for it, every iteration's
+observed-data log-likelihood and BIC are computed, and the network with the
+best observed-data BIC is returned, saying so when it is not the last.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from ..bif import fit_network
+from ..control import Control
+from ..em import em_fit
+from ..em.completions import completed_data
+from ..errors import SearchError
+from ..graphs import DAG
+from ..options import seed_number
+from ..scores import Scorer
+from .registry import EM_OPTIONS, expected_count_searches, search_spec
+from .run import SearchRun
+
+
+def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10, completions=32, seed=0,
+                  progress=None, time_limit=None, stop=None, control=None, **search_options):
+    """Learn a network from data with blank cells by structural EM (Friedman 1997, 1998).
+
+    Starts from the empty graph (with the required arcs of ``knowledge``) and
+    its parameter-EM tables. Each iteration: the E-step completes the data
+    under the current network (:func:`bnexplore.em.completions.completed_data`,
+    Friedman 1997, Section 3); the M-step runs ``algorithm`` on the completed
+    data's scorer, from the current graph when the search takes a start
+    (Friedman 1998, Section 4: any search that improves the expected score),
+    then fits the new graph's tables by parameter EM
+    (:func:`bnexplore.em.em_fit`). It ends when a graph repeats, after
+    ``em_iterations`` iterations, or on a stop or the time limit.
+
+    Every network visited, the start included, is rated by its observed-data
+    BIC: the observed-data log-likelihood at its EM tables minus ``log(N) / 2``
+    times its free parameters. The best is returned, and ``extra["em"]["note"]``
+    says so when it is not the last one.
+
+    Data without blank cells needs no E-step (the completed data is the data,
+    whatever the network): the result is the plain search's, with its one
+    iteration recorded.
+
+    Parameters
+    ----------
+    data : Dataset
+        Blank cells in ``data.blank`` (read with ``missing="em"``).
+    algorithm : str
+        A search of :data:`~bnexplore.search.SEARCHES` with ``expected_counts``
+        (hc, tabu, rpdag, rpdag-tabu, ges).
+    score : str
+        The search's score (:class:`bnexplore.scores.Scorer`), computed on the expected counts.
+    ess : float
+        BDeu equivalent sample size of the score and of the tables' prior.
+    em_iterations : int
+        Most iterations (>= 1).
+    completions : int
+        Completions per incomplete row in the E-step (>= 1): all of them when
+        a row's blank cells have at most this many, else as many samples.
+    seed : int
+        Seed of the sampled completions (iteration ``k`` uses ``seed + k - 1``)
+        and of the search when it takes one.
+    progress, time_limit, stop, control
+        See :class:`bnexplore.control.Control`. Each report carries
+        ``iteration``, ``log_likelihood`` (of the last network fitted) and
+        ``em`` (the iterations so far, as in ``extra["em"]["iterations"]``). On
+        a stop the iteration under way is dropped and the best network of
+        those finished is returned, with ``stats["stopped"]`` set.
+    **search_options
+        The search's own options and :data:`~bnexplore.search.COMMON` ones
+        (``max_indegree``, ``knowledge``); not ``start``.
+
+    Returns
+    -------
+    Result
+        The returned iteration's network, its search's trajectory and
+        statistics (``seconds`` and ``stopped`` of the whole run); ``score`` is
+        its expected score (the score on the completed data it was learnt
+        from). ``extra["em"]`` holds ``iterations`` (one dict per iteration,
+        0 the start: ``iteration``, ``log_likelihood``, ``observed_bic``,
+        ``expected_score``, ``arcs``, ``changes`` (arcs added, removed or
+        reversed), ``seconds``), ``returned``, ``note``, ``blank_cells``,
+        ``rows`` and ``completions``. ``em_fit(result.graph, data, ess=ess)``
+        gives the returned network's tables again (parameter EM is
+        deterministic), e.g. for :func:`bnexplore.em.impute.impute`.
+
+    Raises
+    ------
+    SearchError
+        For a search that cannot run on expected counts (naming those that
+        can), an unknown option, or ``start``.
+    OptionError
+        For an impossible ``em_iterations``, ``completions``, ``seed`` or search option.
+
+    Examples
+    --------
+    ``b`` copies ``a`` nine times in ten and ``c`` is noise; a fifth of the
+    cells are blank. Structural EM finds the arc between ``a`` and ``b``:
+
+    >>> import numpy as np
+    >>> from bnexplore.data import Dataset
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.integers(0, 2, 400)
+    >>> codes = np.column_stack([a, (a + (rng.random(400) < 0.1)) % 2, rng.integers(0, 2, 400)])
+    >>> codes[rng.random(codes.shape) < 0.2] = -1
+    >>> data = Dataset.from_codes(codes, names=["a", "b", "c"], missing="em")
+    >>> result = structural_em(data, "hc", score="bic")
+    >>> result.graph.to_json()["arcs"]
+    [['a', 'b']]
+    >>> [step["iteration"] for step in result.extra["em"]["iterations"]][:2], result.extra["em"]["note"]
+    ([0, 1], None)
+    """
+    spec = search_spec(algorithm)
+    if not spec.expected_counts:
+        raise SearchError(f"{algorithm} cannot learn from data with blank cells: structural EM runs a search on "
+                          f"expected counts, which {', '.join(expected_count_searches())} can; or drop the "
+                          f"incomplete rows")
+    if "start" in search_options:
+        raise SearchError("structural EM starts every search from the previous iteration's graph; it takes no start")
+    options = spec.checked(search_options)
+    em_iterations, completions = (option.check(value) for option, value in zip(EM_OPTIONS, (em_iterations,
+                                                                                          completions)))
+    seed = seed_number(seed)
+    keywords = spec.keywords()
+    if "seed" in keywords and options.get("seed") is None:
+        options["seed"] = seed
+    control = Control.of(control, progress, time_limit, stop)
+    run = Run(spec, data, score, ess, options, control, completions, seed, em_iterations)
+    return run.learn() if getattr(data, "blank", None) is not None else run.plain()
+
+
+class Run:
+    """One run of structural EM: its iterations so far and the best of them.
+
+    Parameters are those of :func:`structural_em` (checked).
+    """
+
+    def __init__(self, spec, data, score, ess, options, control, completions, seed, em_iterations):
+        self.spec, self.data, self.score, self.ess = spec, data, score, ess
+        self.options, self.control, self.completions, self.seed = options, control, completions, seed
+        self.em_iterations = em_iterations
+        self.start = time.perf_counter()
+        self.history = []  # the records of extra["em"]["iterations"]
+        self.results = []  # the Result of each record
+        self.networks = []  # the fitted network of each record
+        self.log_likelihood = None
+
+    def learn(self):
+        """Iterate from the start graph; the best iteration's Result."""
+        graph = self._start_graph()
+        self._fit(graph, 0)
+        seen = {graph.adj.tobytes(): 0}
+        takes_start = "start" in self.spec.keywords()
+        for iteration in range(1, self.em_iterations + 1):
+            completed = completed_data(self.networks[-1], self.data, self.completions,
+                                       None if self.seed is None else self.seed + iteration - 1)
+            scorer = Scorer(completed, score=self.score, ess=self.ess)
+            if iteration == 1:
+                self._record(0, self._start_result(scorer, graph), graph)
+            if self.control.should_stop():
+                break
+            result = self.spec.function(scorer, **self.options, **({"start": graph} if takes_start else {}),
+                                        control=self._step(iteration))
+            if self.control.reason is not None:  # the search was cut short: keep the finished iterations
+                break
+            repeat = seen.setdefault(result.graph.adj.tobytes(), iteration)
+            if repeat == iteration:
+                self._fit(result.graph, iteration, completed)
+            else:  # the same graph, the same tables
+                self.networks.append(self.networks[repeat])
+            self._record(iteration, result, graph)
+            graph = result.graph
+            if repeat != iteration:
+                break
+        return self._result()
+
+    def plain(self):
+        """Complete data: the plain search's Result, its one iteration recorded."""
+        result = self.spec.function(Scorer(self.data, score=self.score, ess=self.ess), **self.options,
+                                    control=self.control)
+        self._fit(result.graph, 1)
+        self._record(1, result, DAG.empty(self.data.names))
+        return self._result()
+
+    def _start_graph(self):
+        """The empty graph with the knowledge's required arcs."""
+        names = self.data.names
+        knowledge = self.options.get("knowledge")
+        if not knowledge:
+            return DAG.empty(names)
+        return DAG(knowledge.bind(names, self.options.get("max_indegree")).required.astype(np.uint8), names)
+
+    def _step(self, iteration):
+        """The Control of one step (a search, a parameter EM): it stops when the run stops, and its reports
+        go to the run's progress as the iteration's."""
+
+        def report(info):
+            inner = info.get("done")
+            self.control.report(None if inner is None else min(1.0, (iteration - 1 + inner) / self.em_iterations),
+                                f"structural EM, iteration {iteration}: {info.get('message', '')}",
+                                iteration=iteration, log_likelihood=self.log_likelihood, em=list(self.history))
+
+        return Control(progress=report, stop=self.control.should_stop, min_interval=self.control.min_interval,
+                       clock=self.control.clock)
+
+    def _fit(self, graph, iteration, completed=None):
+        """Parameter EM of ``graph``; its network joins :attr:`networks`.
+
+        Started from the tables of the ``completed`` data's expected counts when given (Friedman 1997,
+        Section 3: the new structure's parameters from the expected statistics it was chosen on), which
+        is parameter EM's first iteration from the previous network, so it needs fewer E-steps than from
+        the available cases."""
+        start = None if completed is None else fit_network(graph, completed, ess=self.ess)
+        self.networks.append(em_fit(graph, self.data, ess=self.ess, start=start, control=self._step(iteration)))
+
+    def _start_result(self, scorer, graph):
+        """The start graph as a Result scored on the first completed data (no search ran)."""
+        run = SearchRun(scorer, Control(), self.spec.name, {})
+        return run.result(scorer.parent_lists(graph), extra={"start": graph} if graph.n_edges else {})
+
+    def _record(self, iteration, result, previous):
+        """Add the iteration's Result and record (its network is the last fitted), and report it."""
+        network = self.networks[-1]
+        log_likelihood = max(network.fit["run_log_likelihoods"])
+        parameters = sum(t.size // t.shape[-1] * (t.shape[-1] - 1) for t in network.cpts)
+        differ = result.graph.adj.astype(bool) != previous.adj.astype(bool)
+        self.log_likelihood = log_likelihood
+        self.results.append(result)
+        self.history.append({
+            "iteration": iteration, "log_likelihood": log_likelihood,
+            "observed_bic": log_likelihood - math.log(self.data.n_rows) / 2 * parameters,
+            "expected_score": float(result.score), "arcs": int(result.graph.n_edges),
+            "changes": int(np.triu(differ | differ.T, 1).sum()), "seconds": time.perf_counter() - self.start})
+        self.control.report(iteration / self.em_iterations, f"structural EM, iteration {iteration}: "
+                            f"log-likelihood {log_likelihood:.6g}", force=True, iteration=iteration,
+                            log_likelihood=log_likelihood, em=list(self.history))
+
+    def _result(self):
+        """The Result of the record with the best observed-data BIC (the last of equals), its note, its ``em``."""
+        best = max(range(len(self.history)), key=lambda k: (self.history[k]["observed_bic"], k))
+        last = self.history[-1]
+        record = self.history[best]
+        note = None
+        if record is not last:
+            what = "the start" if record["iteration"] == 0 else f"iteration {record['iteration']}"
+            note = (f"{what} has the best observed-data BIC ({record['observed_bic']:.6g}); the last, iteration "
+                    f"{last['iteration']}, has {last['observed_bic']:.6g}: structural EM returns {what}'s network")
+        result = self.results[best]
+        result.params = {**result.params, "missing": "em", "em_iterations": self.em_iterations,
+                         "completions": self.completions, "em_seed": self.seed}
+        result.stats = {**result.stats, "seconds": time.perf_counter() - self.start, "stopped": self.control.reason,
+                        "em_iterations": last["iteration"]}
+        result.extra = {**result.extra, "em": {
+            "iterations": self.history, "returned": record["iteration"], "note": note,
+            "blank_cells": int(self.data.n_blank) if hasattr(self.data, "n_blank") else 0,
+            "rows": int(self.data.n_rows), "completions": self.completions}}
+        self.control.finish(message=f"structural EM: done, iteration {record['iteration']} returned",
+                            score=result.score, iteration=last["iteration"], log_likelihood=record["log_likelihood"],
+                            em=list(self.history))
+        return result
