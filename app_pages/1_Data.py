@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnexplore.data import MISSING_LABEL, TABLE_SUFFIXES, Encoder, learn_cut_points
+from bnexplore.data import MISSING_LABEL, MISSING_POLICIES, TABLE_SUFFIXES, Encoder, learn_cut_points
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore_app import state
 from bnexplore_app.errors import without_links
@@ -17,6 +17,9 @@ from bnexplore_app.widgets import data_status, literal, pick_one, show_chart
 METHODS = ("uniform3", "quantile", "width", "manual")
 METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
                "with about the same number of rows; width:K: K bins of equal width; manual: your cut points.")
+MISSING_HELP = ("state: a missing value is a state of its own; drop: drop rows with a missing value; error: refuse "
+                "the table; em: keep blanks, learn from the rows you have (structural EM on the Search page, "
+                "tables fitted by EM).")
 CLASS_NAMES = ("class", "diagnosis", "label", "target", "y", "group")
 UPLOAD_LIMIT_MB = st.get_option("server.maxUploadSize")
 # The Separator choices and what read_frame is given (None: sniffed from the first lines).
@@ -80,8 +83,8 @@ def class_columns(data):
     found = {}
     for i, name in enumerate(data.names):
         states = data.states[i]
-        if len(states) == 2 and MISSING_LABEL not in states:
-            found[name] = 0
+        if len(states) == 2 and MISSING_LABEL not in states:  # blanks kept as blanks (em) are counted too
+            found[name] = int(np.count_nonzero(data.blank[:, i])) if state.has_blanks(data) else 0
         elif len(states) == 3 and states[-1] == MISSING_LABEL:
             found[name] = int(np.count_nonzero(data.codes[:, i] == 2))
     return found
@@ -245,10 +248,9 @@ def columns_section(current):
                                                                    or 3), key=prefix + "bins",
                           disabled=method == "uniform3")
     encoding["default_method"] = method_text(method, bins, "")
-    encoding["missing"] = c.radio("Missing values", ["state", "drop", "error"], key=prefix + "missing",
-                                  index=["state", "drop", "error"].index(encoding["missing"]), horizontal=True,
-                                  help="state: a missing value is a state of its own; drop: drop rows with a "
-                                       "missing value; error: refuse the table.")
+    encoding["missing"] = c.radio("Missing values", list(MISSING_POLICIES), key=prefix + "missing",
+                                  index=MISSING_POLICIES.index(encoding["missing"]), horizontal=True,
+                                  help=MISSING_HELP)
     encoding["max_levels"] = int(a.number_input("Most levels a text column may have", 2, 10_000,
                                                 int(encoding["max_levels"]), key=prefix + "maxlevels"))
     if len(kept) < 2:
@@ -319,6 +321,12 @@ def encoded_section(profile):
                "values and missing values, and the range of numeric columns.")
     for warning in data.warnings:
         st.warning(warning)
+    if state.has_blanks(data):
+        columns = data.blank_columns()
+        st.info(f"{data.n_blank:,} blank cells in {len(columns)} column{'s' if len(columns) != 1 else ''} "
+                f"({', '.join(f'{literal(name)} {count:,}' for name, count in columns.items())}) are kept as blanks: "
+                f"the searches learn from all {data.n_rows:,} rows by structural EM, tables are fitted by EM, and "
+                f"scores count the {state.complete_count(data):,} rows without a blank cell.")
     blanks = class_columns(data)
     options = ["(none)", *blanks]
     current = st.session_state.get("class_column")

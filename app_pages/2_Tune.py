@@ -45,7 +45,7 @@ def local_score_rate(data_key, score, ess, parents, _dataset):
     """Measured local scores per second on this data for parent sets of size ``parents``."""
     from bnexplore.scores import Scorer
 
-    scorer = Scorer(_dataset, score=score, ess=ess, cache=False)
+    scorer = Scorer(state.scored_rows(_dataset), score=score, ess=ess, cache=False)
     n = _dataset.n_vars
     families = [(v, tuple((v + 1 + j) % n for j in range(min(parents, n - 1)))) for v in range(n)] * 4
     scorer.local_many([families[0][0]], [families[0][1]])  # the first call loads the compiled kernels: not timed
@@ -167,6 +167,10 @@ def estimate_section(settings):
     d = settings["max_indegree"]
     st.subheader("Before you run: how big is this?")
     count = n_local_scores(n, d)
+    if state.has_blanks(data) and not state.complete_count(data):
+        st.info("Every row has a blank cell, so there are no complete rows to time the score on; structural EM "
+                "scores completed rows, about as many as the data have rows times the completions per row.")
+        return
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
     time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
     engine, seconds, verdict = exact_verdict(n, count / rate, time_limit)
@@ -185,6 +189,13 @@ def estimate_section(settings):
     e.metric("Exact search time", "depends on the data" if seconds is None else duration_text(seconds),
              help="Scoring the parent sets, then the engine (a rough figure measured on a 2 GHz core; for the "
                   "subset DP it counts the subsets, not yet the candidate parent sets its scans check).")
+    if state.has_blanks(data):
+        st.caption(f"{n} variables, {data.n_rows:,} rows, {data.n_blank:,} blank cells: timed on the "
+                   f"{state.complete_count(data):,} rows without a blank cell. The searches on these data are "
+                   "structural EM, which runs its search once per iteration on the completed rows (a row per "
+                   "completion of its blank cells), so it takes several times a search's time; the exact search "
+                   "and the credible set need complete rows and are not offered.")
+        return
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "
                f"sets they visit, usually a tiny fraction of these, and finish in seconds. {verdict} "
                f"{credible_verdict(n)}")
@@ -197,6 +208,10 @@ def two_class_section(settings):
         return
     st.subheader("Two-class score: KL between the classes (BNKL)")
     data = state.dataset()
+    if state.has_blanks(data):
+        st.info("The data keep blank cells (*Missing values: em*), and BNKL needs complete rows: choose *Missing "
+                "values: drop* on the Data page to run it on the rows without a blank cell.")
+        return
     states = data.states[data.index(column)]
     labels = [label for label in states if label != MISSING_LABEL]  # blank rows are left out (Data page)
     if len(labels) != 2:
@@ -271,6 +286,11 @@ def pruning_section(settings):
     st.caption("The exact search and the credible set score candidate parent sets for every node, then prune "
                "the ones no network within ε = ln(BF) of the best can use (Liao et al. 2019). A larger Bayes "
                "factor keeps more sets, which is why it makes those searches slower.")
+    if state.has_blanks(state.dataset()):
+        st.info("The data keep blank cells (*Missing values: em*): the exact search and the credible set need "
+                "complete rows, so there are no candidate parent sets to count here. Choose *Missing values: drop* "
+                "on the Data page to use them on the rows without a blank cell.")
+        return
     score = settings["score"]
     known = knowledge_ui.knowledge()  # the searches build their candidates under it, so the counts do too
     key = (st.session_state["data_key"], score, settings["ess"], settings["bf"], settings["max_indegree"],

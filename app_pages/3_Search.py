@@ -5,8 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore.search import SEARCHES
-from bnexplore_app import knowledge_ui, replay, state, views
-from bnexplore_app.algorithms import available
+from bnexplore.search.registry import EM_OPTIONS
+from bnexplore_app import em_view, knowledge_ui, replay, state, views
+from bnexplore_app.algorithms import available, not_on_blanks
 from bnexplore_app.errors import error_boundary
 from bnexplore_app.page import run_page
 from bnexplore_app.runs import collect, kept_jobs, progress_text, show_notes, start
@@ -77,7 +78,7 @@ def trace_about(job):
     """What the lines of the searches in ``job`` show, and which searches are not drawn."""
     shown = [task for task in job.tasks if task.traced]
     about = " ".join(dict.fromkeys(TRACE_TEXT[t.algorithm] for t in shown if t.algorithm in TRACE_TEXT))
-    own = [task.name for task in job.tasks if not task.traced]
+    own = [task.name for task in job.tasks if not task.traced and not task.em]
     apart = (f" Not drawn: {', '.join(own)}, whose score is on another scale (its path is on the Networks page)."
              if own else "")
     return about + apart
@@ -137,6 +138,11 @@ def live_panel():
         else:
             show_notes(job)
         trace_chart(job)
+        em_view.job_section(job)
+        if not job.running:
+            for entry in [e for e in st.session_state["results"].values()
+                          for _, result, _ in job.results if e.result is result and em_view.run_of(result)]:
+                em_view.download_completed(entry, f"search-completed-{entry.name}")
 
 
 def shown_job():
@@ -157,9 +163,30 @@ def other_jobs_section():
             trace_chart(job)
 
 
+def em_section():
+    """On data that keep blank cells: which searches learn from them (by structural EM) and which not, and
+    structural EM's own options. Returns those options (None on complete data)."""
+    data = state.dataset()
+    if not state.has_blanks(data):
+        return None
+    left_out = not_on_blanks(bool(st.session_state.get("class_column")))
+    st.info(f"The data keep {data.n_blank:,} blank cells (*Missing values: em* on the Data page): the searches "
+            "below learn from every row by structural EM (Friedman 1998), each iteration completing the blanks by "
+            "the current network and searching on the completed rows."
+            + (f" Not offered: {'; '.join(f'{label}, as {why}' for label, why in left_out.items())}; to run "
+               "them, choose *Missing values: drop* (the complete rows) on the Data page." if left_out else ""))
+    values = {}
+    for column, option in zip(st.columns(len(EM_OPTIONS)), EM_OPTIONS):
+        low, high, start = option.widget
+        values[option.name] = int(column.number_input(option.label, low, high, start, help=option.help,
+                                                      key=f"{state.KEEP}search_em_{option.name}"))
+    return values
+
+
 def run_section():
     st.subheader("Run")
-    choices = available(bool(st.session_state.get("class_column")))
+    em = em_section()
+    choices = available(bool(st.session_state.get("class_column")), em is not None)
     key = state.KEEP + "search_algorithms"
     if key in st.session_state:  # kept from an earlier visit: only what can run on these data
         st.session_state[key] = [k for k in st.session_state[key] if k in choices]
@@ -190,7 +217,7 @@ def run_section():
     job = st.session_state.get("job")
     busy = job is not None and job.running
     if st.button("Run", type="primary", disabled=busy or not picked, key="search_run"):
-        start([choices[k] for k in picked], options, float(time_limit))
+        start([choices[k] for k in picked], options, float(time_limit), em)
     busy = st.session_state["job"] is not None and st.session_state["job"].running
     st.fragment(run_every=POLL_SECONDS if busy else None)(live_panel)()
     other_jobs_section()

@@ -11,7 +11,7 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.scores import SCORES
-from bnexplore_app import ask, state, views
+from bnexplore_app import ask, em_view, state, views
 from bnexplore_app.network_sections import SECTIONS
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, export_buttons, import_results, pick_one, show_graph
@@ -30,6 +30,11 @@ def summary(entry):
     cpdag = graph.cpdag()
     st.metric(f"Score ({state.score_label(result.score_name, result.params.get('ess'))})", f"{result.score:,.2f}",
               help=f"exactly {result.score!r} (natural log, higher is better)")
+    data = views.data_for(entry)[0]
+    if em_view.run_of(result) is not None:
+        st.caption("Its expected score: on the rows completed under this network (structural EM).")
+    elif data is not None and state.has_blanks(data):
+        st.caption(f"On the {state.complete_count(data):,} rows without a blank cell.")
     st.metric("Edges", graph.n_edges, help=f"{len(cpdag.arcs())} compelled, {len(cpdag.links())} reversible")
     st.metric("DAGs in its class", f"{cpdag.n_dags():,}",
              help="Markov equivalent DAGs: same skeleton and v-structures; they fit every data set equally well. "

@@ -12,10 +12,11 @@ from bnexplore import viz
 from bnexplore.errors import BNExploreError
 from bnexplore.graphs import DAG, shd, structural_errors
 from bnexplore.search import SEARCHES
+from bnexplore.search.registry import EM_OPTIONS
 from bnexplore.search.engine import choose_engine
 from bnexplore.search.scoreboard import EXACT_ALGORITHMS, covers, optimum_for, scoreboard_row
 from bnexplore_app import knowledge_ui, runs, state, views
-from bnexplore_app.algorithms import available
+from bnexplore_app.algorithms import available, not_on_blanks
 from bnexplore_app.errors import without_links
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import (data_status, file_stem, import_results, literal, pick_one, picture_buttons,
@@ -88,6 +89,7 @@ def metrics_table(reference, chosen, entries, names):
                "drawn; A (added), D (deleted), I (wrongly oriented) and H = A + D + I compare their equivalence "
                "classes, so two equivalent DAGs have H = 0. Scores are comparable only for the same score "
                "function and data."
+               + (f" {views.BLANK_SCORES}" if state.has_blanks(state.dataset()) else "")
                + ("" if all(len(entry.result.names) == len(names) for entry in chosen) else
                   f" Edges, SHD and errors count only the edges between the {len(names)} shared variables; each "
                   "score is that of the whole network."))
@@ -106,8 +108,11 @@ def every_search(n_vars, time_limit):
     a run can be repeated), except the exact search when the engine estimate the Tune page shows says it
     would not finish within ``time_limit``: the subset DP's time is known, branch and cut's is not.
     """
-    choices = available(False)
+    blank = state.has_blanks(state.dataset())
+    choices = available(False, blank)
     chosen, skipped = [], []
+    if blank:
+        skipped += [f"{label} ({why}; the data keep blank cells)" for label, why in not_on_blanks(False).items()]
     for key in SEARCHES:
         if key not in choices:
             continue
@@ -141,7 +146,9 @@ def every_time_limit():
 def run_every_search():
     limit = every_time_limit()
     chosen, _ = every_search(state.dataset().n_vars, limit)
-    runs.start(chosen, {alg.key: seeded(alg.key) for alg in chosen}, limit)
+    kept = st.session_state.get("_kept", {})  # structural EM's options as the Search page has them
+    em = {option.name: int(kept.get(f"{state.KEEP}search_em_{option.name}", option.default)) for option in EM_OPTIONS}
+    runs.start(chosen, {alg.key: seeded(alg.key) for alg in chosen}, limit, em)
 
 
 def every_panel():
@@ -206,6 +213,8 @@ def scoreboard_section(entries):
         st.info("No network learned on the data in use yet.")
     else:
         scoreboard_table(frame, known_truth, known_optimum, bf)
+        if state.has_blanks(state.dataset()):
+            st.caption(views.BLANK_SCORES)
     st.caption(f"The button runs {', '.join(alg.key for alg in chosen)}, one after the other, at most {limit:g} s "
                f"each (the Search page's time limit, at most {EVERY_SEARCH_SECONDS:g} s): a search still running "
                "then stops and keeps its best network so far. Options are the searches' defaults, with seed 1."

@@ -18,14 +18,16 @@ import streamlit as st
 
 from bnexplore.bootstrap import bootstrap
 from bnexplore.data import MISSING_LABEL, Encoder
+from bnexplore.em import em_fit
+from bnexplore.em.impute import impute
 from bnexplore.errors import SearchError
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
 from bnexplore.bnkl import bnkl
-from bnexplore.search import SEARCHES
+from bnexplore.search import SEARCHES, learn
 from bnexplore.search.credible import credible_set
 from bnexplore_app import jobs
-from bnexplore_app.state import score_label
+from bnexplore_app.state import has_blanks, score_label
 
 
 @dataclass
@@ -47,6 +49,9 @@ class SearchInput:
         What the user knows (required / forbidden arcs, tiers), from the Tune page.
     encoder_options : dict or None
         The Data page's encoder options (``missing``, ``types``, ...) that made ``dataset`` from ``frame``.
+    em : dict or None
+        Structural EM's options (``em_iterations``, ``completions``: :data:`bnexplore.search.registry.EM_OPTIONS`)
+        for data that keep blank cells.
     """
 
     dataset: object
@@ -56,6 +61,7 @@ class SearchInput:
     discretize: dict | None = None
     knowledge: object = None
     encoder_options: dict | None = None
+    em: dict | None = None
 
     def scorer(self):
         """A fresh Scorer for this run (the thread owns it: no sharing across threads)."""
@@ -119,9 +125,23 @@ def register(algorithm):
     return algorithm
 
 
-def available(has_class):
-    """Algorithms that can run on the data in use."""
-    return {key: alg for key, alg in REGISTRY.items() if has_class or not alg.needs_class}
+def available(has_class, blank=False):
+    """Algorithms that can run on the data in use; on data that keep blank cells (``blank``), only the searches
+    that can be structural EM's step (the registry's ``expected_counts``)."""
+    return {key: alg for key, alg in REGISTRY.items()
+            if (has_class or not alg.needs_class) and (not blank or learns_by_em(key))}
+
+
+def learns_by_em(key):
+    """True when the search ``key`` can learn from data with blank cells (as structural EM's step)."""
+    return key in SEARCHES and SEARCHES[key].expected_counts
+
+
+def not_on_blanks(has_class):
+    """``{label: why}`` of the algorithms the app offers on complete data but not on data with blank cells."""
+    return {alg.label: ("structural EM cannot run it (it reads complete rows itself)" if alg.key in SEARCHES
+                        else "it needs complete rows")
+            for key, alg in available(has_class).items() if not learns_by_em(key)}
 
 
 def _max_indegree(inputs):
@@ -129,11 +149,21 @@ def _max_indegree(inputs):
     return None if value in (None, 0) else int(value)
 
 
-def _search(function, **fixed):
-    """The ``run`` of a search with the library's shape ``function(scorer, max_indegree=, knowledge=,
-    control=, ...)`` (each search checks the knowledge before any work)."""
-    return lambda inputs, options, control: function(inputs.scorer(), max_indegree=_max_indegree(inputs),
-                                                     knowledge=inputs.knowledge, control=control, **fixed, **options)
+def _search(spec):
+    """The ``run`` of a registered search: its function on the Scorer of the data in use (each search checks
+    the knowledge before any work); on data that keep blank cells, structural EM with it as the step
+    (:func:`bnexplore.search.learn` with ``missing="em"``), its network's tables fitted by EM and the data
+    completed by them (:func:`bnexplore.em.impute.impute`) in the same background run."""
+    def run(inputs, options, control):
+        if has_blanks(inputs.dataset):
+            result = learn(inputs.dataset, spec.name, score=inputs.settings["score"], ess=inputs.settings["ess"],
+                           missing="em", max_indegree=_max_indegree(inputs), knowledge=inputs.knowledge,
+                           control=control, **(inputs.em or {}), **options)
+            fitted = em_fit(result.graph, inputs.dataset)  # the Networks page's tables (views.fit), made here
+            return result, {"fitted": fitted, "completed": impute(fitted, inputs.dataset)}
+        return spec.function(inputs.scorer(), max_indegree=_max_indegree(inputs), knowledge=inputs.knowledge,
+                             control=control, **options)
+    return run
 
 
 def option_widgets(spec):
@@ -214,7 +244,7 @@ DESCRIBE = {
 """What the names of results of the searches that use independence tests say about their settings."""
 
 for _spec in SEARCHES.values():
-    register(Algorithm(_spec.name, _spec.label, _spec.description, _search(_spec.function),
+    register(Algorithm(_spec.name, _spec.label, _spec.description, _search(_spec),
                        WIDGETS.get(_spec.name, option_widgets(_spec)), replay=_spec.replay is not None,
                        describe=DESCRIBE.get(_spec.name)))
 

@@ -12,7 +12,6 @@ import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
-from bnexplore.bif import fit_network
 from bnexplore.errors import BNExploreError
 from bnexplore.inference import InferenceEngine
 from bnexplore_app import state, views
@@ -38,12 +37,15 @@ def network_for(entry, method, ess):
                       "its probability tables; load those data, or ask the ground truth")
     key = ("fit", method, ess, data_key)
     if key not in entry.cache:
-        entry.cache[key] = fit_network(entry.result.graph, data, ess=ess, method=method)
+        entry.cache[key] = views.fit(entry.result.graph, data, ess=ess, method=method)
     network = entry.cache[key]
-    empty = sum(network.fit["empty_configurations"].values())
+    empty = sum(network.fit.get("empty_configurations", {}).values())
     fitted_on = entry.data_label if data_key == entry.data_key else st.session_state["data_label"]
     how = (f"tables fitted to {fitted_on} by {FITS[method]}"
            + (f" (ESS {ess:g})" if method == "bdeu" else ""))
+    if network.fit.get("method") == "em":
+        how = (f"tables fitted to {fitted_on} by EM, blanks left blank: the BDeu posterior mean (ESS {ess:g}) on "
+               f"the expected counts, after {len(network.fit.get('log_likelihoods') or ())} iterations")
     if empty:
         how += (f"; {empty:,} parent configurations never occur in the data and get the uniform distribution "
                 "(see a node's table below)")
@@ -98,8 +100,9 @@ def probability_table(network, variable):
                                       names=[network.names[p] for p in parents]) if parents else ["(no parents)"]
     frame = pd.DataFrame(table, index=rows, columns=[f"P({s})" for s in network.states[v]])
     if counts is not None:
+        expected = network.fit.get("method") == "em"  # expected counts are fractions
         for k, s in enumerate(network.states[v]):
-            frame.insert(2 * k + 1, f"n({s})", counts[:, k].astype(int))
+            frame.insert(2 * k + 1, f"n({s})", counts[:, k].round(2) if expected else counts[:, k].astype(int))
     return frame.reset_index() if parents else frame
 
 
@@ -114,7 +117,8 @@ def render(entry, positions, most):
     graph_column, side = st.columns([3, 1])
     with side:
         method = "bdeu"
-        if entry.result.algorithm != "ground truth":
+        blank = state.has_blanks(views.data_for(entry)[0])
+        if entry.result.algorithm != "ground truth" and not blank:  # with blanks: EM, on BDeu's counts
             # a select box takes one line where a radio of these labels takes three: the evidence controls
             # below end in a 720-pixel window
             method = st.selectbox("Tables", list(FITS), format_func=lambda m: (
@@ -161,7 +165,9 @@ def render(entry, positions, most):
                       lambda name: st.session_state.update({f"ask-table-pick-{entry.name}": name}))
     st.dataframe(probability_table(network, chosen), hide_index=True, width="stretch")
     st.caption("One row per configuration of the node's parents; P(state) is the table's probability and n(state) "
-               "how many rows of the data have that state with those parents."
+               + ("the expected number of rows with that state and those parents, blank cells counted by their "
+                  "probability under the network (EM)." if network.fit.get("method") == "em" else
+                  "how many rows of the data have that state with those parents.")
                if network.fit is not None else "One row per configuration of the node's parents (the true "
                "network's own table; it was not fitted to data, so there are no counts).")
     return drawing, spread

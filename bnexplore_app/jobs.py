@@ -60,6 +60,9 @@ class Task:
         for a search with a score of its own, such as BNKL's KL).
     algorithm : str
         The algorithm's key ("hc", "exact"), so the page can say what the chart shows.
+    em : bool
+        It learns by structural EM (data with blank cells): its searches score other completed data at
+        each iteration, so it is not traced; the page draws its log-likelihood per iteration instead.
     """
 
     name: str
@@ -68,6 +71,7 @@ class Task:
     context: dict = field(default_factory=dict)
     traced: bool = True
     algorithm: str = ""
+    em: bool = False
 
 
 def max_jobs(environ=os.environ):
@@ -274,8 +278,9 @@ class SearchJob:
         Why the job was stopped from outside (a closed tab), when it was.
     reports : list of dict
         Every progress report: ``task``, ``seconds`` (since the task started),
-        ``score``, ``done``, ``message``, ``iteration``, and from an exact
-        search ``bound`` (proven upper bound) and ``found`` (credible DAGs so far).
+        ``score``, ``done``, ``message``, ``iteration``, from an exact
+        search ``bound`` (proven upper bound) and ``found`` (credible DAGs so far), and from
+        structural EM ``log_likelihood`` and ``em`` (its iterations so far, as in ``extra["em"]``).
     results : list of (Task, Result, dict)
         Finished tasks, in order, with the extra objects their search returned.
     errors : list of (Task, str)
@@ -357,7 +362,8 @@ class SearchJob:
             entry = {"task": task.name, "seconds": float(info.get("elapsed", 0.0)),
                      "score": info.get("score"), "done": info.get("done"),
                      "message": info.get("message", ""), "iteration": info.get("iteration"),
-                     "bound": info.get("bound"), "found": info.get("found")}
+                     "bound": info.get("bound"), "found": info.get("found"),
+                     "log_likelihood": info.get("log_likelihood"), "em": info.get("em")}
             with self._lock:
                 self.reports.append(entry)
         return progress

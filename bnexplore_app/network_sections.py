@@ -23,7 +23,7 @@ from bnexplore.errors import BNExploreError
 from bnexplore.bnkl import class_networks_from_json, rule_values
 from bnexplore.graphs import DAG
 from bnexplore.result import Result
-from bnexplore_app import state, views
+from bnexplore_app import em_view, state, views
 from bnexplore_app.widgets import file_stem, show_chart, show_graph
 
 
@@ -431,3 +431,5 @@ def _render_bootstrap(entry, positions):
 
 register(Section("How sure is each arc (bootstrap)", lambda entry: "bootstrap" in entry.result.extra,
                  _render_bootstrap))
+register(Section("How structural EM went (learned from data with blank cells)",
+                 lambda entry: em_view.run_of(entry.result) is not None, em_view.entry_section))

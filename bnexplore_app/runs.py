@@ -70,22 +70,27 @@ def session_alive():
     return lambda: not runtime.exists() or runtime.get_instance().is_active_session(session_id)
 
 
-def start(chosen, options, time_limit):
-    """Start the chosen searches in a background thread (they queue for the fast core and a server slot)."""
+def start(chosen, options, time_limit, em=None):
+    """Start the chosen searches in a background thread (they queue for the fast core and a server slot).
+
+    ``em``: structural EM's options (``em_iterations``, ``completions``) for data that keep blank cells; the
+    searches then learn by structural EM, and their names say so."""
     settings = dict(st.session_state["settings"])
     table = st.session_state["table"]
     options_of_data, columns = st.session_state["encoder_options"]
     knowledge = knowledge_ui.knowledge()
     inputs = SearchInput(state.dataset(), settings, st.session_state.get("class_column"), table.frame[columns],
-                         options_of_data["discretize"], knowledge, options_of_data)
+                         options_of_data["discretize"], knowledge, options_of_data, em)
+    by_em = state.has_blanks(inputs.dataset)
     where = {"data": inputs.dataset, "data_key": st.session_state["data_key"],
              "data_label": st.session_state["data_label"]}
     tasks = []
     for alg in chosen:
         opts = options[alg.key]
-        name = state.result_name(alg.key, alg.settings_text(settings, opts), st.session_state["data_short"])
+        name = state.result_name(f"{alg.key} · structural EM" if by_em else alg.key,
+                                 alg.settings_text(settings, opts), st.session_state["data_short"])
         tasks.append(Task(name, alg.label, lambda control, alg=alg, opts=opts: alg.run(inputs, opts, control),
-                          where, traced=not alg.own_score, algorithm=alg.key))
+                          where, traced=not alg.own_score and not by_em, algorithm=alg.key, em=by_em))
     job = SearchJob(tasks, time_limit, where["data_key"], where["data_label"], ready=warmup.CORE.ready,
                     slots=jobs.server_slots(), alive=session_alive()).start()
     jobs.REAPER.watch(job)
@@ -117,10 +122,21 @@ def progress_text(job):
     numbers = score is not None or bound is not None or found is not None
     what = (f"step {step} · " if step is not None else  # else what the search says, unless its numbers say it
             "" if numbers else f"{last.get('message') or 'starting'} · ")
-    text = (f"{task} · {what}"
+    text = (f"{task} · {em_text(job, task)}{what}"
             + (f"best score {score:,.2f} · " if score is not None else "")
             + (f"proven bound {bound:,.2f} (gap {bound - score:,.4g}) · "
                if bound is not None and score is not None else "")
             + (f"{found:,} credible networks found · " if found is not None else "")
             + f"{seconds:.1f} s" + (f" of at most {job.time_limit:g} s" if job.time_limit else ""))
     return min(max(done or 0.0, 0.0), 1.0), text
+
+
+def em_text(job, task):
+    """Where a structural EM run is: its last finished iteration and observed-data log-likelihood, and the one under
+    way ("" for other runs)."""
+    report = next((r for r in reversed(job.snapshot()) if r["task"] == task and r.get("em")), None)
+    if report is None:
+        return ""
+    last = report["em"][-1]
+    return (f"EM iteration {last['iteration']} done, log-likelihood {last['log_likelihood']:,.2f}; now iteration "
+            f"{report['iteration']} · ")

@@ -35,7 +35,7 @@ import streamlit as st
 
 from bnexplore import bundled, viz
 from bnexplore.bif import read_bif, sample
-from bnexplore.data import Encoder, read_frame
+from bnexplore.data import MISSING_POLICIES, Encoder, read_frame
 from bnexplore.errors import DataError
 from bnexplore.scores import SCORES, Scorer
 from bnexplore.session import SavedResult, Session, check_field, table_bytes
@@ -145,10 +145,35 @@ def scorer(data_key, score, ess, data):
     kept = st.session_state.setdefault("scorers", {})
     key = (data_key, score, float(ess))
     found = kept.pop(key, None)
-    kept[key] = found if found is not None else Scorer(data, score=score, ess=ess)  # newest last
+    kept[key] = found if found is not None else Scorer(scored_rows(data), score=score, ess=ess)  # newest last
     while len(kept) > SCORERS_KEPT:
         kept.pop(next(iter(kept)))
     return kept[key]
+
+
+def has_blanks(data):
+    """True when ``data`` keeps blank cells (the Data page's *Missing values: em*)."""
+    return getattr(data, "blank", None) is not None
+
+
+def scored_rows(data):
+    """The rows a score of ``data`` is computed on: all of them, or the rows without a blank cell when
+    ``data`` keeps blanks (a score counts complete rows; DataError when no row is complete)."""
+    return data.complete_rows() if has_blanks(data) else data
+
+
+def complete_count(data):
+    """How many rows of ``data`` have no blank cell."""
+    return data.n_rows - int(data.blank.any(axis=1).sum()) if has_blanks(data) else data.n_rows
+
+
+def scored_rows_note(data):
+    """"" for data without blank cells, else a sentence saying what its scores are computed on."""
+    if not has_blanks(data):
+        return ""
+    return (f"The data keep {data.n_blank:,} blank cells (*Missing values: em*): a score counts complete rows, so "
+            f"the scores here are computed on the {complete_count(data):,} rows without a blank cell (of "
+            f"{data.n_rows:,}); the structural EM searches learn from every row.")
 
 
 def available_samples():
@@ -279,8 +304,8 @@ def check_encoding(encoding):
         value = encoding[key]
         check_field(isinstance(value, list) and all(isinstance(v, str) for v in value), f"{where}.{key}",
                     "a list of column names", value)
-    check_field(encoding["missing"] in ("state", "drop", "error"), f"{where}.missing", "state, drop or error",
-                encoding["missing"])
+    check_field(encoding["missing"] in MISSING_POLICIES, f"{where}.missing", ", ".join(MISSING_POLICIES[:-1])
+                + f" or {MISSING_POLICIES[-1]}", encoding["missing"])
     value = encoding["max_levels"]
     check_field(isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= 10_000,
                 f"{where}.max_levels", "a whole number from 2 to 10,000", value)

@@ -7,6 +7,8 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.bif import Network, fit_network, write_bif
+from bnexplore.em import em_fit
+from bnexplore.errors import DataError
 from bnexplore.graphs import PDAG
 from bnexplore.result import Result
 from bnexplore.scores import SCORES
@@ -24,6 +26,11 @@ VIEW_CAPTIONS = {
              "(the same in every DAG of the class, the data can tell their direction); light dashed edges are "
              "reversible (the data cannot tell the direction).",
 }
+BLANK_SCORES = ("The data keep blank cells: a structural EM run's score is its expected score (on the rows "
+                "completed under its own network, each completion weighted by its probability), any other "
+                "network's (the ground truth's, an imported one's) is on the rows without a blank cell; the two "
+                "are not on one scale, so compare such networks by their edges and SHD.")
+"""What the scores of networks on data with blank cells are (Networks and Compare pages)."""
 WIDTH_TEXT = ("Thicker arcs add more to the score: the width is s(child, parents) − s(child, parents without this "
               "one), shown exactly on hover.")
 
@@ -107,10 +114,20 @@ def caption(entry, view, contribution=None):
         tables = data_for(entry)[0] is not None
         hover = ("Hover a node for " + " and ".join(
             ([f"its local score ({entry.result.score_name})"] if scored else [])
-            + (["its conditional probability table (fitted to the data)"] if tables else [])) + "."
+            + ([f"its conditional probability table ({fitted_how(data_for(entry)[0])})"] if tables else []))
+                 + "."
                  if scored or tables else "")
+        data = data_for(entry)[0]
+        if scored and state.has_blanks(data):
+            hover += (f" Local scores and arc widths are computed on the {state.complete_count(data):,} rows "
+                      "without a blank cell.")
         text = text.format(width=WIDTH_TEXT if widths else "All arcs are drawn at one width.", hover=hover).strip()
     return f"{what_it_is(entry)} {text} {note}".strip()
+
+
+def fitted_how(data):
+    """How :func:`fit` fits tables to ``data``, in a few words."""
+    return "fitted to the data by EM, blanks left blank" if state.has_blanks(data) else "fitted to the data"
 
 
 def truth_entry():
@@ -122,10 +139,16 @@ def truth_entry():
     key = ("truth", st.session_state["data_key"], st.session_state["settings"]["score"])
     cached = st.session_state.get("_truth_entry")
     if cached is None or cached[0] != key:
-        scorer = state.current_scorer()
+        try:
+            scorer = state.current_scorer()
+        except DataError:  # every row has a blank cell: nothing to score the truth on
+            scorer = None
+        settings = st.session_state["settings"]
         dag = truth.dag()
-        result = Result(graph=dag, score=scorer.total(dag), score_name=scorer.score_name, algorithm="ground truth",
-                        params=dict(scorer.params), stats={"edges": dag.n_edges})
+        result = Result(graph=dag, score=scorer.total(dag) if scorer is not None else float("nan"),
+                        score_name=settings["score"] if scorer is None else scorer.score_name,
+                        algorithm="ground truth", params={"score": settings["score"], "ess": settings["ess"]}
+                        if scorer is None else dict(scorer.params), stats={"edges": dag.n_edges})
         entry = state.Entry(f"ground truth: {truth.name}", result, data, st.session_state["data_key"],
                             st.session_state["data_label"])
         cached = (key, entry)
@@ -159,7 +182,16 @@ def entry_scorer(entry):
     name = entry.result.score_name
     if data is None or not isinstance(name, str) or name not in SCORES:  # a hostile import's name may be a list
         return None
-    return state.scorer(key, name, float(entry.result.params.get("ess", 1.0)), data)
+    return scorer_or_none(data, key, name, entry.result.params.get("ess", 1.0))
+
+
+def scorer_or_none(data, key, score, ess):
+    """The session's Scorer of ``data`` (its rows without a blank cell when it keeps blanks: see
+    :func:`bnexplore_app.state.scored_rows`), or None when no row is complete."""
+    try:
+        return state.scorer(key, score, float(ess), data)
+    except DataError:  # every row has a blank cell: there is nothing to score on
+        return None
 
 
 def _cached(entry, key, compute):
@@ -169,11 +201,21 @@ def _cached(entry, key, compute):
 
 
 def fitted(entry):
-    """The entry's DAG with BDeu-posterior-mean CPTs fitted to its data, or None."""
+    """The entry's DAG with BDeu-posterior-mean CPTs fitted to its data (by EM when the data keep blank
+    cells), or None."""
     data, _ = data_for(entry)
     if data is None:
         return None
-    return _cached(entry, "fitted", lambda: fit_network(entry.result.graph, data))
+    return _cached(entry, "fitted", lambda: fit(entry.result.graph, data))
+
+
+def fit(graph, data, ess=1.0, method="bdeu"):
+    """``graph`` with tables fitted to ``data``: :func:`bnexplore.bif.fit_network` (``method`` "bdeu" or "ml"),
+    or on data that keep blank cells EM (:func:`bnexplore.em.em_fit`, the BDeu posterior mean with ``ess``
+    on the expected counts)."""
+    if state.has_blanks(data):
+        return em_fit(graph, data, ess=ess)
+    return fit_network(graph, data, ess=ess, method=method)
 
 
 def bif_text(entry, name):
