@@ -35,13 +35,18 @@ from .scores.registry import ESS, SCORES, score_spec
 from .search import registry as searches
 from .search.registry import SEARCHES, search_spec
 
+EM_OPTIONS = {option.name: option for option in searches.EM_OPTIONS}
+"""Structural EM's options (``--em-iterations``, ``--completions``), by name."""
+
 
 class TerminalProgress:
     """A one-line progress bar on a terminal (silent when not a terminal).
 
     Called with the ``info`` dicts of :class:`bnexplore.control.Control`:
     shows the fraction done (or a spinner when unknown), the message, the best
-    score so far and the time left when there is a time limit.
+    score so far and the time left when there is a time limit. Each iteration of
+    structural EM (the records of a report's ``em``) is also written as a line of
+    its own, so the log-likelihood of every iteration stays on the screen.
     """
 
     def __init__(self, stream=sys.stderr, time_limit=None, width=28):
@@ -50,10 +55,15 @@ class TerminalProgress:
         self.time_limit = time_limit
         self.width = width
         self.turn = 0
+        self.em_seen = 0
 
     def __call__(self, info):
         if not self.enabled:
             return
+        for record in (info.get("em") or [])[self.em_seen:]:  # structural EM's iterations not yet written
+            self.stream.write(f"\rEM iteration {record['iteration']}: observed-data log-likelihood "
+                              f"{record['log_likelihood']:.4f}, {record['arcs']} arcs".ljust(150) + "\n")
+            self.em_seen += 1
         done = info.get("done")
         if done is None:
             self.turn += 1
@@ -91,6 +101,10 @@ def _interrupt_sets(event):
     signal.signal(signal.SIGINT, handler)
 
 
+MISSING = ("state", "drop", "error", "em")
+"""The ``--missing`` choices: :data:`bnexplore.data.MISSING_POLICIES` (a test checks them equal; the command
+line reads its flags without loading the data package)."""
+
 DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.feather, .arrow)"
 
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
@@ -101,7 +115,7 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
          "max_parents": "--max-parents",
          "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB",  # limits.ENVIRONMENT, set outside the command
          **{h.name: "--" + h.name.replace("_", "-") for spec in SCORES.values() for h in spec.hyperparameters},
-         **{name: option.flag for name, option in searches.options().items()}}
+         **{name: option.flag for name, option in {**searches.options(), **EM_OPTIONS}.items()}}
 
 
 def checks():
@@ -109,7 +123,8 @@ def checks():
     from .bootstrap import MAX_RESAMPLES
 
     return {
-        **{name: option.check for name, option in searches.options().items() if option.kind != "choice"},
+        **{name: option.check for name, option in {**searches.options(), **EM_OPTIONS}.items()
+           if option.kind != "choice"},
         "time_limit": lambda v: positive_number(v, "time_limit", unit=" of seconds"),
         "ess": lambda v: positive_number(v, "ess", high=ESS.high, unit=" (the equivalent sample size)"),
         "max_indegree": lambda v: whole_number(v, "max_indegree", 0),
@@ -122,7 +137,7 @@ def checks():
     }
 
 
-OUTPUTS = {"json_out": "--json", "output": "-o"}
+OUTPUTS = {"json_out": "--json", "output": "-o", "out": "--out"}
 """Flags naming a file the command writes, checked before it runs."""
 
 SAMPLE_BYTES_PER_CELL = 8
@@ -180,15 +195,17 @@ def check_args(args):
             writable(path, flag)
 
 
-def _add_data_options(parser, data_help=DATA_HELP):
+def _add_data_options(parser, data_help=DATA_HELP, missing=True):
     parser.add_argument("data", help=data_help)
     parser.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
     parser.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     parser.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     parser.add_argument("--discretize", help="uniform3 | quantile:K | width:K | manual:c1,c2 for numeric columns")
     parser.add_argument("--categorical", action="store_true", help="treat every column as categorical")
-    parser.add_argument("--missing", default="state", choices=["state", "drop", "error"],
-                        help="missing values: own state (default), drop rows, or error")
+    if missing:
+        parser.add_argument("--missing", default="state", choices=MISSING,
+                            help="missing values: own state (default), drop rows, error, or em: keep blanks, learn "
+                                 "from the rows you have (structural EM for learn)")
     parser.add_argument("--max-levels", type=int, default=50, help="most states a text column may have")
 
 
@@ -237,7 +254,7 @@ def _read_data(args):
 
     return read_table(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding,
                       discretize=args.discretize, types="categorical" if args.categorical else None,
-                      missing=args.missing, max_levels=args.max_levels)
+                      missing=getattr(args, "missing", "em"), max_levels=args.max_levels)
 
 
 def _parse_arcs(text):
@@ -393,14 +410,28 @@ def search_flags(args):
     return options
 
 
+def em_flags(args):
+    """``learn``'s keywords for data with blank cells: ``missing="em"`` and the structural EM flags given
+    (``--em-iterations``, ``--completions``), which apply to ``--missing em`` only."""
+    given = {name: getattr(args, name) for name in EM_OPTIONS if getattr(args, name) is not None}
+    if args.missing != "em":
+        if given:
+            raise BNExploreError(f"{EM_OPTIONS[next(iter(given))].flag} applies to --missing em only (structural "
+                                 "EM learns from data with blank cells)")
+        return {}
+    return {"missing": "em", **given}
+
+
 def cmd_learn(args):
     from .search import learn, search_options
 
+    em = em_flags(args)
     data = _read_data(args)
     knowledge = _knowledge(args)
-    options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit, **search_flags(args)}
+    options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit, **search_flags(args), **em}
     # the resamples run in parallel themselves: no Dask cluster per resample, no time limit each
-    resample_options = {k: v for k, v in options.items() if k not in ("time_limit", "seed", "workers", "scheduler")}
+    resample_options = {k: v for k, v in options.items()
+                        if k not in ("time_limit", "seed", "workers", "scheduler", *em)}
     options.update(search_options(knowledge, args.algorithm, data, args.max_indegree))
     started = time.perf_counter()
     result = _run_with_progress(args, lambda bar, stop: learn(
@@ -418,6 +449,9 @@ def cmd_learn(args):
                        averaged_arcs=len(boot["averaged"]["graph"]["arcs"]),
                        averaged_links=len(boot["averaged"]["graph"]["links"]),
                        seconds=round(time.perf_counter() - started, 3))
+    if "em" in result.extra:
+        em = result.extra["em"]  # iteration 0 is the start
+        summary.update(em_iterations=em["iterations"][-1]["iteration"], em_returned=em["returned"], em_note=em["note"])
     if "engine" in result.stats:
         summary.update(engine=result.stats["engine"], bound=result.stats.get("bound"), gap=result.stats.get("gap"),
                        exact=result.stats.get("exact"))
@@ -453,6 +487,7 @@ def _split_assignments(text, flag):
 
 def cmd_query(args):
     from .bif import fit_network, read_bif
+    from .em import em_fit
     from .inference import query
 
     evidence = {}
@@ -475,7 +510,8 @@ def cmd_query(args):
     else:
         data = _read_data(args)
         graph = _graph_from_file(args.graph, data.names)
-        network = fit_network(graph, data, ess=args.ess, method=args.fit)
+        network = em_fit(graph, data, ess=args.ess) if args.fit == "em" else fit_network(graph, data, ess=args.ess,
+                                                                                           method=args.fit)
         fit = {k: network.fit[k] for k in ("method", "ess", "rows", "empty_configurations")}
     answer = query(network, targets=args.target, evidence=evidence, likelihood=likelihood or None,
                    max_cells=args.max_cells)
@@ -483,6 +519,29 @@ def cmd_query(args):
     if fit is not None:
         payload["fit"] = fit
     _emit(payload, args.json_out)
+
+
+def _network_to_impute(args, data):
+    """The network ``impute`` completes the rows with: the graph of a result or graph file (``{nodes, arcs}``)
+    with tables fitted to the data by EM."""
+    from .em import em_fit
+
+    graph = _graph_from_file(args.network, data.names)
+    if graph.n != data.n_vars:
+        raise BNExploreError(f"{args.network}: the graph has {graph.n} of the data's {data.n_vars} variables; "
+                             "give a graph of every column")
+    return _run_with_progress(args, lambda bar, stop: em_fit(graph, data, ess=args.ess, progress=bar, stop=stop))
+
+
+def cmd_impute(args):
+    from .em.impute import impute
+
+    data = _read_data(args)
+    network = _network_to_impute(args, data)
+    completed = impute(network, data, method=args.method, seed=args.seed or 0)
+    completed.to_frame().to_csv(args.out, index=False)
+    print(json.dumps({"rows": data.n_rows, "blank_cells": data.n_blank, "method": args.method,
+                      "warnings": completed.warnings[len(data.warnings):], "written": args.out}, indent=2))
 
 
 def cmd_enumerate(args):
@@ -577,35 +636,10 @@ def _compared_result(path, scorer):
     return result, optimal
 
 
-COMPARE_TEXT = (("name", "{}"), ("algorithm", "{}"), ("score", "{:.4f}"), ("gap", "{:.4f}"),
-                ("in_credible_set", "{}"), ("shd_truth", "{}"), ("shd_optimum", "{}"),
-                ("adjacency_precision", "{:.3f}"), ("adjacency_recall", "{:.3f}"),
-                ("arrowhead_precision", "{:.3f}"), ("arrowhead_recall", "{:.3f}"))
-"""The columns of ``compare --text`` and how each value is written (None is written "-")."""
-
-
-def compare_text(payload):
-    """The rows of ``compare``'s JSON as an aligned plain-text table."""
-    def cell(value, form):
-        if value is None:
-            return "-"
-        return {True: "yes", False: "no"}[value] if isinstance(value, bool) else form.format(value)
-    table = [[name for name, _ in COMPARE_TEXT]] + [[cell(row[name], form) for name, form in COMPARE_TEXT]
-                                                    for row in payload["rows"]]
-    widths = [max(len(line[i]) for line in table) for i in range(len(COMPARE_TEXT))]
-    lines = ["  ".join(value.ljust(width) for value, width in zip(line, widths)).rstrip() for line in table]
-    optimum = payload["optimum"]
-    lines.append(f"score {payload['score_name']}; Bayes factor {payload['bf']:g}; optimum "
-                 + (f"{optimum['score']:.4f} ({optimum['from']})" if optimum else "unknown (-)")
-                 + "; SHD between equivalence classes (CPDAGs); precision and recall against the truth"
-                 + ("" if payload["truth"] else " (no --truth: -)"))
-    return "\n".join(lines)
-
-
 def cmd_compare(args):
     from .scores import Scorer
     from .search.exact import exact_search
-    from .search.scoreboard import scoreboard
+    from .search.scoreboard import scoreboard, scoreboard_text
 
     if not (args.bf > 1 and args.bf != float("inf")):
         raise OptionError(f"--bf {args.bf:g}: a Bayes factor is a number above 1 (20 keeps networks within ln 20 "
@@ -637,7 +671,7 @@ def cmd_compare(args):
                            "precision_recall": "against the true CPDAG; None where 0/0"},
                "rows": rows}
     if args.text:
-        print(compare_text(payload))
+        print(scoreboard_text(payload))
         if args.json_out:
             _write(args.json_out, json.dumps(payload, indent=2))
     else:
@@ -741,6 +775,8 @@ def build_parser():
     p.add_argument("--threshold", type=float, help="strength threshold of the averaged network (default: estimated)")
     p.add_argument("--bootstrap-workers", type=int, help="processes for the resamples (default: every core)")
     p.add_argument("--bootstrap-scheduler", help="address of a Dask scheduler to run the resamples on")
+    for option in EM_OPTIONS.values():
+        p.add_argument(option.flag, type=int, help=f"{option.help} (--missing em; default {option.default})")
     _add_run_options(p)
     p.set_defaults(func=cmd_learn)
 
@@ -778,12 +814,25 @@ def build_parser():
     p.add_argument("--likelihood", action="append",
                    help='likelihood evidence "A=0.9,0.1": one weight per state, in state order (repeatable)')
     p.add_argument("--target", action="append", help="variable to report (repeatable; default: every variable)")
-    p.add_argument("--fit", default="bdeu", choices=["bdeu", "ml"],
-                   help="tables fitted with --graph: BDeu posterior mean with --ess (default), or maximum likelihood")
+    p.add_argument("--fit", default="bdeu", choices=["bdeu", "ml", "em"],
+                   help="tables fitted with --graph: BDeu posterior mean with --ess (default), maximum likelihood, "
+                        "or em: BDeu's on the expected counts, for data with blank cells (--missing em)")
     p.add_argument("--ess", type=float, default=1.0, help="equivalent sample size of the fitted tables (default 1)")
     p.add_argument("--max-cells", type=float, default=2e8, help="refuse junction trees larger than this (cells)")
     p.add_argument("--json", dest="json_out", help="write the answer as JSON to this file")
     p.set_defaults(func=cmd_query)
+
+    p = commands.add_parser("impute", help="fill the blank cells of a table by a network (CSV out)")
+    _add_data_options(p, DATA_HELP + ", blank cells kept as blanks (--missing em)", missing=False)
+    p.add_argument("network", metavar="RESULT", help="result or graph JSON file (learn --json, {nodes, arcs}): "
+                                                     "its tables are fitted to the data by EM")
+    p.add_argument("--out", required=True, help="CSV file to write the completed table to")
+    p.add_argument("--method", default="mode", choices=["mode", "sample"],
+                   help="mode: each row's most probable completion (default); sample: one draw from its posterior")
+    p.add_argument("--seed", type=int, help="seed of --method sample")
+    p.add_argument("--ess", type=float, default=1.0, help="equivalent sample size of the EM tables (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_impute)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
     p.add_argument("data", help=DATA_HELP + ", with a class column")

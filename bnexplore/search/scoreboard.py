@@ -219,3 +219,30 @@ def scoreboard(results, truth=None, bf=20.0, optima=None):
     optima = [r for r in results.values() if r.algorithm in EXACT_ALGORITHMS] if optima is None else optima
     return [{"name": name, **scoreboard_row(result, truth, optimum_for(result, optima), bf)}
             for name, result in results.items()]
+
+
+COMPARE_TEXT = (("name", "{}"), ("algorithm", "{}"), ("score", "{:.4f}"), ("gap", "{:.4f}"),
+                ("in_credible_set", "{}"), ("shd_truth", "{}"), ("shd_optimum", "{}"),
+                ("adjacency_precision", "{:.3f}"), ("adjacency_recall", "{:.3f}"),
+                ("arrowhead_precision", "{:.3f}"), ("arrowhead_recall", "{:.3f}"))
+"""The columns of the scoreboard as text (the command line's ``compare --text``) and how each value is
+written (None is written "-")."""
+
+
+def scoreboard_text(payload):
+    """The rows of the command line's ``compare`` JSON (:func:`scoreboard`'s rows, with the score settings,
+    Bayes factor, optimum and truth) as an aligned plain-text table."""
+    def cell(value, form):
+        if value is None:
+            return "-"
+        return {True: "yes", False: "no"}[value] if isinstance(value, bool) else form.format(value)
+    table = [[name for name, _ in COMPARE_TEXT]] + [[cell(row[name], form) for name, form in COMPARE_TEXT]
+                                                    for row in payload["rows"]]
+    widths = [max(len(line[i]) for line in table) for i in range(len(COMPARE_TEXT))]
+    lines = ["  ".join(value.ljust(width) for value, width in zip(line, widths)).rstrip() for line in table]
+    optimum = payload["optimum"]
+    lines.append(f"score {payload['score_name']}; Bayes factor {payload['bf']:g}; optimum "
+                 + (f"{optimum['score']:.4f} ({optimum['from']})" if optimum else "unknown (-)")
+                 + "; SHD between equivalence classes (CPDAGs); precision and recall against the truth"
+                 + ("" if payload["truth"] else " (no --truth: -)"))
+    return "\n".join(lines)
