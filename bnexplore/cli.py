@@ -112,7 +112,7 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
          "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
-         "max_parents": "--max-parents",
+         "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
          "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB",  # limits.ENVIRONMENT, set outside the command
          **{h.name: "--" + h.name.replace("_", "-") for spec in SCORES.values() for h in spec.hyperparameters},
          **{name: option.flag for name, option in {**searches.options(), **EM_OPTIONS}.items()}}

@@ -111,3 +111,17 @@ def test_impute_refuses_a_graph_of_other_variables_and_an_unwritable_out(capsys,
     assert code == 1 and "has 2 of the data's 8 variables" in err
     code, _, err = run(capsys, "impute", blanks[0], graph, "--out", tmp_path / "no" / "c.csv")
     assert code == 1 and "--out" in err and "does not exist" in err
+
+
+def test_query_fits_the_tables_by_em_on_data_with_blanks(capsys, blanks, tmp_path):
+    path, _ = blanks
+    graph = tmp_path / "g.json"
+    graph.write_text(json.dumps({"nodes": ["smoke", "lung"], "arcs": [["smoke", "lung"]]}))
+    code, out, err = run(capsys, "query", path, "--missing", "em", "--graph", graph, "--fit", "em",
+                         "--evidence", "smoke=yes", "--target", "lung")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["fit"]["method"] == "em" and answer["fit"]["rows"] == 800
+    assert abs(sum(answer["posterior"]["lung"].values()) - 1) < 1e-9
+    code, out, err = run(capsys, "query", path, "--missing", "em", "--graph", graph, "--evidence", "smoke=yes")
+    assert code == 1 and out == "" and err.count("\n") == 1 and "--fit em" in err  # bdeu on blanks: use EM
