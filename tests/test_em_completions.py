@@ -12,7 +12,8 @@ from bnexplore.bif import Network, sample_codes
 from bnexplore.data import Dataset
 from bnexplore.em import completions as em_completions
 from bnexplore.em import impute as em_impute
-from bnexplore.em.completions import completed_data, network_arrays, row_patterns
+from bnexplore.em import expected_counts
+from bnexplore.em.completions import completed_data, distinct_rows, network_arrays, row_patterns
 from bnexplore.em.impute import impute
 from bnexplore.errors import DataError, OptionError, ResourceError
 from test_inference import random_network
@@ -103,6 +104,33 @@ def test_enumerated_weights_are_the_posterior(seed):
         assert got[key] == pytest.approx(want[key], rel=1e-9)
     assert done.weights.sum() == pytest.approx(data.n_rows)
     assert len(np.unique(done.codes, axis=0)) == done.n_rows  # identical rows merged
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weighted_family_counts_of_the_completed_data_are_the_expected_counts(seed):
+    """Friedman's expected sufficient statistics: the same numbers as the junction tree's E-step."""
+    rng = np.random.default_rng(seed)
+    network = random_network(rng, 6, zeros=0.0)
+    data = blanked(network, 300, 0.25, seed)
+    done = completed_data(network, data, completions=10**6)
+    want, _ = expected_counts(network, data)
+    for v, name in enumerate(network.names):
+        c = data.index(name)
+        columns = [data.index(network.names[p]) for p in network.parents[v]] + [c]
+        got = np.zeros(network.cpts[v].shape)
+        np.add.at(got, tuple(done.codes[:, k].astype(np.intp) for k in columns), done.weights)
+        np.testing.assert_allclose(got, want[name], rtol=1e-9, atol=1e-9)
+
+
+def test_distinct_rows_agrees_with_numpy_unique():
+    rng = np.random.default_rng(0)
+    for dtype in (np.uint8, np.uint16):
+        codes = rng.integers(0, 3, (500, int(rng.integers(1, 20)))).astype(dtype)
+        unique, inverse = distinct_rows(codes)
+        np.testing.assert_array_equal(unique[inverse], codes)
+        assert len(unique) == len(np.unique(codes, axis=0))
+        if dtype is np.uint8:
+            np.testing.assert_array_equal(unique, np.unique(codes, axis=0))
 
 
 def test_sampled_weights_are_seeded_and_estimate_the_posterior():
