@@ -156,10 +156,11 @@ def encoded(table, missing):
 
 # ----------------------------------------------------------------------------- learning
 
-def learned(data, method, truth, repeat=1):
+def learned(data, method, truth, repeat=1, em_options=None):
     """Hill climbing on ``data`` as ``method`` learns: ``{"seconds", "shd", "arcs", ...}``.
 
     ``data`` None (``drop`` with no complete row): the empty graph, ``empty`` True, no time.
+    ``em_options``: structural EM's ``em_iterations`` / ``completions`` (None: the library's defaults).
     """
     from bnexplore import learn
     from bnexplore.graphs import DAG, shd
@@ -167,7 +168,7 @@ def learned(data, method, truth, repeat=1):
     if data is None:
         empty = DAG(np.zeros((len(truth.names), len(truth.names)), dtype=np.int8), truth.names)
         return {"seconds": None, "shd": shd(empty.cpdag(), truth), "arcs": 0, "rows": 0, "empty": True}
-    options = {"missing": "em"} if method == "em" else {}
+    options = {"missing": "em", **(em_options or {})} if method == "em" else {}
     best, result = float("inf"), None
     for _ in range(repeat):
         start = time.perf_counter()
@@ -219,7 +220,7 @@ def run_network(name, args, emit):
                       "complete": reference}
             for method in args.methods:
                 if method != "complete":
-                    record[method] = learned(encoded(table, method), method, truth)
+                    record[method] = learned(encoded(table, method), method, truth, em_options=args.em_options)
             emit(record)
 
 
@@ -395,6 +396,9 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="calls of the complete-data search (the best is kept)")
     parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True,
                         help="pyAgrum's parameter EM beside ours (needs em in --methods' library)")
+    parser.add_argument("--completions", type=int, help="structural EM's completions per incomplete row "
+                        "(default: the library's)")
+    parser.add_argument("--em-iterations", type=int, help="structural EM's most iterations (default: the library's)")
     parser.add_argument("--peer-cap", type=float, default=1200.0, help="seconds before pyAgrum's EM is stopped")
     parser.add_argument("--quick", action="store_true", help="asia, 1,000 rows, one seed (a smoke run)")
     harness.output_option(parser, "missing")
@@ -402,6 +406,8 @@ def main(argv=None):
     args.json = harness.output_path(args.json, "missing", args.quick)
     if args.quick:
         args.networks, args.seeds, args.rows, args.repeat = ["asia"], [1], 1000, 1
+    args.em_options = {k: v for k, v in (("completions", args.completions), ("em_iterations", args.em_iterations))
+                       if v is not None}
     if "complete" not in args.methods:
         args.methods = ["complete", *args.methods]
     np.seterr(all="ignore")
@@ -412,7 +418,7 @@ def main(argv=None):
           "kernels compiled before timing\n")
     records = []
     record = {"peers": versions, "rows": args.rows, "seeds": args.seeds, "patterns": args.patterns,
-              "methods": args.methods, "mar": {"drivers": MAR_DRIVERS, "rate": MAR_RATE}, "runs": records}
+              "methods": args.methods, "em_options": args.em_options, "mar": {"drivers": MAR_DRIVERS, "rate": MAR_RATE}, "runs": records}
 
     def emit(r):
         records.append(r)
