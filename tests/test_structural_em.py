@@ -2,6 +2,7 @@
 iteration of best observed-data BIC returned (and said so), the true skeleton recovered from blank data,
 deterministic stops, progress, and the refusals."""
 
+import doctest
 import math
 import re
 from pathlib import Path
@@ -216,3 +217,21 @@ def test_learn_ignores_missing_on_complete_data():
     for missing in ("em", "drop", "error"):
         assert learn(data, "hc", missing=missing).graph == plain.graph
     assert "em" not in plain.extra
+
+
+# -- Examples that run --------------------------------------------------------------------------------
+
+def example_functions():
+    from bnexplore.em import completions, impute
+    from bnexplore.search import registry, structural_em as module
+    return [completions.completed_data, completions.network_arrays, completions.distinct_rows, impute.impute,
+            module.structural_em, registry.expected_count_searches]
+
+
+@pytest.mark.parametrize("function", example_functions(), ids=lambda f: f.__name__)
+def test_the_examples_of_the_structural_em_functions_run(function):
+    (test,) = doctest.DocTestFinder(recurse=False).find(function, globs=dict(function.__globals__))
+    assert test.examples, f"{function.__name__} has no Examples"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
