@@ -722,17 +722,62 @@ def expected_family_counts(patterns, weights, want_counts, initial, work, live, 
         largest = max(largest, fam_off[v + 1] - fam_off[v])
     family = np.zeros(largest)
     buf, obuf = propagation_space(cl_ptr, vis_eptr, vis_mptr)
+    n_cl = cl_ptr.shape[0] - 1
+    n_visits = vis_clique.shape[0]
+    parent = np.full(n_cl, -1, np.int64)
+    for k in range(n_visits):
+        if vis_collect[k]:
+            parent[vis_clique[k]] = vis_dst[vis_eptr[k]]
+    needed = np.zeros(n_cl, np.uint8)
+    f_clique = np.empty(n_visits, np.int64)
+    f_eptr = np.zeros(n_visits + 1, np.int64)
+    f_edges = np.empty(vis_edges.shape[0], np.int64)
+    f_dst = np.empty(vis_edges.shape[0], np.int64)
+    f_collect = np.empty(n_visits, np.uint8)
     total_ll = 0.0
     for p in range(patterns.shape[0]):
         fixed = patterns[p]
         w = weights[p]
         live[:] = 0
         sep_live[:] = 0
+        # distribute only towards the cliques holding a family a blank touches (the collect, which gives
+        # P(e), goes everywhere)
+        needed[:] = 0
+        for k in range(n_visits):
+            if not vis_collect[k]:
+                needed[vis_clique[k]] = 1  # the top of the distribution
+                break
+        for v in range(n_vars if want_counts else 0):
+            for t in range(fam_ptr[v], fam_ptr[v + 1]):
+                if fixed[fam_vars[t]] < 0:
+                    c = fam_clique[v]
+                    while c >= 0 and not needed[c]:
+                        needed[c] = 1
+                        c = parent[c]
+                    break
+        nv, ne = 0, 0
+        for k in range(n_visits):
+            x = vis_clique[k]
+            if not vis_collect[k] and not needed[x]:
+                continue
+            start = ne
+            for j in range(vis_eptr[k], vis_eptr[k + 1]):
+                if vis_collect[k] or needed[vis_dst[j]]:
+                    f_edges[ne] = vis_edges[j]
+                    f_dst[ne] = vis_dst[j]
+                    ne += 1
+            if ne == start and not vis_collect[k] and nv > 0 and not f_collect[nv - 1]:
+                continue  # a distribution visit sending nothing (its clique is read afterwards from work)
+            f_clique[nv] = x
+            f_collect[nv] = vis_collect[k]
+            nv += 1
+            f_eptr[nv] = ne
         status, logz, top = propagate_with(initial, work, live, cl_ptr, cl_vars, cl_str, cl_off, cards, fixed,
                                            sep_ones, sep_work, sep_live, sep_off, sep_size, e_child, e_cptr,
                                            e_str_child, e_pptr, e_str_parent, no_int, no_int, no_int, no_float,
-                                           vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect,
-                                           marg_off, scratch, buf, obuf)
+                                           f_clique[:nv], f_eptr[:nv + 1], f_edges[:ne], f_dst[:ne],
+                                           vis_mptr[:nv + 1], vis_mvars, f_collect[:nv], marg_off, scratch, buf,
+                                           obuf)
         if status != 0 or not top > 0.0:
             return p, total_ll
         total_ll += w * (logz + math.log(top))

@@ -56,14 +56,16 @@ def test_expected_counts_equal_the_sum_over_every_completion(seed):
     assert all(c.sum() == pytest.approx(60) for c in counts.values())
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_the_kernel_matches_its_twin_on_weighted_patterns(seed):
-    """The E-step kernel alone (patterns with weights, no directly counted family) against the twin."""
+@pytest.mark.parametrize("seed, n, fraction", [(0, 6, 0.4), (1, 6, 0.4), (2, 6, 0.2), (3, 9, 0.15), (4, 10, 0.1),
+                                                (5, 10, 0.05)])
+def test_the_kernel_matches_its_twin_on_weighted_patterns(seed, n, fraction):
+    """The E-step kernel alone (patterns with weights, no directly counted family) against the twin; few
+    blanks in a larger tree leave most cliques out of the distribution."""
     from bnexplore.em.expected import EStep
 
     rng = np.random.default_rng(100 + seed)
-    network = random_network(rng, 6, zeros=0.0)
-    data, _ = blanked(network, 80, 0.4, seed)
+    network = random_network(rng, n, zeros=0.0)
+    data, _ = blanked(network, 80, fraction, seed)
     estep = EStep(network, data)
     assert estep.patterns > 0
     observed = [n.copy() for n in estep.observed]
@@ -220,11 +222,12 @@ def test_a_start_of_another_shape_is_refused():
 def test_parameter_em_agrees_with_pyagrum():
     """pyAgrum's BNLearner with useEM and the BDeu prior of the same ess (its pseudo-count ess / (q r) per cell,
     as ours) on the same DAG and rows ("?" for a blank): both run to a tight rate criterion from their own
-    starts and land on the same fixed point, so the tables agree within 1e-3 (in practice within 1e-5)."""
+    starts and land on the same fixed point, so the tables agree within 1e-3 (in practice within 1e-4; pyAgrum's
+    EM takes seconds on a few hundred rows, hence the small table)."""
     gum = pytest.importorskip("pyagrum")
     rng = np.random.default_rng(3)
     network = random_network(rng, 5, zeros=0.0)
-    data, marked = blanked(network, 2000, 0.2, 3)
+    data, marked = blanked(network, 150, 0.2, 3)
     ours = em_fit(network.dag(), data, ess=1.0, tolerance=1e-10, max_iterations=1000)
     frame = pd.DataFrame({name: [network.states[v][c] if c >= 0 else "?" for c in marked[:, v]]
                           for v, name in enumerate(network.names)})
@@ -236,7 +239,8 @@ def test_parameter_em_agrees_with_pyagrum():
             template.addArc(network.names[p], network.names[v])
     learner = gum.BNLearner(frame, template, ["?"])
     learner.useBDeuPrior(1.0)
-    learner.useEMWithRateCriterion(1e-10)
+    learner.setNumberOfThreads(1)
+    learner.useEMWithRateCriterion(1e-7)
     learner.EMsetMaxIter(1000)
     theirs = learner.learnParameters(template.dag())
     for v, name in enumerate(network.names):
