@@ -70,7 +70,7 @@ def test_on_complete_data_it_is_the_plain_search(algorithm):
     assert steps[0]["log_likelihood"] == pytest.approx(fitted.fit["log_likelihoods"][-1])
 
 
-@pytest.mark.parametrize("algorithm", ["hc", "ges"])
+@pytest.mark.parametrize("algorithm", ["hc", "tabu", "rpdag", "rpdag-tabu", "ges"])
 def test_the_true_skeleton_is_found_with_a_fifth_of_the_cells_blank(blanks, algorithm):
     result = structural_em(blanks, algorithm)
     assert skeleton(result.graph) == skeleton(five().dag())

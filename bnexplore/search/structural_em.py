@@ -172,13 +172,15 @@ class Run:
         seen = {graph.adj.tobytes(): 0}
         takes_start = "start" in self.spec.keywords()
         for iteration in range(1, self.em_iterations + 1):
+            if iteration > 1 and self.control.should_stop():
+                break
             completed = completed_data(self.networks[-1], self.data, self.completions,
                                        None if self.seed is None else self.seed + iteration - 1)
             scorer = Scorer(completed, score=self.score, ess=self.ess)
-            if iteration == 1:
+            if iteration == 1:  # the start is rated on the first completed data, whatever stops the run
                 self._record(0, self._start_result(scorer, graph), graph)
-            if self.control.should_stop():
-                break
+                if self.control.should_stop():
+                    break
             result = self.spec.function(scorer, **self.options, **({"start": graph} if takes_start else {}),
                                         control=self._step(iteration))
             if self.control.reason is not None:  # the search was cut short: keep the finished iterations
@@ -272,7 +274,7 @@ class Run:
                         "em_iterations": last["iteration"]}
         result.extra = {**result.extra, "em": {
             "iterations": self.history, "returned": record["iteration"], "note": note,
-            "blank_cells": int(self.data.n_blank) if hasattr(self.data, "n_blank") else 0,
+            "blank_cells": int(self.data.n_blank),
             "rows": int(self.data.n_rows), "completions": self.completions}}
         self.control.finish(message=f"structural EM: done, iteration {record['iteration']} returned",
                             score=result.score, iteration=last["iteration"], log_likelihood=record["log_likelihood"],
