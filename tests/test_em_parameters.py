@@ -199,6 +199,16 @@ def test_a_junction_tree_over_max_cells_is_refused_before_allocating():
     assert em_fit(network.dag(), complete, max_cells=100).fit["iterations"] == 1
 
 
+def test_the_patterns_are_refused_before_allocating_when_memory_is_short(monkeypatch):
+    from bnexplore import resources
+
+    network = bx.read_bif("sample_data/networks/asia.bif.gz")
+    data, _ = blanked(network, 200, 0.2, 4)
+    monkeypatch.setattr(resources, "available_memory", lambda: 1000)
+    with pytest.raises(ResourceError, match="EM on [0-9]+ incomplete rows needs .* missing='drop'"):
+        em_fit(network.dag(), data)
+
+
 @pytest.mark.parametrize("keyword, value", [
     ("ess", -1), ("ess", "1"), ("tolerance", 0), ("tolerance", float("nan")), ("max_iterations", 0),
     ("max_iterations", 2.5), ("restarts", -1), ("seed", -3), ("start", "net"), ("max_cells", 0),

@@ -22,6 +22,7 @@ from bnexplore.errors import DataError, ResourceError, subject
 from bnexplore.inference import MAX_CELLS, InferenceEngine
 from bnexplore.junction import expected_family_counts, junction_tree
 from bnexplore.options import positive_number
+from bnexplore.resources import check_memory
 
 CHUNK_CELLS = 2e7
 """Clique cells one chunk of patterns may propagate through (about a tenth of a second): between two
@@ -51,6 +52,10 @@ class EStep:
     blank_cells : int
     patterns : int
         Distinct incomplete row patterns (one propagation each per run).
+    pattern_codes : int array (patterns, n_vars)
+        Their observed codes, -1 where blank (the smallest signed integer type that holds the codes).
+    pattern_weights : float64 array (patterns,)
+        How many rows (or how much weight) each stands for.
     """
 
     def __init__(self, network, data, max_cells=MAX_CELLS):
@@ -77,13 +82,6 @@ class EStep:
         if blank is None:
             return
         incomplete = np.flatnonzero(blank.any(axis=1))
-        marked = np.where(blank[incomplete], -1, codes[incomplete].astype(np.int64))
-        unique, first, inverse = np.unique(marked, axis=0, return_index=True, return_inverse=True)
-        self.pattern_codes = np.ascontiguousarray(unique, dtype=np.int64)
-        self.pattern_rows = incomplete[first]
-        row_weights = np.ones(len(incomplete)) if weights is None else weights[incomplete]
-        self.pattern_weights = np.bincount(inverse.reshape(-1), weights=row_weights, minlength=len(unique))
-        self.patterns = len(unique)
         tree = junction_tree(parents, arities)
         if tree.total > max_cells:
             raise ResourceError(
@@ -91,6 +89,19 @@ class EStep:
                 f"{tree.total * 16 / 2**30:.1f} GiB), more than the limit of {max_cells:.2g}; give the variables "
                 f"fewer parents (or fewer states), fit the complete rows (load with {subject('missing', 'drop')}), "
                 f"or raise {subject('max_cells')}")
+        dtype = np.result_type(np.min_scalar_type(-int(arities.max(initial=2))), np.int8)
+        # the marked rows, np.unique's sorted copy and its index arrays; the tree's tables four times over
+        check_memory(len(incomplete) * (n_vars * dtype.itemsize * 3 + 24) + tree.total * 8 * 4,
+                     f"EM on {len(incomplete):,} incomplete rows", f"use fewer rows or variables, or load the data "
+                     f"with {subject('missing', 'drop')}")
+        marked = np.where(blank[incomplete], -1, codes[incomplete]).astype(dtype)
+        unique, first, inverse = np.unique(marked, axis=0, return_index=True, return_inverse=True)
+        del marked
+        self.pattern_codes = np.ascontiguousarray(unique)
+        self.pattern_rows = incomplete[first]
+        row_weights = np.ones(len(incomplete)) if weights is None else weights[incomplete]
+        self.pattern_weights = np.bincount(inverse.reshape(-1), weights=row_weights, minlength=len(unique))
+        self.patterns = len(unique)
         self.engine = engine = InferenceEngine(network, max_cells=max_cells, calibrate=False)
         self.schedule = engine.schedule()
         self.chunk = max(1, int(CHUNK_CELLS / max(tree.total, 1.0)))
