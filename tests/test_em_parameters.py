@@ -259,3 +259,16 @@ def test_parameter_em_agrees_with_pyagrum():
         order = [network.names[p] for p in ours.parents[v]] + [name]
         table = np.transpose(np.asarray(tensor.toarray()), [axes.index(n) for n in order])
         np.testing.assert_allclose(ours.cpts[v], table, atol=1e-3)
+
+
+def test_a_weighted_table_is_fitted_as_its_rows_repeated():
+    """A completed (weighted) data set: every fit counts weights, so integer weights fit as repeated rows."""
+    network = bx.read_bif("sample_data/networks/asia.bif.gz")
+    codes = sample_codes(network, 60, seed=5)
+    weights = np.random.default_rng(5).integers(1, 4, size=60)
+    weighted = Dataset(codes, network.arities, network.names, network.states, weights=weights.astype(float))
+    repeated = Dataset(np.repeat(codes, weights, axis=0), network.arities, network.names, network.states)
+    dag = network.dag()
+    for method in ("bdeu", "ml", "em"):
+        a, b = bx.fit_network(dag, weighted, method=method), bx.fit_network(dag, repeated, method=method)
+        assert all(np.allclose(x, y, rtol=1e-12, atol=0) for x, y in zip(a.cpts, b.cpts))
