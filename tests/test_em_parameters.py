@@ -272,3 +272,17 @@ def test_a_weighted_table_is_fitted_as_its_rows_repeated():
     for method in ("bdeu", "ml", "em"):
         a, b = bx.fit_network(dag, weighted, method=method), bx.fit_network(dag, repeated, method=method)
         assert all(np.allclose(x, y, rtol=1e-12, atol=0) for x, y in zip(a.cpts, b.cpts))
+
+
+def test_data_that_does_not_match_the_network_is_named():
+    network = Network("rain", ["rain", "wet"], [["no", "yes"], ["no", "yes"]], [[], [0]],
+                      [[0.5, 0.5], [[0.9, 0.1], [0.2, 0.8]]])
+    other_states = Dataset.from_codes([[0, 1], [-1, 0]], names=["rain", "wet"], states=[["yes", "no"], ["no", "yes"]],
+                                      arities=[2, 2], missing="em")
+    with pytest.raises(DataError, match="^column 'rain' has states .* code the data with the network's states"):
+        expected_counts(network, other_states)
+    no_wet = Dataset.from_codes([[0], [-1]], names=["rain"], arities=[2], states=[["no", "yes"]], missing="em")
+    with pytest.raises(DataError, match="^variable 'wet' of the network is not a column of the data"):
+        observed_log_likelihood(network, no_wet)
+    with pytest.raises(ScoreError, match="unknown fitting method 'em'.*bnexplore.fit_network"):
+        fit_network(network.dag(), no_wet, method="em")  # bnexplore.bif's: EM lives a layer above
