@@ -36,8 +36,9 @@ from ..options import seed_number, whole_number
 from ..resources import check_memory
 
 COMPLETIONS = 32
-"""Default completions per incomplete row: with a tenth of alarm's cells blank, most rows' blank cells have
-fewer joint completions than this and are enumerated exactly; the rest get as many samples."""
+"""Default completions per incomplete row. Each is a row of the completed data, which every search step
+counts, so this bounds that data to 32 times the incomplete rows; with a tenth of alarm's cells blank about
+half the incomplete rows have at most 32 joint completions (enumerated exactly), the rest get 32 samples."""
 
 MERGE_COPIES = 4
 """Copies of the completed codes alive at once while identical rows are merged (the codes, their padded
