@@ -668,9 +668,12 @@ def expected_family_counts(patterns, weights, want_counts, initial, work, live, 
     """The E-step of EM over many evidence patterns: one propagation per pattern.
 
     For each pattern (a row of observed codes, -1 where blank) of weight
-    ``w``, the hard evidence of its observed cells is propagated over the
-    whole tree (:func:`propagate` with a full collect and distribute,
-    ``vis_*``, from the CPT products ``initial`` and separators of ones); then
+    ``w``, the hard evidence of its observed cells is propagated
+    (:func:`propagate_with`, from the CPT products ``initial`` and separators
+    of ones): collected over the whole tree (``vis_*`` is a full collect and
+    distribute), which gives ``P(e)``, and distributed only towards the
+    cliques holding a family with a blank member (the others are never
+    read); then
     ``w * P(family | e)`` is added to the expected counts of every family
     with a blank member (Lauritzen 1995, "The EM algorithm for graphical
     association models with missing data", Section 3: the E-step is a
@@ -681,7 +684,7 @@ def expected_family_counts(patterns, weights, want_counts, initial, work, live, 
 
     Parameters
     ----------
-    patterns : int64 array (n_patterns, n_vars)
+    patterns : signed integer array (n_patterns, n_vars)
         Observed state of every variable, or -1 when blank.
     weights : float64 array (n_patterns,)
         How many rows (or how much weight) each pattern stands for.
