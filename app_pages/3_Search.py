@@ -172,9 +172,10 @@ def em_section():
     left_out = not_on_blanks(bool(st.session_state.get("class_column")))
     st.info(f"The data keep {data.n_blank:,} blank cells (*Missing values: em* on the Data page): the searches "
             "below learn from every row by structural EM (Friedman 1998), each iteration completing the blanks by "
-            "the current network and searching on the completed rows."
-            + (f" Not offered: {'; '.join(f'{label}, as {why}' for label, why in left_out.items())}; to run "
-               "them, choose *Missing values: drop* (the complete rows) on the Data page." if left_out else ""))
+            "the current network and searching on the completed rows.")
+    if left_out:
+        st.caption("Not offered: " + "; ".join(f"{', '.join(labels)} ({why})" for why, labels in left_out.items())
+                   + ". To run them on the rows without a blank cell, choose *Missing values: drop* on the Data page.")
     values = {}
     for column, option in zip(st.columns(len(EM_OPTIONS)), EM_OPTIONS):
         low, high, start = option.widget

@@ -112,7 +112,8 @@ def every_search(n_vars, time_limit):
     choices = available(False, blank)
     chosen, skipped = [], []
     if blank:
-        skipped += [f"{label} ({why}; the data keep blank cells)" for label, why in not_on_blanks(False).items()]
+        skipped += [f"{', '.join(labels)} ({why}, and the data keep blank cells)"
+                    for why, labels in not_on_blanks(False).items()]
     for key in SEARCHES:
         if key not in choices:
             continue

@@ -11,6 +11,7 @@ them, one ``register(Algorithm(...))`` call each.
 """
 
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,10 +139,15 @@ def learns_by_em(key):
 
 
 def not_on_blanks(has_class):
-    """``{label: why}`` of the algorithms the app offers on complete data but not on data with blank cells."""
-    return {alg.label: ("structural EM cannot run it (it reads complete rows itself)" if alg.key in SEARCHES
-                        else "it needs complete rows")
-            for key, alg in available(has_class).items() if not learns_by_em(key)}
+    """``{why: [short label, ...]}`` of the algorithms the app offers on complete data but not on data with
+    blank cells (the label up to its first parenthesis or colon: "PC-stable", "Credible set")."""
+    out = {}
+    for key, alg in available(has_class).items():
+        if not learns_by_em(key):
+            why = ("structural EM cannot run them: they read complete rows themselves" if key in SEARCHES
+                   else "they need complete rows")
+            out.setdefault(why, []).append(re.split(r" \(|:", alg.label)[0])
+    return out
 
 
 def _max_indegree(inputs):

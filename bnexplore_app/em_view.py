@@ -14,7 +14,7 @@ from bnexplore.em.impute import impute
 from bnexplore_app import views
 from bnexplore_app.widgets import show_chart
 
-CHART_HEIGHT = 240
+CHART_HEIGHT = 250
 """Pixels of the chart: with its title, caption and the download button under it, it fits a 720-pixel window."""
 
 
@@ -39,10 +39,14 @@ def likelihood_chart(frame, returned=None):
     """The observed-data log-likelihood per iteration, one line per run; ``returned``: ``{task: iteration}``
     of the iteration each finished run returned (a larger red point)."""
     frame = frame.dropna(subset=["log_likelihood"]).astype({"iteration": "int64", "log_likelihood": "float64"})
+    many = frame["task"].nunique() > 1  # one run: the title names it, and the plot keeps the legend's room
     lines = alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(size=70)).encode(
-        x=alt.X("iteration:Q", title="structural EM iteration", axis=alt.Axis(format="d", tickMinStep=1)),
-        y=alt.Y("log_likelihood:Q", title="observed-data log-likelihood", scale=alt.Scale(zero=False)),
-        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", labelLimit=600)),
+        x=alt.X("iteration:Q", title="structural EM iteration (0: the empty graph)",
+                axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("log_likelihood:Q", title="log-likelihood", scale=alt.Scale(zero=False),
+                axis=alt.Axis(tickCount=4, format=",.0f")),
+        color=alt.Color("task:N", title="search", legend=alt.Legend(orient="bottom", labelLimit=600) if many
+                        else None),
         tooltip=[alt.Tooltip("task:N", title="search"), alt.Tooltip("iteration:Q", title="iteration"),
                  alt.Tooltip("log_likelihood:Q", format=",.4f", title="log-likelihood")])
     picked = pd.DataFrame([{"task": task, "iteration": k} for task, k in (returned or {}).items()])
@@ -76,8 +80,10 @@ def job_section(job):
     if frame.empty:
         return
     finished = {task.name: run_of(result) for task, result, _ in list(job.results) if run_of(result) is not None}
+    names = frame["task"].unique()
     show_chart(likelihood_chart(frame, {name: em["returned"] for name, em in finished.items()}),
-               "Structural EM: observed-data log-likelihood per iteration",
+               "Structural EM: observed-data log-likelihood per iteration"
+               + (f" of {names[0]}" if len(names) == 1 else ""),
                CAPTION + " Red: the iteration the run returned, the one with the best observed-data BIC.",
                height=CHART_HEIGHT)
     for name, em in finished.items():

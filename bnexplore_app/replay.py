@@ -78,10 +78,12 @@ def well_formed(step, names):
 def kind(result):
     """The replay kind of the result's search (``"dag"``, ``"rpdag"``, ``"pc"``, ``"ges"`` or ``"mmhc"``, from
     its registry entry) when every step of its trajectory is a well-formed one of that kind's, else None
-    (a run with random restarts, another search, a damaged import)."""
+    (a run with random restarts, structural EM, whose steps are one iteration's search on completed data,
+    another search, a damaged import)."""
     spec = SEARCHES.get(result.algorithm) if isinstance(result.algorithm, str) else None  # imported: any JSON
     steps = result.trajectory or []
-    if spec is None or spec.replay is None or not steps or result.params.get("restarts"):
+    if (spec is None or spec.replay is None or not steps or result.params.get("restarts")
+            or result.params.get("missing") == "em"):
         return None
     if not all(isinstance(step, dict) and step.get("op") in OPERATORS[spec.replay] for step in steps):
         return None

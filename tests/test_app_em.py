@@ -76,9 +76,10 @@ def test_every_page_works_on_blank_data_and_says_what_scores_count(at):
     offered = at.multiselect(key="keep.search_algorithms").options
     assert sorted(offered) == sorted(algorithms.REGISTRY[k].label for k in algorithms.REGISTRY
                                      if algorithms.learns_by_em(k))
-    note = " ".join(i.value for i in at.info)
-    assert "by structural EM" in note and "Not offered" in note
-    assert all(algorithms.REGISTRY[k].label in note for k in ("exact", "pc", "credible", "bootstrap"))
+    assert "by structural EM" in " ".join(i.value for i in at.info)
+    note = next(c.value for c in at.caption if c.value.startswith("Not offered"))
+    assert all(name in note for name in ("Exact optimum", "OBS", "ASOBS", "PC-stable", "MMHC", "Credible set",
+                                         "Bootstrap"))
     go(at, "4_Networks")
     go(at, "5_Compare")
     assert not errors(at)
@@ -99,7 +100,7 @@ def test_a_structural_em_search_draws_its_log_likelihood_and_gives_the_completed
     em = result.extra["em"]
     lls = [it["log_likelihood"] for it in em["iterations"]]
     assert 1 <= len(lls) <= 4
-    chart = next(c for c in at.get("vega_lite_chart") if "observed-data log-likelihood" in c.proto.spec)
+    chart = next(c for c in at.get("vega_lite_chart") if "structural EM iteration" in c.proto.spec)
     drawn = [row for row in chart_rows(chart) if "log_likelihood" in row]
     assert sorted({(row["iteration"], row["log_likelihood"]) for row in drawn}) == sorted(
         (it["iteration"], it["log_likelihood"]) for it in em["iterations"])
@@ -120,6 +121,11 @@ def test_a_structural_em_search_draws_its_log_likelihood_and_gives_the_completed
     at.run()
     no_exception(at)
     assert "by EM, blanks left blank" in " ".join(c.value for c in at.caption)
+    go(at, "5_Compare")
+    assert not errors(at)
+    assert "a structural EM run's score is its expected score" in " ".join(c.value for c in at.caption)
+    go(at, "3_Search")  # its steps are one iteration's search on completed data: no replay from the empty graph
+    assert not any(box.label == "Search to replay" for box in at.selectbox)
 
 
 @pytest.fixture
