@@ -47,6 +47,7 @@ Run: ``python benchmarks/bench_missing.py [--networks alarm insurance]
 
 import argparse
 import gzip
+import json
 import statistics
 import sys
 import tempfile
@@ -386,6 +387,22 @@ def peer_part(args):
 
 # ----------------------------------------------------------------------------- main
 
+def print_summary(records, methods):
+    """Print the per network and pattern table and the target line; the target's figures (None without em)."""
+    print("\n## Per network and pattern (median over seeds; * drop had no complete row in some run: the "
+          "empty graph)\n")
+    print("\n".join(summary(records, methods)))
+    t = target(records)
+    if t:
+        print(f"\nTarget ({TARGET['pattern']}, {t['runs']} runs): median SHD em {fmt(t['median_shd_em'])} against "
+              f"complete {fmt(t['median_shd_complete'])} ({t['median_ratio']:.2f}x, at most "
+              f"{TARGET['shd_ratio']}x: {t['met']['shd']}; within 1.25x in {t['shd_within']} runs); em below "
+              f"drop and state in {t['wins']} (>= {TARGET['wins']}: {t['met']['wins']}); time em / complete "
+              f"median {t['median_time_ratio']:.1f}x, max {t['max_time_ratio']:.1f}x (<= {TARGET['time_ratio']:g}x: "
+              f"{t['met']['time']})")
+    return t
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--networks", nargs="+", default=["alarm", "insurance"])
@@ -401,8 +418,13 @@ def main(argv=None):
     parser.add_argument("--em-iterations", type=int, help="structural EM's most iterations (default: the library's)")
     parser.add_argument("--peer-cap", type=float, default=1200.0, help="seconds before pyAgrum's EM is stopped")
     parser.add_argument("--quick", action="store_true", help="asia, 1,000 rows, one seed (a smoke run)")
+    parser.add_argument("--summary", nargs="+", metavar="JSON", help="print the summary and target of these raw "
+                        "results together (runs of several invocations) and stop")
     harness.output_option(parser, "missing")
     args = parser.parse_args(argv)
+    if args.summary:
+        print_summary([r for path in args.summary for r in json.loads(Path(path).read_text())["runs"]], METHODS)
+        return None
     args.json = harness.output_path(args.json, "missing", args.quick)
     if args.quick:
         args.networks, args.seeds, args.rows, args.repeat = ["asia"], [1], 1000, 1
@@ -438,18 +460,7 @@ def main(argv=None):
         record.setdefault("mar_plan", {})[name] = {net.names[d]: [net.names[c] for c in kids]
                                                    for d, kids in plan.items()}
         run_network(name, args, emit)
-    print("\n## Per network and pattern (median over seeds; * drop had no complete row in some run: the "
-          "empty graph)\n")
-    print("\n".join(summary(records, args.methods)))
-    record["target"] = target(records)
-    if record["target"]:
-        t = record["target"]
-        print(f"\nTarget ({TARGET['pattern']}, {t['runs']} runs): median SHD em {fmt(t['median_shd_em'])} against "
-              f"complete {fmt(t['median_shd_complete'])} ({t['median_ratio']:.2f}x, at most "
-              f"{TARGET['shd_ratio']}x: {t['met']['shd']}; within 1.25x in {t['shd_within']} runs); em below "
-              f"drop and state in {t['wins']} (>= {TARGET['wins']}: {t['met']['wins']}); time em / complete "
-              f"median {t['median_time_ratio']:.1f}x, max {t['max_time_ratio']:.1f}x (<= {TARGET['time_ratio']:g}x: "
-              f"{t['met']['time']})")
+    record["target"] = print_summary(records, args.methods)
     if args.peer and "em" in args.methods:
         print("\n## Parameter EM on the true DAG beside pyAgrum's (mcar10, seed 1)\n")
         print("| network | N | blank % | em_fit s | pyAgrum s | pyAgrum / ours | iterations ours / pyAgrum "
