@@ -1,7 +1,8 @@
 """Walk through the whole app in headless Chromium at 1280 x 720, one screenshot per step. Run it before you stop.
 
 Two data sets (the bundled asia sample, then tests/fixtures/survey.csv uploaded:
-an ID column, numbers and text, blanks, a two-class column with blanks), every
+an ID column, numbers and text, blanks, a two-class column with blanks; then its
+blanks kept, *Missing values: em*, for a structural EM search), every
 page, every search the Search page offers (each with a short time limit), the
 views of the Networks page, Compare, the replay, Save session and Open session
 (in a new browser session), Stop on a long exact search, and the bad uploads
@@ -32,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bnexplore.search import SEARCHES  # noqa: E402
 from tools.browser import (ROOT, STEP_TIMEOUT, AppServer, alerts, browser_session, choose_option,  # noqa: E402
                            choose_radio, download, drawn, new_page, nodes_outside, open_page, problems, settle,
                            upload, wait_idle)
@@ -217,6 +219,35 @@ def walk_views(walk, page, data):
         nodes_outside(page)))
 
 
+def missing_em(page):
+    """On the Data page, keep the blank cells (*Missing values: em*) and wait until the page says so."""
+    open_page(page, "1 · Data")
+    choose_radio(page, re.compile("^em$"))
+    page.get_by_text("are kept as blanks").first.wait_for()
+    to_top(page.get_by_text("Variables in use"))
+
+
+def em_search(page):
+    """Run hill climbing as structural EM (three iterations) and scroll to its log-likelihood chart."""
+    open_page(page, "3 · Search")
+    set_number(page, "EM iterations", 3)
+    run_one(page, SEARCHES["hc"].label)
+    to_top(page.get_by_text("Structural EM: observed-data log-likelihood per iteration"))
+
+
+def walk_em(walk, page):
+    """The survey with its blank cells kept: the Data page, the searches offered, a structural EM search and its
+    chart, the network it learned (its tables fitted by EM), the Tune and Compare pages."""
+    walk.step(page, "survey: Missing values em", lambda: missing_em(page))
+    walk.step(page, "survey em: the Search page", lambda: open_page(page, "3 · Search"))
+    walk.step(page, "survey em: structural EM hill climbing", lambda: em_search(page))
+    walk.step(page, "survey em: Networks", lambda: networks(page, re.compile("^DAG$")))
+    walk.step(page, "survey em: how structural EM went", lambda: first_section(page))
+    walk.step(page, "survey em: Ask it (tables by EM)", lambda: networks(page, "Ask it"))
+    walk.step(page, "survey em: Tune", lambda: open_page(page, "2 · Tune"))
+    walk.step(page, "survey em: Compare", lambda: open_page(page, "5 · Compare"))
+
+
 def replay(page, run=None):
     """Three steps of the replay: of the run whose name matches ``run`` (a regular expression), else the newest."""
     open_page(page, "3 · Search")
@@ -303,6 +334,7 @@ def walk_app(url, out, bomb_mb):
         walk_searches(walk, page, "survey")
         walk_views(walk, page, "survey")
         walk.step(page, "survey: Compare", lambda: open_page(page, "5 · Compare"))
+        walk_em(walk, page)
 
         sidebar = page.locator("[data-testid='stSidebar']")
         walk.step(page, "Save session", lambda: settle(page, sidebar.get_by_role("button", name="Save session")
