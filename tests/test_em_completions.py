@@ -252,8 +252,9 @@ def test_mode_past_the_limit_is_a_local_optimum_and_says_so():
     rng = np.random.default_rng(11)
     network = random_network(rng, 7, zeros=0.0)
     data = blanked(network, 40, 0.6, 11)
-    done = impute(network, data, limit=3)
+    done = impute(network, data, limit=3, samples=2)
     assert "have more than 3 joint completions" in done.warnings[-1] and "a local optimum" in done.warnings[-1]
+    assert "the most probable of 2 likelihood-weighted samples" in done.warnings[-1]
     codes = np.where(data.blank, -1, data.codes.astype(np.int64))
     for row, got in zip(codes, done.codes.astype(np.int64)):
         here = joint_probability(network, got)
@@ -276,9 +277,10 @@ def test_sample_draws_from_the_posterior_seeded():
     noise = Network("copy and noise", ["a", "b", *"cdefgh"], [["0", "1"]] * 8, [[], [0]] + [[]] * 6,
                     [[0.3, 0.7], [[0.8, 0.2], [0.4, 0.6]]] + [[0.5, 0.5]] * 6)
     wide = Dataset.from_codes([[-1, 1] + [-1] * 6] * 4000, names=noise.names, arities=[2] * 8, missing="em")
-    sampled = impute(noise, wide, method="sample", seed=5, limit=100)  # 2**7 completions: 100 samples each
+    sampled = impute(noise, wide, method="sample", seed=5, limit=100, samples=100)  # 2**7 completions: sampled
     assert "4,000 of the 4,000 incomplete rows" in sampled.warnings[-1]
-    assert "approximately a posterior draw" in sampled.warnings[-1]
+    assert "one of 100 likelihood-weighted samples drawn by weight: approximately a posterior draw" in \
+        sampled.warnings[-1]
     assert sampled.codes[:, 0].mean() == pytest.approx(0.875, abs=0.02)
 
 
@@ -293,3 +295,5 @@ def test_impute_keeps_the_rows_and_refuses_bad_options():
         impute(network, data, method="best")
     with pytest.raises(OptionError, match="limit must be a whole number >= 1"):
         impute(network, data, limit=0)
+    with pytest.raises(OptionError, match="samples must be a whole number >= 1"):
+        impute(network, data, samples=0)
