@@ -24,7 +24,7 @@ states costs ``1/r`` of its size.
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .errors import ResourceError
 
@@ -808,3 +808,47 @@ def expected_family_counts(patterns, weights, want_counts, initial, work, live, 
             for i in range(size):
                 counts[base + i] += family[i] * scale
     return -1, total_ll
+
+
+@njit(cache=True, parallel=True)
+def expected_family_counts_blocks(blocks, patterns, weights, want_counts, initial, cl_ptr, cl_vars, cl_str, cl_off,
+                                  cards, sep_off, sep_size, e_child, e_cptr, e_str_child, e_pptr, e_str_parent,
+                                  vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect, marg_off,
+                                  fam_ptr, fam_vars, fam_clique, fam_optr, fam_ostr, fam_off, counts):
+    """:func:`expected_family_counts` on ``blocks`` consecutive pieces of the patterns at once, one thread
+    and one work space (the tree's tables, separators and counts) each.
+
+    The pieces' counts and log-likelihoods are added to ``counts`` and summed
+    in piece order, so a result depends on ``blocks`` (in the last bits) but
+    not on which thread ran what. Arguments are those of
+    :func:`expected_family_counts` without the work spaces.
+
+    Returns
+    -------
+    bad : int
+        -1, or the first pattern (of all) whose evidence has probability 0.
+    log_likelihood : float
+    """
+    n = patterns.shape[0]
+    n_cl = cl_ptr.shape[0] - 1
+    n_sep = sep_off[n_cl]
+    out = np.zeros((blocks, counts.shape[0]))
+    lls = np.zeros(blocks)
+    bads = np.full(blocks, -1, np.int64)
+    for b in prange(blocks):
+        lo, hi = n * b // blocks, n * (b + 1) // blocks
+        bad, ll = expected_family_counts(
+            patterns[lo:hi], weights[lo:hi], want_counts, initial, np.empty_like(initial), np.zeros(n_cl, np.uint8),
+            np.ones(n_sep), np.empty(n_sep), np.zeros(n_cl, np.uint8), np.zeros(n_sep + cards.sum()), cl_ptr,
+            cl_vars, cl_str, cl_off, cards, sep_off, sep_size, e_child, e_cptr, e_str_child, e_pptr, e_str_parent,
+            vis_clique, vis_eptr, vis_edges, vis_dst, vis_mptr, vis_mvars, vis_collect, marg_off, fam_ptr, fam_vars,
+            fam_clique, fam_optr, fam_ostr, fam_off, out[b])
+        bads[b] = bad + lo if bad >= 0 else -1
+        lls[b] = ll
+    total = 0.0
+    for b in range(blocks):
+        if bads[b] >= 0:
+            return bads[b], total
+        total += lls[b]
+        counts += out[b]
+    return -1, total

@@ -14,19 +14,26 @@ Section 3; Dempster, Laird & Rubin 1977, Section 4.1 for the exponential
 family's expected sufficient statistics).
 """
 
+import math
+
+import numba
 import numpy as np
 
 from bnexplore.bif import Network
 from bnexplore.bif.fit import observed_counts
 from bnexplore.errors import DataError, ResourceError, subject
 from bnexplore.inference import MAX_CELLS, InferenceEngine
-from bnexplore.junction import expected_family_counts, junction_tree
+from bnexplore.junction import expected_family_counts_blocks, junction_tree
 from bnexplore.options import positive_number
 from bnexplore.resources import check_memory
 
 CHUNK_CELLS = 2e7
-"""Clique cells one chunk of patterns may propagate through (about a tenth of a second): between two
-chunks the run checks its stop flag and time limit, so Stop answers quickly even on a long E-step."""
+"""Clique cells one chunk of patterns may propagate through on each thread (about a tenth of a second):
+between two chunks the run checks its stop flag and time limit, so Stop answers quickly even on a long
+E-step."""
+PARALLEL_CELLS = 1e6
+"""Clique cells (patterns times the tree's cells) below which the E-step runs on one thread: starting
+the threads and giving each its own tables costs about what a millisecond of propagation does."""
 
 
 class EStep:
@@ -90,8 +97,12 @@ class EStep:
                 f"fewer parents (or fewer states), fit the complete rows (load with {subject('missing', 'drop')}), "
                 f"or raise {subject('max_cells')}")
         dtype = np.result_type(np.min_scalar_type(-int(arities.max(initial=2))), np.int8)
-        # the marked rows, np.unique's sorted copy and its index arrays; the tree's tables four times over
-        check_memory(len(incomplete) * (n_vars * dtype.itemsize * 3 + 24) + tree.total * 8 * 4,
+        self.blocks = numba.get_num_threads() if len(incomplete) * tree.total >= PARALLEL_CELLS else 1
+        cells = sum(math.prod(arities[f].tolist()) for f in families)
+        # the marked rows, np.unique's sorted copy and its index arrays; the tree's tables in the engine
+        # (two), the potentials and each thread's work (one each); each thread's counts
+        check_memory(len(incomplete) * (n_vars * dtype.itemsize * 3 + 24) + tree.total * 8 * (3 + self.blocks)
+                     + cells * 8 * (1 + self.blocks),
                      f"EM on {len(incomplete):,} incomplete rows", f"use fewer rows or variables, or load the data "
                      f"with {subject('missing', 'drop')}")
         marked = np.where(blank[incomplete], -1, codes[incomplete]).astype(dtype)
@@ -104,7 +115,7 @@ class EStep:
         self.patterns = len(unique)
         self.engine = engine = InferenceEngine(network, max_cells=max_cells, calibrate=False)
         self.schedule = engine.schedule()
-        self.chunk = max(1, int(CHUNK_CELLS / max(tree.total, 1.0)))
+        self.chunk = max(1, int(CHUNK_CELLS * self.blocks / max(tree.total, 1.0)))
         fam_ptr = np.zeros(n_vars + 1, np.int64)
         fam_ptr[1:] = np.cumsum([len(f) for f in families])
         fam_optr = np.zeros(n_vars + 1, np.int64)
@@ -151,22 +162,16 @@ class EStep:
             return expected, log_likelihood
         engine = self.engine
         initial = engine.potentials(cpts)
-        work = np.empty_like(initial)
-        n_cl = len(engine.tree.cliques)
-        sep_ones = np.ones(int(engine.sep_off[-1]))
-        sep_work = np.empty_like(sep_ones)
-        scratch = np.zeros(int(engine.sep_off[-1] + engine.cards.sum()))
-        live, sep_live = np.zeros(n_cl, np.uint8), np.zeros(n_cl, np.uint8)
-        flat = np.zeros(int(self.family[-1][-1])) if counts else np.zeros(0)
+        flat = np.zeros(int(self.family[-1][-1]))
         for lo in range(0, self.patterns, self.chunk):
             if control is not None and control.should_stop():
                 return None
             hi = min(lo + self.chunk, self.patterns)
-            bad, part = expected_family_counts(
-                self.pattern_codes[lo:hi], self.pattern_weights[lo:hi], counts, initial, work, live, sep_ones,
-                sep_work, sep_live, scratch, engine.cl_ptr, engine.cl_vars, engine.cl_str, engine.cl_off, engine.cards,
-                engine.sep_off, engine.sep_size, engine.e_child, engine.e_cptr, engine.e_str_child, engine.e_pptr,
-                engine.e_str_parent, *self.schedule, engine.marg_off, *self.family, flat)
+            bad, part = expected_family_counts_blocks(
+                min(self.blocks, hi - lo), self.pattern_codes[lo:hi], self.pattern_weights[lo:hi], counts, initial,
+                engine.cl_ptr, engine.cl_vars, engine.cl_str, engine.cl_off, engine.cards, engine.sep_off,
+                engine.sep_size, engine.e_child, engine.e_cptr, engine.e_str_child, engine.e_pptr, engine.e_str_parent,
+                *self.schedule, engine.marg_off, *self.family, flat)
             if bad >= 0:
                 raise DataError(_impossible(int(self.pattern_rows[lo + bad]), "its observed cells"))
             log_likelihood += part
