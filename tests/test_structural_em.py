@@ -70,6 +70,13 @@ def test_on_complete_data_it_is_the_plain_search(algorithm):
     assert steps[0]["log_likelihood"] == pytest.approx(fitted.fit["log_likelihoods"][-1])
 
 
+def test_on_weighted_data_the_bic_counts_the_total_weight():
+    data = Dataset.from_codes([[0, 1], [1, 1], [0, 0]], names=["a", "b"])
+    weighted = Dataset(data.codes, data.arities, data.names, data.states, weights=[1.0, 2.5, 0.5])
+    (step,) = structural_em(weighted, "hc").extra["em"]["iterations"]
+    assert step["log_likelihood"] - step["observed_bic"] == pytest.approx(math.log(4.0) / 2 * 2)
+
+
 @pytest.mark.parametrize("algorithm", ["hc", "tabu", "rpdag", "rpdag-tabu", "ges"])
 def test_the_true_skeleton_is_found_with_a_fifth_of_the_cells_blank(blanks, algorithm):
     result = structural_em(blanks, algorithm)

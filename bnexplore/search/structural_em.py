@@ -159,6 +159,8 @@ class Run:
         self.spec, self.data, self.score, self.ess = spec, data, score, ess
         self.options, self.control, self.completions, self.seed = options, control, completions, seed
         self.em_iterations = em_iterations
+        weights = getattr(data, "weights", None)
+        self.rows = data.n_rows if weights is None else float(weights.sum())  # the N of BIC
         self.start = time.perf_counter()
         self.history = []  # the records of extra["em"]["iterations"]
         self.results = []  # the Result of each record
@@ -250,7 +252,7 @@ class Run:
         self.results.append(result)
         self.history.append({
             "iteration": iteration, "log_likelihood": log_likelihood,
-            "observed_bic": log_likelihood - math.log(self.data.n_rows) / 2 * parameters,
+            "observed_bic": log_likelihood - math.log(self.rows) / 2 * parameters,
             "expected_score": float(result.score), "arcs": int(result.graph.n_edges),
             "changes": int(np.triu(differ | differ.T, 1).sum()), "seconds": time.perf_counter() - self.start})
         self.control.report(iteration / self.em_iterations, f"structural EM, iteration {iteration}: "
