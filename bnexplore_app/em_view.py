@@ -41,7 +41,7 @@ def likelihood_chart(frame, returned=None):
     frame = frame.dropna(subset=["log_likelihood"]).astype({"iteration": "int64", "log_likelihood": "float64"})
     many = frame["task"].nunique() > 1  # one run: the title names it, and the plot keeps the legend's room
     lines = alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(size=70)).encode(
-        x=alt.X("iteration:Q", title="structural EM iteration (0: the empty graph)",
+        x=alt.X("iteration:Q", title="structural EM iteration (0: the start)",
                 axis=alt.Axis(format="d", tickMinStep=1)),
         y=alt.Y("log_likelihood:Q", title="log-likelihood", scale=alt.Scale(zero=False),
                 axis=alt.Axis(tickCount=4, format=",.0f")),
@@ -60,8 +60,9 @@ def likelihood_chart(frame, returned=None):
 
 CAPTION = ("Each point is one iteration of structural EM (Friedman 1998): the log-likelihood of the rows as they "
            "are, blanks left blank, under that iteration's network with tables fitted by EM (natural log, higher is "
-           "better). Each iteration completes the blank cells by the current network, searches on the completed "
-           "rows, then fits the new network by EM.")
+           "better). Iteration 0 is the start, the empty graph (with the knowledge's required arcs); each iteration "
+           "completes the blank cells by the current network, searches on the completed rows, then fits the new "
+           "network by EM.")
 
 
 def returned_text(name, em):
