@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 from bnexplore.control import Control
+from bnexplore.search import SEARCHES
 from bnexplore_app import algorithms
 from test_app import errors, go, new_session, no_exception, upload
 from test_app_search import start_search, until
@@ -163,6 +164,24 @@ def test_stop_ends_a_structural_em_search_and_keeps_its_best_iteration(at, hc_un
     _, result, _ = job.results[0]
     assert result.stats.get("stopped") == "stopped" and result.extra["em"]["iterations"]
     assert "Stopped early" in " ".join(s.value for s in at.success)
+
+
+def test_compare_runs_every_search_that_can_learn_from_blanks_by_structural_em(at):
+    with_em(at)
+    go(at, "5_Compare")
+    at.button(key="cmp_run_every").click()
+    at.run()
+    no_exception(at)
+    job = at.session_state["job"]
+    assert [task.algorithm for task in job.tasks] == [key for key, spec in SEARCHES.items() if spec.expected_counts]
+    assert job.wait(600), "the searches did not finish"
+    at.run()
+    no_exception(at)
+    assert not job.errors, job.errors
+    assert len(job.results) == len(job.tasks)
+    assert all("structural EM" in task.name and result.extra["em"]["iterations"] for task, result, _ in job.results)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Left out: Exact optimum, OBS, ASOBS, PC-stable, MMHC" in captions
 
 
 def test_a_saved_session_keeps_the_blanks(at, downloads):
