@@ -113,8 +113,9 @@ def download_completed(entry, key):
         st.caption(warning)                                                     # on the Data page
     st.download_button("Download the completed table (CSV)", frame.to_csv(index=False).encode("utf-8"),
                        file_name="completed.csv", mime="text/csv", key=key,
-                       help="Every row of the data in use, each blank cell filled with its most probable value "
-                            "given the row's other cells, under this network with tables fitted by EM.")
+                       help="Every row of the data in use, each blank cell filled with its most probable state "
+                            "given the row's other cells, under this network with tables fitted by EM (numeric "
+                            "columns as their discretized intervals).")
 
 
 def entry_section(entry, positions=None):

@@ -186,6 +186,8 @@ def test_compare_runs_every_search_that_can_learn_from_blanks_by_structural_em(a
 
 def test_a_saved_session_keeps_the_blanks(at, downloads):
     data = with_em(at)
+    assert start_search(at, "hc").wait(300), "the search did not finish"
+    at.run()
     at.sidebar.button(key="session_save").click()
     at.run()
     no_exception(at)
@@ -195,3 +197,8 @@ def test_a_saved_session_keeps_the_blanks(at, downloads):
     assert fresh.session_state["encoding"]["missing"] == "em"
     assert opened.n_blank == data.n_blank == 27 and np.array_equal(opened.blank, data.blank)
     assert fresh.session_state["data_key"] == at.session_state["data_key"]
+    assert list(fresh.session_state["results"]) == list(at.session_state["results"])
+    go(fresh, "4_Networks")  # a structural EM result opened from the file: its chart and completed table again
+    assert not errors(fresh)
+    assert any(h.value.startswith("How structural EM went") for h in fresh.subheader)
+    assert any(b.proto.label == "Download the completed table (CSV)" for b in fresh.get("download_button"))
