@@ -17,7 +17,7 @@ from .bif import fit_network, sample
 from .bnkl import bnkl
 from .bootstrap import bootstrap
 from .control import Control
-from .data import Encoder
+from .data import Dataset, Encoder
 from .inference import InferenceEngine
 from .parents import candidate_parent_sets
 from .independence import TESTS
@@ -30,10 +30,14 @@ from .search.mmhc import mmhc
 from .search.ordering import ordering_search
 from .search.pc import pc_stable
 from .search.rpdag import rpdag_search
+from .search.registry import SEARCHES, expected_count_searches
+from .search.structural_em import structural_em
+from .em import em_fit
+from .em.impute import impute
 
 STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "PC, GES and MMHC", "exact search (subset DP)",
          "exact search (branch and cut)", "credible set", "ordering searches", "BNKL", "bootstrap",
-         "candidate parent sets", "inference and sampling")
+         "candidate parent sets", "inference and sampling", "structural EM and imputation")
 """What :func:`warm_up` runs, in order (one progress report each)."""
 
 
@@ -144,4 +148,18 @@ def warm_up(progress=None):
     engine = InferenceEngine(network)
     engine.query(evidence={data.names[0]: data.states[0][0]})
     sample(network, 20, seed=0)
+    step(13)
+    blanks = frame.mask(np.random.default_rng(0).random(frame.shape) < 0.05)  # the rows as the Data page's em keeps
+    incomplete = Encoder(discretize="uniform3", missing="em").fit_transform(blanks)
+    for algorithm in expected_count_searches():  # each search on weighted counts, as structural EM's step
+        structural_em(incomplete, algorithm, em_iterations=1)
+    twice = data.subset(np.r_[0:data.n_rows, 0:data.n_rows])  # rows enough for the parallel weighted kernels
+    weighted = Dataset(twice.codes, twice.arities, twice.names, twice.states, weights=np.full(twice.n_rows, 0.5))
+    for score in ("bdeu", "bic", "k2"):
+        for algorithm in expected_count_searches():
+            if score != "k2" or algorithm in ("hc", "tabu"):  # the others need a score-equivalent score
+                SEARCHES[algorithm].function(Scorer(weighted, score=score))
+    fitted = em_fit(hill_climb(bdeu).graph, incomplete)
+    for method in ("mode", "sample"):
+        impute(fitted, incomplete, method=method)
     return time.perf_counter() - start
