@@ -822,7 +822,8 @@ def build_parser():
     p.add_argument("--json", dest="json_out", help="write the answer as JSON to this file")
     p.set_defaults(func=cmd_query)
 
-    p = commands.add_parser("impute", help="fill the blank cells of a table by a network (CSV out)")
+    p = commands.add_parser("impute", help="fill the blank cells of a table by a network (CSV out: each column's "
+                                           "states, numeric columns as their intervals)")
     _add_data_options(p, DATA_HELP + ", blank cells kept as blanks (--missing em)", missing=False)
     p.add_argument("network", metavar="RESULT", help="result or graph JSON file (learn --json, {nodes, arcs}): "
                                                      "its tables are fitted to the data by EM")
