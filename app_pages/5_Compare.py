@@ -248,7 +248,9 @@ def scoreboard_table(frame, known_truth, known_optimum, bf):
             help="arrowheads of the true CPDAG that its CPDAG has / arrowheads of the true CPDAG"),
     })
     st.caption(f"Every network learned on the data in use. Gap and credible set at the Tune page's Bayes factor "
-               f"{bf:g}" + ("" if known_optimum else " need the optimum: run the exact search (or a credible set)")
+               f"{bf:g}" + ("" if known_optimum else " need the optimum: run the exact search (or a credible set)"
+                            + (" on complete rows (*Missing values: drop*)" if state.has_blanks(state.dataset())
+                               else ""))
                + ". SHD compares equivalence classes (CPDAGs); precision and recall count adjacencies and the "
                "arrowheads of the CPDAGs against the truth"
                + ("" if known_truth else ", known only when the data were drawn from a network (Data page)")

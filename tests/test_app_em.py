@@ -182,6 +182,7 @@ def test_compare_runs_every_search_that_can_learn_from_blanks_by_structural_em(a
     assert all("structural EM" in task.name and result.extra["em"]["iterations"] for task, result, _ in job.results)
     captions = " ".join(c.value for c in at.caption)
     assert "Left out: Exact optimum, OBS, ASOBS, PC-stable, MMHC" in captions
+    assert "run the exact search (or a credible set) on complete rows (*Missing values: drop*)" in captions
 
 
 def test_a_saved_session_keeps_the_blanks(at, downloads):
