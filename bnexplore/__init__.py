@@ -30,7 +30,7 @@ EXPORTS = {
     "bootstrap": ["BootstrapResult", "bootstrap"],
     "classifier": ["BNKLClassifier", "cross_validate"],
     "data": ["Dataset", "Encoder", "read_csv", "read_frame", "read_table"],
-    "em": ["em_fit", "expected_counts", "fit_network", "observed_log_likelihood"],
+    "em": ["completed_data", "em_fit", "expected_counts", "fit_network", "impute", "observed_log_likelihood"],
     "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
     "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
     "inference": ["InferenceEngine", "QueryResult", "query"],

@@ -534,7 +534,7 @@ def _network_to_impute(args, data):
 
 
 def cmd_impute(args):
-    from .em.impute import impute
+    from .em import impute
 
     data = _read_data(args)
     network = _network_to_impute(args, data)

@@ -33,7 +33,7 @@ from .search.rpdag import rpdag_search
 from .search.registry import SEARCHES, expected_count_searches
 from .search.structural_em import structural_em
 from .em import em_fit
-from .em.impute import impute
+from .em import impute
 
 STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "PC, GES and MMHC", "exact search (subset DP)",
          "exact search (branch and cut)", "credible set", "ordering searches", "BNKL", "bootstrap",

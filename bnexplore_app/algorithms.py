@@ -20,7 +20,7 @@ import streamlit as st
 from bnexplore.bootstrap import bootstrap
 from bnexplore.data import MISSING_LABEL, Encoder
 from bnexplore.em import em_fit
-from bnexplore.em.impute import impute
+from bnexplore.em import impute
 from bnexplore.errors import SearchError
 from bnexplore.result import Result
 from bnexplore.scores import Scorer
@@ -159,7 +159,7 @@ def _search(spec):
     """The ``run`` of a registered search: its function on the Scorer of the data in use (each search checks
     the knowledge before any work); on data that keep blank cells, structural EM with it as the step
     (:func:`bnexplore.search.learn` with ``missing="em"``), its network's tables fitted by EM and the data
-    completed by them (:func:`bnexplore.em.impute.impute`) in the same background run."""
+    completed by them (:func:`bnexplore.em.impute`) in the same background run."""
     def run(inputs, options, control):
         if has_blanks(inputs.dataset):
             result = learn(inputs.dataset, spec.name, score=inputs.settings["score"], ess=inputs.settings["ess"],

@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from bnexplore.em.impute import impute
+from bnexplore.em import impute
 from bnexplore_app import views
 from bnexplore_app.widgets import show_chart
 
@@ -93,7 +93,7 @@ def job_section(job):
 
 def completed_table(entry):
     """The entry's data with each blank cell filled by its most probable completion under the network fitted by
-    EM (:func:`bnexplore.em.impute.impute`), a Dataset; None without data."""
+    EM (:func:`bnexplore.em.impute`), a Dataset; None without data."""
     data, _ = views.data_for(entry)
     if data is None:
         return None

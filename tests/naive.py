@@ -739,7 +739,7 @@ def permuted_statistics(xs, ys, starts, uniforms):
     return out
 
 
-# -- completions of incomplete rows (bnexplore.em.completions, bnexplore.em.impute) -------------
+# -- completions of incomplete rows (bnexplore.em.completions, bnexplore.em.imputation) -------------
 
 def _cpt_entry(row, v, arities, parent_start, parents, cpt_start, cpt):
     """``P(row[v] | row's parents)`` read from the flat CPT."""

@@ -9,7 +9,7 @@ from bnexplore import bundled
 from bnexplore.bif import read_bif, sample
 from bnexplore.data import Encoder
 from bnexplore.em import em_fit
-from bnexplore.em.impute import impute
+from bnexplore.em import impute
 from bnexplore.search.hillclimb import hill_climb
 from bnexplore.scores import Scorer
 from bnexplore.search.registry import expected_count_searches

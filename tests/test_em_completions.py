@@ -11,10 +11,10 @@ from bnexplore import resources
 from bnexplore.bif import Network, sample_codes
 from bnexplore.data import Dataset
 from bnexplore.em import completions as em_completions
-from bnexplore.em import impute as em_impute
+from bnexplore.em import imputation as em_impute
 from bnexplore.em import expected_counts
 from bnexplore.em.completions import completed_data, distinct_rows, network_arrays, row_patterns
-from bnexplore.em.impute import impute
+from bnexplore.em import impute
 from bnexplore.errors import DataError, OptionError, ResourceError
 from test_inference import random_network
 

@@ -229,9 +229,9 @@ def test_learn_ignores_missing_on_complete_data():
 # -- Examples that run --------------------------------------------------------------------------------
 
 def example_functions():
-    from bnexplore.em import completions, impute
+    from bnexplore.em import completions, imputation
     from bnexplore.search import registry, structural_em as module
-    return [completions.completed_data, completions.network_arrays, completions.distinct_rows, impute.impute,
+    return [completions.completed_data, completions.network_arrays, completions.distinct_rows, imputation.impute,
             module.structural_em, registry.expected_count_searches]
 
 

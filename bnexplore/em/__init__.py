@@ -6,7 +6,11 @@ Its rooms:
   :func:`observed_log_likelihood` (one junction-tree propagation per distinct
   incomplete row);
 - :mod:`~bnexplore.em.parameters`: :func:`em_fit`, parameter EM for a fixed
-  DAG, and :func:`fit_network`, the fit of every method ("bdeu", "ml", "em").
+  DAG, and :func:`fit_network`, the fit of every method ("bdeu", "ml", "em");
+- :mod:`~bnexplore.em.completions`: :func:`completed_data`, structural EM's
+  E-step as a weighted table of completed rows;
+- :mod:`~bnexplore.em.imputation`: :func:`impute`, the most probable (or a
+  sampled) completion of every row.
 
 Each name loads from its module on first use (PEP 562, as :mod:`bnexplore` does).
 """
@@ -16,6 +20,8 @@ from ..exports import lazy_exports
 EXPORTS = {
     "expected": ["EStep", "expected_counts", "observed_log_likelihood"],
     "parameters": ["em_fit", "fit_network"],
+    "completions": ["completed_data"],
+    "imputation": ["impute"],
 }
 """The module of :mod:`bnexplore.em` each public name is loaded from."""
 

@@ -24,7 +24,7 @@ The work is one numba kernel over the distinct incomplete rows (patterns),
 :func:`draw_state`, :func:`touched_families`, :func:`product_of_families`,
 :func:`likelihood_sample`, :func:`fill_completion`), :func:`row_patterns` and
 :func:`network_arrays` (the network as flat arrays over the data's columns)
-serve :mod:`bnexplore.em.impute` too.
+serve :mod:`bnexplore.em.imputation` too.
 """
 
 import numpy as np

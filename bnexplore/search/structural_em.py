@@ -111,7 +111,7 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
         ``rows`` and ``completions``. ``em_fit(result.graph, data, ess=ess)``
         fits the returned network's tables to convergence (each iteration
         stops parameter EM at :data:`TOLERANCE`), e.g. for
-        :func:`bnexplore.em.impute.impute`.
+        :func:`bnexplore.em.impute`.
 
     Raises
     ------
