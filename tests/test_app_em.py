@@ -6,12 +6,10 @@ Every wait here is on a state the page or the job reaches (an event, a report), 
 """
 
 import dataclasses
-import io
 import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pytest
 
