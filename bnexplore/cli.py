@@ -195,17 +195,20 @@ def check_args(args):
             writable(path, flag)
 
 
-def _add_data_options(parser, data_help=DATA_HELP, missing=True):
+def _add_data_options(parser, data_help=DATA_HELP, missing=MISSING):
     parser.add_argument("data", help=data_help)
     parser.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
     parser.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     parser.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
     parser.add_argument("--discretize", help="uniform3 | quantile:K | width:K | manual:c1,c2 for numeric columns")
     parser.add_argument("--categorical", action="store_true", help="treat every column as categorical")
-    if missing:
+    if missing == MISSING:
         parser.add_argument("--missing", default="state", choices=MISSING,
                             help="missing values: own state (default), drop rows, error, or em: keep blanks, learn "
                                  "from the rows you have (structural EM for learn)")
+    elif missing:
+        parser.add_argument("--missing", default=missing[0], choices=missing, help=f"missing values: {missing[0]} "
+                                                                                    "(the only choice here)")
     parser.add_argument("--max-levels", type=int, default=50, help="most states a text column may have")
 
 
@@ -824,7 +827,7 @@ def build_parser():
 
     p = commands.add_parser("impute", help="fill the blank cells of a table by a network (CSV out: each column's "
                                            "states, numeric columns as their intervals)")
-    _add_data_options(p, DATA_HELP + ", blank cells kept as blanks (--missing em)", missing=False)
+    _add_data_options(p, DATA_HELP + ", blank cells kept as blanks (--missing em)", missing=("em",))
     p.add_argument("network", metavar="RESULT", help="result or graph JSON file (learn --json, {nodes, arcs}): "
                                                      "its tables are fitted to the data by EM")
     p.add_argument("--out", required=True, help="CSV file to write the completed table to")

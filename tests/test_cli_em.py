@@ -113,6 +113,17 @@ def test_impute_refuses_a_graph_of_other_variables_and_an_unwritable_out(capsys,
     assert code == 1 and "--out" in err and "does not exist" in err
 
 
+def test_impute_takes_the_missing_flag_learn_took_and_only_em(capsys, blanks, tmp_path):
+    path, _ = blanks
+    graph = tmp_path / "g.json"
+    graph.write_text(json.dumps({"nodes": list(pd.read_csv(path).columns), "arcs": [["smoke", "lung"]]}))
+    code, _, err = run(capsys, "impute", path, graph, "--missing", "em", "--out", tmp_path / "c.csv")
+    assert code == 0, err
+    with pytest.raises(SystemExit):
+        run(capsys, "impute", path, graph, "--missing", "drop", "--out", tmp_path / "d.csv")
+    assert "invalid choice: 'drop' (choose from 'em')" in capsys.readouterr().err
+
+
 def test_query_fits_the_tables_by_em_on_data_with_blanks(capsys, blanks, tmp_path):
     path, _ = blanks
     graph = tmp_path / "g.json"
