@@ -46,7 +46,7 @@ from .numerics import tie_tolerance
 from .options import positive_number, seed_number, whole_number
 from .scores.kernels import dense_cells, family_counts
 
-__all__ = ["TESTS", "Outcome", "IndependenceTest", "strata", "ci_statistic", "permuted_statistics"]
+__all__ = ["TESTS", "Outcome", "IndependenceTest", "independence_test", "strata", "ci_statistic", "permuted_statistics"]
 
 TESTS = ("g2", "chi2", "mi-perm")
 """The conditional independence tests, by name (the search registry's ``TESTS`` are the same)."""
@@ -560,3 +560,50 @@ class IndependenceTest:
         """
         outcome = self(x, y, z)
         return outcome.p_value > self.alpha, outcome
+
+
+def independence_test(test, data, alpha=0.05, permutations=500, seed=None):
+    """The independence test a search's ``test=`` names, checked against the data.
+
+    A name of :data:`TESTS` builds an :class:`IndependenceTest` on ``data``; an
+    object of the protocol (``names``, ``n_vars``, ``__call__(x, y, z)`` returning
+    ``(p_value, statistic, dof)``, e.g. a d-separation oracle) is checked to cover
+    the data's variables and kept. PC and MMHC take their ``test=`` through here.
+
+    Parameters
+    ----------
+    test : {"g2", "chi2", "mi-perm"} or test object
+    data : Dataset
+        Complete, unweighted rows (``scorer.data``).
+    alpha, permutations, seed
+        As in :class:`IndependenceTest` (used only for a name).
+
+    Returns
+    -------
+    IndependenceTest or the object given
+
+    Raises
+    ------
+    OptionError
+        For an unknown name or an object that is not a test of these variables.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bnexplore.data import Dataset
+    >>> data = Dataset.from_codes(np.random.default_rng(0).integers(0, 2, (100, 3)))
+    >>> independence_test("g2", data).test
+    'g2'
+    >>> independence_test("fisher-z", data)
+    Traceback (most recent call last):
+    ...
+    bnexplore.errors.OptionError: test='fisher-z' is not an independence test: choose one of g2, chi2, mi-perm
+    """
+    if isinstance(test, str):
+        return IndependenceTest(data, test, alpha, permutations, seed)
+    if not callable(test) or not hasattr(test, "n_vars"):
+        raise OptionError(f"{subject('test')} must be one of {', '.join(TESTS)} or an independence test object "
+                          f"(names, n_vars, __call__(x, y, z) -> (p_value, statistic, dof)), got {test!r}")
+    if test.n_vars != len(data.names):
+        raise OptionError(f"the independence test covers {test.n_vars} variables, the data {len(data.names)}")
+    return test

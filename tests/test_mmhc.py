@@ -249,7 +249,7 @@ def test_progress_names_the_skeleton_phase_then_the_climb(problem):
 
 @pytest.mark.parametrize("options, message", [
     ({"climb": "greedy"}, "climb must be one of hc, tabu, got 'greedy'"),
-    ({"test": "fisher"}, "test must be one of g2, chi2, mi-perm, got 'fisher'"),
+    ({"test": "fisher"}, "test='fisher' is not an independence test: choose one of g2, chi2, mi-perm"),
     ({"test": 3}, "test must be one of g2, chi2, mi-perm or an independence test object"),
     ({"alpha": 0}, "alpha must be a positive number at most 1, got 0"),
     ({"alpha": 1.5}, "alpha must be a positive number at most 1, got 1.5"),

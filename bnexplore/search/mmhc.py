@@ -17,10 +17,10 @@ import numpy as np
 
 from ..control import Control
 from ..errors import SearchError, subject
-from ..independence import IndependenceTest
+from ..independence import independence_test
 from ..options import positive_number, seed_number, whole_number
 from .hillclimb import hill_climb, tabu_search
-from .registry import CLIMBS, TESTS
+from .registry import CLIMBS
 
 __all__ = ["mmhc", "mmpc"]
 
@@ -223,21 +223,6 @@ def mmpc(test, n_vars, alpha, max_condition=None, allowed=None, required=None, o
     edges = sorted((x, y) for x, y in member if x < y and (y, x) in member)
     dropped = sorted((x, y) for x, y in member if (y, x) not in member and y in cpcs)
     return edges, dropped, cpcs
-
-
-def independence_test(test, data, alpha, permutations, seed):
-    """The test object ``test=`` names: a name in TESTS builds one on ``data``; an object of the
-    protocol (``names``, ``n_vars``, ``__call__(x, y, z)``) is checked against the data and kept."""
-    if isinstance(test, str):
-        if test not in TESTS:
-            raise SearchError(f"{subject('test')} must be one of {', '.join(TESTS)}, got {test!r}")
-        return IndependenceTest(data, test, alpha, permutations, seed)
-    if not callable(test) or not hasattr(test, "n_vars"):
-        raise SearchError(f"{subject('test')} must be one of {', '.join(TESTS)} or an independence test object "
-                          f"(names, n_vars, __call__(x, y, z)), got {test!r}")
-    if test.n_vars != len(data.names):
-        raise SearchError(f"the independence test covers {test.n_vars} variables, the data {len(data.names)}")
-    return test
 
 
 def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutations=500, seed=None,

@@ -28,24 +28,11 @@ import numpy as np
 from ..control import Control
 from ..errors import ScoreError, SearchError, subject
 from ..graphs import CPDAG, DAG, PDAG, meek_orient, pdag_extension
-from ..independence import TESTS, IndependenceTest
+from ..independence import independence_test
 from ..knowledge import knowledge_params
 from ..options import positive_number, whole_number
 from .registry import V_STRUCTURES
 from .run import SearchRun
-
-
-def _test_object(scorer, test, alpha, permutations, seed):
-    """The independence test: built from its name, or an object with the protocol, checked."""
-    if isinstance(test, str):
-        if test not in TESTS:
-            raise SearchError(f"unknown independence test {subject('test', test)}: choose one of {', '.join(TESTS)}")
-        return IndependenceTest(scorer.data, test, alpha, permutations, seed)
-    if not callable(test) or getattr(test, "n_vars", None) != scorer.n_vars:
-        raise SearchError(f"{subject('test')} must be one of {', '.join(TESTS)} or a test object with n_vars = "
-                          f"{scorer.n_vars} (the data's variables) answering test(x, y, z) -> "
-                          "(p_value, statistic, dof)")
-    return test
 
 
 class _PC:
@@ -416,7 +403,7 @@ def pc_stable(scorer, test="g2", alpha=0.05, max_condition=None, v_structures="s
         raise SearchError(f"unknown rule {subject('v_structures', v_structures)}: choose one of "
                           f"{', '.join(V_STRUCTURES)}")
     test_name = test if isinstance(test, str) else type(test).__name__
-    test = _test_object(scorer, test, alpha, permutations, seed)
+    test = independence_test(test, scorer.data, alpha, permutations, seed)
     bound = knowledge.bind(scorer.names, max_indegree) if knowledge else None
     run = SearchRun(scorer, control, "pc", {
         "test": test_name, "alpha": alpha,
