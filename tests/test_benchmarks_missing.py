@@ -89,11 +89,13 @@ def test_the_target_counts_wins_over_both_and_the_worst_time_ratio():
 
 def test_a_quick_run_writes_every_run_and_method_to_its_json(tmp_path, capsys):
     out = tmp_path / "missing.json"
-    bench.main(["--quick", "--rows", "300", "--patterns", "mcar10", "mar", "--methods", "drop", "state",
+    bench.main(["--quick", "--patterns", "mcar10", "mar", "--methods", "em", "drop", "state",
                 "--no-peer", "--json", str(out)])
     record = json.loads(out.read_text())
     assert record["machine"]["cores"] and [r["pattern"] for r in record["runs"]] == ["mcar10", "mar"]
     for r in record["runs"]:
-        for method in ("complete", "drop", "state"):
+        for method in ("complete", "em", "drop", "state"):
             assert r[method]["shd"] >= 0 and r[method]["seconds"] >= 0
-    assert "| asia | mar |" in capsys.readouterr().out
+        assert r["em"]["em"]["iterations"] >= 1 and r["em"]["rows"] == record["rows"]
+    printed = capsys.readouterr().out
+    assert "| asia | mar |" in printed and "Target (mcar10, 1 runs)" in printed
