@@ -383,7 +383,8 @@ def peer_part(args):
         their_net = Network(name, net.names, net.states, net.parents, tables)
         row["pyagrum"] = {"seconds": their_seconds, "iterations": theirs["iterations"],
                           "log_likelihood": observed_log_likelihood(their_net, data)}
-        ours_tables = [ours.cpts[v] for v in range(net.n_vars)]
+        ours_tables = [np.transpose(ours.cpts[v], [list(ours.parents[v]).index(p) for p in net.parents[v]]
+                                    + [len(net.parents[v])]) for v in range(net.n_vars)]  # the network's order
         row["max_table_difference"] = float(max(np.abs(a - b).max() for a, b in zip(ours_tables, tables)))
         row["time_ratio"] = their_seconds / our_seconds
         out.append(row)
