@@ -10,10 +10,15 @@ structural EM algorithm", Sections 3-4) alternates
   completions weighted by their posterior);
 - an M-step: a structure search scoring candidates on those expected
   statistics (any registered search with ``expected_counts``, run on a
-  :class:`~bnexplore.scores.Scorer` of the completed data, from the current
-  graph when it takes a start), then parameter EM (:func:`bnexplore.em.em_fit`)
-  on the new graph.
+  :class:`~bnexplore.scores.Scorer` of the completed data, from the empty
+  graph and from the current one, the best kept), then parameter EM
+  (:func:`bnexplore.em.em_fit`) on the new graph.
 
+Each search also starts afresh, not only from the current graph: the first
+iteration's counts are completed under independence and give a graph with
+too many arcs (on alarm a third more than the truth), from which a climb
+removes few, while a climb from the empty graph on the next iteration's
+counts lands about as close to the truth as a climb on the complete data.
 The expected score of the new graph is at least the current graph's, which
 for the scores Friedman studies raises the observed-data score; since the
 search's score on expected counts is only a proxy for it, every iteration's
@@ -54,8 +59,10 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
     its parameter-EM tables. Each iteration: the E-step completes the data
     under the current network (:func:`bnexplore.em.completions.completed_data`,
     Friedman 1997, Section 3); the M-step runs ``algorithm`` on the completed
-    data's scorer, from the current graph when the search takes a start
-    (Friedman 1998, Section 4: any search that improves the expected score),
+    data's scorer from the empty graph (or the required arcs) and, when the
+    search takes a start, from the current graph, and keeps the best of
+    those two and the current graph on those counts (Friedman 1998,
+    Section 4: any step that does not lower the expected score),
     then fits the new graph's tables by parameter EM
     (:func:`bnexplore.em.em_fit`). It ends when a graph repeats, after
     ``em_iterations`` iterations, or on a stop or the time limit.
@@ -145,7 +152,8 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
                           f"expected counts, which {', '.join(expected_count_searches())} can; or drop the "
                           f"incomplete rows")
     if "start" in search_options:
-        raise SearchError("structural EM starts every search from the previous iteration's graph; it takes no start")
+        raise SearchError("structural EM starts every search itself (from the empty graph or the required arcs); "
+                          "it takes no start")
     options = spec.checked(search_options)
     em_iterations, completions = (option.check(value) for option, value in zip(EM_OPTIONS, (em_iterations,
                                                                                           completions)))
@@ -172,6 +180,7 @@ class Run:
         self.rows = data.n_rows if weights is None else float(weights.sum())  # the N of BIC
         self.start = time.perf_counter()
         self.history = []  # the records of extra["em"]["iterations"]
+        self.params = {}  # the search's parameters, as its last Result recorded them
         self.results = []  # the Result of each record
         self.networks = []  # the fitted network of each record
         self.log_likelihood = None
@@ -181,7 +190,6 @@ class Run:
         graph = self._start_graph()
         self._fit(graph, 0)
         seen = {graph.adj.tobytes(): 0}
-        takes_start = "start" in self.spec.keywords()
         for iteration in range(1, self.em_iterations + 1):
             if iteration > 1 and self.control.should_stop():
                 break
@@ -189,12 +197,11 @@ class Run:
                                        None if self.seed is None else self.seed + iteration - 1)
             scorer = Scorer(completed, score=self.score, ess=self.ess)
             if iteration == 1:  # the start is rated on the first completed data, whatever stops the run
-                self._record(0, self._start_result(scorer, graph), graph)
+                self._record(0, self._graph_result(scorer, graph), graph)
                 if self.control.should_stop():
                     break
-            result = self.spec.function(scorer, **self.options, **({"start": graph} if takes_start else {}),
-                                        control=self._step(iteration))
-            if self.control.reason is not None:  # the search was cut short: keep the finished iterations
+            result = self._search(scorer, graph, iteration)
+            if result is None:  # the search was cut short: keep the finished iterations
                 break
             repeat = seen.setdefault(result.graph.adj.tobytes(), iteration)
             if repeat == iteration:
@@ -247,8 +254,22 @@ class Run:
         self.networks.append(em_fit(graph, self.data, ess=self.ess, tolerance=TOLERANCE, start=start,
                                     control=self._step(iteration)))
 
-    def _start_result(self, scorer, graph):
-        """The start graph as a Result scored on the first completed data (no search ran)."""
+    def _search(self, scorer, graph, iteration):
+        """The M-step's graph: the best on ``scorer`` of the search from the empty graph (or the required arcs),
+        the search from ``graph`` when it takes a start, and ``graph`` itself; None when a search was cut short."""
+        starts = [{}] + ([{"start": graph}] if graph.n_edges and "start" in self.spec.keywords() else [])
+        best = self._graph_result(scorer, graph)
+        for start in starts:
+            result = self.spec.function(scorer, **self.options, **start, control=self._step(iteration))
+            if self.control.reason is not None:
+                return None
+            self.params = result.params
+            if result.score > best.score:
+                best = result
+        return best
+
+    def _graph_result(self, scorer, graph):
+        """A graph as a Result scored on a completed data (no search ran): the start, or a graph kept."""
         run = SearchRun(scorer, Control(), self.spec.name, {})
         return run.result(scorer.parent_lists(graph), extra={"start": graph} if graph.n_edges else {})
 
@@ -280,7 +301,7 @@ class Run:
             note = (f"{what} has the best observed-data BIC ({record['observed_bic']:.6g}); the last, iteration "
                     f"{last['iteration']}, has {last['observed_bic']:.6g}: structural EM returns {what}'s network")
         result = self.results[best]
-        result.params = {**result.params, "missing": "em", "em_iterations": self.em_iterations,
+        result.params = {**self.params, **result.params, "missing": "em", "em_iterations": self.em_iterations,
                          "completions": self.completions, "em_seed": self.seed}
         result.stats = {**result.stats, "seconds": time.perf_counter() - self.start, "stopped": self.control.reason,
                         "em_iterations": last["iteration"]}
