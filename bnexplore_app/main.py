@@ -35,8 +35,9 @@ def home_content():
     steps = [
         (PAGES / "1_Data.py", "1 · Data", "Load a table: a bundled sample (one is loaded already), your own CSV, "
                                         "Parquet or Feather file, or rows drawn from a known network, which then "
-                                        "serves as ground truth; discretize numeric columns; pick a class column "
-                                        "for two-class analysis."),
+                                        "serves as ground truth; discretize numeric columns; keep blank cells "
+                                        "and learn from every row by EM; pick a class column for two-class "
+                                        "analysis."),
         (PAGES / "2_Tune.py", "2 · Tune", f"Choose the score ({', '.join(spec.label for spec in SCORES.values())}), its settings and the "
                                         "Bayes factor; say "
                                         "what you already know (required and forbidden arcs, tiers); see how big "
