@@ -213,7 +213,7 @@ def open_page(page, label, tries=3):
                 raise
 
 
-def choose_option(page, box, option, tries=3):
+def choose_option(page, box, option, tries=5):
     """Open a select box and pick ``option`` (its text, or a regular expression); the page is idle first,
     so no rerun closes the list, and a list that closes anyway is opened again, at most ``tries`` times."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -222,7 +222,7 @@ def choose_option(page, box, option, tries=3):
         box.click()
         item = page.get_by_role("option", name=option, exact=isinstance(option, str))
         try:
-            item.first.wait_for(timeout=15_000)
+            item.first.wait_for(timeout=PICK_TIMEOUT)
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
             continue
