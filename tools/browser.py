@@ -43,6 +43,7 @@ PROBLEMS = re.compile(r"Traceback|(?i:please report)|\b[A-Z]\w*Error\b")
 _RUN_WATCH = """
 (() => {
   if (window.__bnxRuns !== undefined) return;
+  window.__bnxDoc = Math.random();
   window.__bnxRuns = 0;
   window.__bnxState = "initial";
   const NAME = "data-test-script-state";
@@ -60,10 +61,12 @@ _RUN_WATCH = """
 "running" (or "rerunRequested") when a run is asked for or starts, a fragment's too, and to "notRunning"
 at its end. Each record's old value is read, not the attribute's value when the observer is called: a
 quick run's start and end can reach the observer in one batch, and reading the value then would miss it
-(a click that never seemed to run timed out a CI run)."""
+(a click that never seemed to run timed out a CI run). ``__bnxDoc`` names the document: a click that loads
+the page anew starts the count again from 0 in a new one."""
 
 _IDLE_AFTER = """
-runs => window.__bnxRuns > runs && window.__bnxState === "notRunning"
+before => (window.__bnxDoc === before.doc ? window.__bnxRuns > before.runs : window.__bnxRuns > 0)
+    && window.__bnxState === "notRunning"
     && document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state") === "notRunning"
 """
 
@@ -187,9 +190,9 @@ def settle(page, action, timeout=STEP_TIMEOUT):
     the timeout.
     """
     wait_idle(page, timeout)
-    runs = page.evaluate("() => window.__bnxRuns")
+    before = page.evaluate("() => ({doc: window.__bnxDoc, runs: window.__bnxRuns})")
     action()
-    page.wait_for_function(_IDLE_AFTER, arg=runs, timeout=timeout)
+    page.wait_for_function(_IDLE_AFTER, arg=before, timeout=timeout)
 
 
 def open_page(page, label, tries=3):
@@ -197,16 +200,19 @@ def open_page(page, label, tries=3):
 
     A click on a link can be lost: the app's status fragment reruns every few seconds while the fast core
     compiles, and on a loaded machine a click that met one of those runs left the page where it was (the
-    run that ended was the fragment's). So a page not drawn within :data:`PICK_TIMEOUT` is asked for again
-    (a click on the link of the page being opened only opens it), at most ``tries`` times.
+    run that ended was the fragment's); a CI run saw a click after which no run started at all. So a click
+    that runs nothing, or a page not drawn, within :data:`PICK_TIMEOUT` is asked for again (a click on the
+    link of the page being opened only opens it), at most ``tries`` times, the last waiting the full
+    :data:`STEP_TIMEOUT`.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     heading = page.get_by_role("heading", name=label).first
     for attempt in range(1, tries + 1):
-        settle(page, lambda: page.get_by_role("link", name=label).first.click())
+        timeout = PICK_TIMEOUT if attempt < tries else STEP_TIMEOUT
         try:
-            heading.wait_for(timeout=PICK_TIMEOUT if attempt < tries else STEP_TIMEOUT)
+            settle(page, lambda: page.get_by_role("link", name=label).first.click(), timeout=timeout)
+            heading.wait_for(timeout=timeout)
             return
         except PlaywrightTimeout:
             if attempt == tries:
