@@ -10,7 +10,7 @@ import bnexplore.bif
 from bnexplore.bif import fit_network, read_bif, sample, write_bif
 
 MODULES = ["bnexplore.bif", "bnexplore.bif.network", "bnexplore.bif.parse", "bnexplore.bif.write",
-           "bnexplore.bif.sample", "bnexplore.bif.fit"]
+           "bnexplore.bif.sample", "bnexplore.bif.fit", "bnexplore.bif.source"]
 
 
 def run_examples(module):

@@ -4,8 +4,9 @@ Its rooms:
 
 - :mod:`~bnexplore.bif.network`: the :class:`Network` model (states, parents,
   CPTs) and its checks;
-- :mod:`~bnexplore.bif.parse`: :func:`read_bif`, the BIF dialect read and the
-  bounds on what a file may hold;
+- :mod:`~bnexplore.bif.parse`: :func:`read_bif`, the BIF dialect read;
+- :mod:`~bnexplore.bif.source`: :func:`network_text`, the text of any network
+  file, bounded by :func:`max_text_bytes` and un-gzipped safely;
 - :mod:`~bnexplore.bif.write`: :func:`write_bif` and :func:`bif_name`;
 - :mod:`~bnexplore.bif.sample`: :func:`sample`, :func:`sample_codes` and
   :func:`log_likelihood`;
@@ -22,9 +23,10 @@ Examples
 
 from bnexplore.bif.fit import fit_network
 from bnexplore.bif.network import Network
-from bnexplore.bif.parse import SUM_TOLERANCE, max_text_bytes, read_bif
+from bnexplore.bif.parse import SUM_TOLERANCE, read_bif
+from bnexplore.bif.source import max_text_bytes, network_text
 from bnexplore.bif.sample import log_likelihood, sample, sample_codes
 from bnexplore.bif.write import bif_name, write_bif
 
-__all__ = ["Network", "SUM_TOLERANCE", "bif_name", "fit_network", "log_likelihood", "max_text_bytes", "read_bif",
-           "sample", "sample_codes", "write_bif"]
+__all__ = ["Network", "SUM_TOLERANCE", "bif_name", "fit_network", "log_likelihood", "max_text_bytes", "network_text",
+           "read_bif", "sample", "sample_codes", "write_bif"]

@@ -33,15 +33,14 @@ Decisions, each enforced by :func:`read_bif`:
 
 import math
 import re
-import zlib
-from pathlib import Path
 from urllib.parse import unquote
 
 import numpy as np
 
 from bnexplore.bif.network import MAX_CPT_CELLS, Network, check_unique, cycle_text, parent_order
-from bnexplore.errors import BIFError, ResourceError
-from bnexplore.limits import advice, gunzip, max_expanded_bytes
+from bnexplore.bif.source import max_text_bytes, network_text
+from bnexplore.errors import BIFError
+from bnexplore.limits import advice, max_expanded_bytes
 
 SUM_TOLERANCE = 1e-3
 """Largest accepted distance from one of the sum of a distribution in a file."""
@@ -89,65 +88,8 @@ def read_bif(source):
     >>> coin.names, coin.cpts[0].tolist()
     (['side'], [0.4, 0.6])
     """
-    text, default_name = _read_source(source)
+    text, default_name = network_text(source, "BIF", (".bif",))
     return _Parser(text, default_name).network()
-
-
-def max_text_bytes():
-    """The most BIF text :func:`read_bif` reads, in bytes: an eighth of
-    :func:`bnexplore.limits.max_expanded_bytes` (64 MB by default), as parsing
-    holds several times the text in tokens. The largest bundled network
-    (diabetes) is 5.5 MB of text."""
-    return max_expanded_bytes() // 8
-
-
-def _read_source(source):
-    """BIF text of ``source`` and the network name to use for ``unknown``;
-    gzip is read through :mod:`bnexplore.limits`, and no more than
-    :func:`max_text_bytes` of text is taken."""
-    limit = max_text_bytes()
-    if isinstance(source, str) and "{" in source:
-        return _bounded(source, "the BIF text", limit), None
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        try:
-            with path.open("rb") as file:
-                text = _text_of(file, f"BIF file {path.name!r}", limit)
-        except OSError as error:
-            raise BIFError(f"cannot read BIF file {_clip(str(path))!r}: {error.strerror}; check the path") from None
-        return text, re.sub(r"(\.bif)?(\.gz)?$", "", path.name, flags=re.IGNORECASE)
-    if hasattr(source, "read"):
-        return _text_of(source, "the BIF stream", limit), None
-    raise BIFError(
-        f"cannot read a BIF network from a {type(source).__name__}; give a path, BIF text or an open file",
-    )
-
-
-def _text_of(file, what, limit):
-    """The text of an open file (text or bytes, plain or gzipped), read up to ``limit``."""
-    data = _bounded(file.read(limit + 1), what, limit)
-    if isinstance(data, str):
-        return data
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gunzip(data, what, limit)
-        except (EOFError, zlib.error) as error:
-            raise BIFError(f"{what} is not a valid gzip file ({error}); check the file") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def _clip(text, length=80):
-    return text if len(text) <= length else text[: length - 1] + "…"
-
-
-def _bounded(text, what, limit):
-    if len(text) > limit:
-        raise ResourceError(f"{what} holds more than {limit / (1 << 20):,.1f} MB of BIF text, the limit of this "
-                            f"server ({advice()}); nothing was loaded")
-    return text
 
 
 class _Parser:
