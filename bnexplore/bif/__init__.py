@@ -26,7 +26,7 @@ from bnexplore.bif.network import Network
 from bnexplore.bif.parse import SUM_TOLERANCE, read_bif
 from bnexplore.bif.source import max_text_bytes, network_text
 from bnexplore.bif.sample import log_likelihood, sample, sample_codes
-from bnexplore.bif.write import bif_name, write_bif
+from bnexplore.bif.write import bif_name, unique_names, write_bif
 
 __all__ = ["Network", "SUM_TOLERANCE", "bif_name", "fit_network", "log_likelihood", "max_text_bytes", "network_text",
-           "read_bif", "sample", "sample_codes", "write_bif"]
+           "read_bif", "sample", "sample_codes", "unique_names", "write_bif"]

@@ -59,11 +59,29 @@ def bif_name(label, state=False):
     return text + "_" if text.lower() in _FORMAT_WORDS else text
 
 
-def _unique(labels, state=False):
-    """The :func:`bif_name` of every label, made unique ignoring case (pgmpy
+def unique_names(labels, state=False, name=bif_name):
+    """The ``name`` (default :func:`bif_name`) of every label, made unique ignoring case (pgmpy
     matches variable names without it) by suffixes ``_2``, ``_3``, ...; labels
-    written as they are get their names first, so they never change."""
-    written = [bif_name(label, state) for label in labels]
+    written as they are get their names first, so they never change.
+
+    Parameters
+    ----------
+    labels : list of str
+    state : bool
+        The labels are states (passed on to ``name``).
+    name : callable
+        ``name(label, state)``: the name a format writes for one label.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> unique_names(["a b", "a_b", "A-b"])
+    ['a_b_2', 'a_b', 'A-b']
+    """
+    written = [name(label, state) for label in labels]
     seen = set()
     for i in sorted(range(len(labels)), key=lambda i: written[i] != labels[i]):
         candidate, k = written[i], 1
@@ -127,8 +145,8 @@ def write_bif(network, path=None):
     >>> read_bif(write_bif(net)).states
     [['<missing>', 'a']]
     """
-    names = _unique(network.names)
-    states = [_unique(labels, state=True) for labels in network.states]
+    names = unique_names(network.names)
+    states = [unique_names(labels, state=True) for labels in network.states]
     title = _BLOCK_WORDS_INSIDE.sub("_", bif_name(network.name))
     parts = [f"network {title} {{\n{_original(network.name, [title])}}}\n"]
     for v, name in enumerate(names):
