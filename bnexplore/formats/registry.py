@@ -32,8 +32,10 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from bnexplore.bif import Network, network_text
 from bnexplore.errors import BIFError
+
+# bnexplore.bif (its network, reader, sampler) is imported where it is used: it loads pandas, and the command
+# line builds its flags from FORMATS without it (tests/test_registry.py counts the modules).
 
 SNIFF_CHARS = 4096
 """How much of the start of a file the ``looks_like`` functions see: every format names itself within it."""
@@ -131,6 +133,8 @@ def _every_ending():
 
 def _sniffed(source):
     """The format of ``source`` told by its content, and the text read (so the file is read once)."""
+    from bnexplore.bif import network_text
+
     text, _ = network_text(source, "network", (), text_marks=("{", "<", "\n", "["))
     start = text[:SNIFF_CHARS]
     for spec in FORMATS.values():
@@ -205,6 +209,8 @@ def read_graph(source, format=None):
     >>> read_graph(bundled.network_path("asia")).n_edges
     8
     """
+    from bnexplore.bif import Network
+
     spec, source = _spec_and_source(source, format)
     found = spec.read(source)
     return found.dag() if isinstance(found, Network) else found
@@ -238,6 +244,8 @@ def write_network(network, path=None, format=None):
     >>> write_network(asia, format="bif").startswith("network asia")
     True
     """
+    from bnexplore.bif import Network
+
     spec = format_for(path, format)
     if spec is None:
         where = f"{Path(path).name!r} has no ending of a network format" if path is not None else "no path given"
