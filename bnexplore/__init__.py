@@ -34,6 +34,7 @@ EXPORTS = {
     "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
     "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
     "inference": ["InferenceEngine", "QueryResult", "query"],
+    "interop": ["from_networkx", "from_pgmpy", "from_pyagrum", "to_networkx", "to_pgmpy", "to_pyagrum"],
     "knowledge": ["Knowledge"],
     "parents": ["ParentSets", "candidate_parent_sets"],
     "result": ["Result"],
