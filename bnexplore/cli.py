@@ -29,7 +29,10 @@ import tomllib
 from pathlib import Path
 
 from . import __version__
+from .cli_networks import (add_convert, graph_file, network_endings, network_formats, read_network_file,
+                           truth_graph)
 from .errors import NO_VALUE, BNExploreError, OptionError, door
+from .formats import format_for
 from .options import positive_number, whole_number
 from .scores.registry import ESS, SCORES, score_spec
 from .search import registry as searches
@@ -137,7 +140,7 @@ def checks():
     }
 
 
-OUTPUTS = {"json_out": "--json", "output": "-o", "out": "--out"}
+OUTPUTS = {"json_out": "--json", "output": "-o", "out": "--out", "convert_out": "OUT"}
 """Flags naming a file the command writes, checked before it runs."""
 
 SAMPLE_BYTES_PER_CELL = 8
@@ -271,36 +274,6 @@ def _parse_arcs(text):
     return arcs
 
 
-def _graph_from_file(path, names):
-    """The graph of a JSON file (a result, or ``{nodes, arcs}``) over some of the data's variables ``names``.
-
-    Its nodes are checked against the data before the graph is built, so a
-    file with more nodes than the data has variables costs nothing.
-    """
-    from .graphs import DAG
-
-    try:
-        data = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise BNExploreError(f"cannot read graph file {path}: {err.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-        line = f" (line {err.lineno})" if isinstance(err, json.JSONDecodeError) else ""
-        raise BNExploreError(f"graph file {path} is not valid JSON{line}") from None
-    graph = data.get("graph", data) if isinstance(data, dict) else data
-    if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
-        raise BNExploreError(f'graph file {path} must hold a JSON object with a "nodes" list and an "arcs" list '
-                             "(as a learn result or {\"nodes\": [...], \"arcs\": [[\"A\", \"B\"]]} does)")
-    known = set(names)
-    nodes = graph["nodes"]
-    if len(nodes) > len(known):
-        raise BNExploreError(f"graph file {path} has {len(nodes):,} nodes but the data only {len(known):,} variables")
-    missing = sorted(str(v) for v in nodes if not isinstance(v, str) or v not in known)
-    if missing:
-        raise BNExploreError(f"the graph names variables the data does not have: {', '.join(missing[:20])}"
-                             + (f" and {len(missing) - 20:,} more" if len(missing) > 20 else ""))
-    return DAG.from_json(graph)
-
-
 def _write(path, text, flag="--json"):
     try:
         Path(path).write_text(text)
@@ -324,7 +297,7 @@ def cmd_score(args):
     data = _read_data(args)
     scorer = Scorer(data, score=args.score, ess=args.ess)
     if args.graph:
-        graph = _graph_from_file(args.graph, data.names)
+        graph = graph_file(args.graph, data.names)
         parents = {v: [graph.names[p] for p in graph.parents(i)] for i, v in enumerate(graph.names)}
     else:
         graph = DAG.from_arcs(_parse_arcs(args.arcs or ""), data.names)
@@ -336,10 +309,10 @@ def cmd_score(args):
 
 
 def cmd_sample(args):
-    from .bif import read_bif, sample
+    from .bif import sample
     from .search.exact import check_memory
 
-    network = read_bif(args.network)
+    network = read_network_file(args.network, "sampling")
     check_memory(args.n * network.n_vars * SAMPLE_BYTES_PER_CELL, f"sampling {args.n:,} rows of "
                  f"{network.n_vars} variables", "ask for fewer rows with -n")
     frame = sample(network, args.n, seed=args.seed)
@@ -489,7 +462,7 @@ def _split_assignments(text, flag):
 
 
 def cmd_query(args):
-    from .bif import fit_network, read_bif
+    from .bif import fit_network
     from .em import em_fit
     from .inference import query
 
@@ -506,13 +479,14 @@ def cmd_query(args):
                                      f"{name}=0.9,0.1") from None
     fit = None
     if args.graph is None:
-        if not re.search(r"\.bif(\.gz)?$", args.data, re.IGNORECASE):
-            raise BNExploreError(f"{args.data} is not a BIF network (.bif, .bif.gz); to query data, give the "
-                                 "learned graph with --graph RESULT.json")
-        network = read_bif(args.data)
+        if format_for(args.data) is None:
+            raise BNExploreError(f"{args.data} is not a BIF network nor one of another format (endings "
+                                 f"{network_endings()}, each also .gz); to query data, give the learned graph with "
+                                 "--graph RESULT.json")
+        network = read_network_file(args.data, "a query")
     else:
         data = _read_data(args)
-        graph = _graph_from_file(args.graph, data.names)
+        graph = graph_file(args.graph, data.names)
         network = em_fit(graph, data, ess=args.ess) if args.fit == "em" else fit_network(graph, data, ess=args.ess,
                                                                                            method=args.fit)
         fit = {k: network.fit[k] for k in ("method", "ess", "rows", "empty_configurations")}
@@ -529,7 +503,7 @@ def _network_to_impute(args, data):
     with tables fitted to the data by EM."""
     from .em import em_fit
 
-    graph = _graph_from_file(args.network, data.names)
+    graph = graph_file(args.network, data.names)
     if graph.n != data.n_vars:
         raise BNExploreError(f"{args.network}: the graph has {graph.n} of the data's {data.n_vars} variables; "
                              "give a graph of every column")
@@ -571,20 +545,6 @@ def cmd_enumerate(args):
     print(json.dumps(summary, indent=2))
 
 
-def _truth_graph(path, names):
-    """The true DAG of ``--truth``: a BIF network (``.bif``, ``.bif.gz``), else a graph JSON file."""
-    if path.endswith((".bif", ".bif.gz")):
-        from .bif import read_bif
-
-        dag = read_bif(path).dag()
-        if sorted(dag.names) != sorted(names):
-            raise BNExploreError(f"--truth {path}: the network's variables differ from the data's (only in the "
-                                 f"network: {sorted(set(dag.names) - set(names))[:5]}, only in the data: "
-                                 f"{sorted(set(names) - set(dag.names))[:5]})")
-        return dag
-    return _graph_from_file(path, names)
-
-
 def _graph_nodes(data):
     """The "nodes" lists of a result file's graphs: its ``graph`` and every graph in ``extra``."""
     if isinstance(data.get("graph"), dict):
@@ -616,7 +576,7 @@ def _compared_result(path, scorer):
     try:
         data = parse_json(text, "result")
         if "algorithm" not in data and ("nodes" in data or "graph" in data):  # a graph file, {nodes, arcs}
-            graph = _graph_from_file(path, scorer.names)
+            graph = graph_file(path, scorer.names)
             data = {"graph": graph.to_json(), "algorithm": "graph", "score": 0.0, "score_name": scorer.score_name}
         # every graph's nodes checked against the data before any graph is built (a matrix per graph)
         for nodes in _graph_nodes(data):
@@ -649,7 +609,7 @@ def cmd_compare(args):
                           "of the optimum)")
     data = _read_data(args)
     scorer = Scorer(data, score=args.score, ess=args.ess)
-    truth = _truth_graph(args.truth, data.names) if args.truth else None
+    truth = truth_graph(args.truth, data.names) if args.truth else None
     results, optima = {}, []
     for path in args.results:
         result, optimal = _compared_result(path, scorer)
@@ -760,8 +720,8 @@ def build_parser():
     group.add_argument("--graph", help="graph JSON file (a result file or {nodes, arcs})")
     p.set_defaults(func=cmd_score)
 
-    p = commands.add_parser("sample", help="sample rows from a BIF network")
-    p.add_argument("network", help="BIF file (.bif or .bif.gz)")
+    p = commands.add_parser("sample", help="sample rows from a network (BIF or another format with tables)")
+    p.add_argument("network", help=f"network file: {network_formats(tables=True)}")
     p.add_argument("-n", type=int, required=True, help="number of rows")
     p.add_argument("--seed", type=int, help="random seed")
     p.add_argument("-o", "--output", help="CSV file to write (default: standard output)")
@@ -800,7 +760,7 @@ def build_parser():
     p.add_argument("results", nargs="+", metavar="RESULT",
                    help="result JSON files (learn --json) or graph files ({nodes, arcs}) to compare")
     _add_score_options(p)
-    p.add_argument("--truth", help="the true network: a BIF file (.bif, .bif.gz) or graph JSON")
+    p.add_argument("--truth", help=f"the true network: a network file ({network_formats()}) or graph JSON")
     p.add_argument("--optimum", action="store_true", help="also run the exact search for the optimum (gap, "
                                                           "credible set, SHD to the optimum)")
     p.add_argument("--max-indegree", type=int, help="--optimum: most parents per node")
@@ -810,9 +770,11 @@ def build_parser():
     _add_run_options(p)
     p.set_defaults(func=cmd_compare)
 
-    p = commands.add_parser("query", help="posterior marginals and P(evidence): a BIF network, or data + a learned graph")
-    _add_data_options(p, "BIF network (.bif, .bif.gz), or a data file (CSV, Parquet, Feather) with --graph")
-    p.add_argument("--graph", help="graph JSON (e.g. a learn result): fit its tables on the CSV data, then query")
+    p = commands.add_parser("query", help="posterior marginals and P(evidence): a network, or data + a learned graph")
+    _add_data_options(p, f"network file ({network_formats(tables=True)}), or a data file (CSV, Parquet, Feather) "
+                         "with --graph")
+    p.add_argument("--graph", help="graph JSON (e.g. a learn result) or a network file (its graph, e.g. a "
+                                   ".modelstring): fit its tables on the data, then query")
     p.add_argument("--evidence", action="append", help='hard evidence "A=yes,B=no" (repeatable)')
     p.add_argument("--likelihood", action="append",
                    help='likelihood evidence "A=0.9,0.1": one weight per state, in state order (repeatable)')
@@ -837,6 +799,8 @@ def build_parser():
     p.add_argument("--ess", type=float, default=1.0, help="equivalent sample size of the EM tables (default 1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_impute)
+
+    add_convert(commands)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
     p.add_argument("data", help=DATA_HELP + ", with a class column")

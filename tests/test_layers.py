@@ -46,7 +46,7 @@ LAYERS = [
     # what runs searches: classifier, bootstrap, saved sessions
     ["bnexplore.classifier", "bnexplore.bootstrap", "bnexplore.session"],
     # doors: the warm-up, the command line, the package's public names
-    ["bnexplore.warmup", "bnexplore.cli", "bnexplore.__main__", "bnexplore"],
+    ["bnexplore.warmup", "bnexplore.cli_networks", "bnexplore.cli", "bnexplore.__main__", "bnexplore"],
     # the app
     ["bnexplore_app", "app_pages", "app"],
 ]
