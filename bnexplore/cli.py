@@ -561,7 +561,8 @@ def _graph_nodes(data):
 
 
 def _compared_result(path, scorer):
-    """The result in file ``path`` (or a graph file, ``{nodes, arcs}``: algorithm "graph"), rescored on the
+    """The result in file ``path`` (or a graph: a file ``{nodes, arcs}`` or a network file of any format, algorithm
+    "graph"), rescored on the
     data with ``--score`` (so every row is on one scale),
     and whether it is a proven optimum of that score: an exact search or credible set that was not
     stopped, run with the same score settings, whose recorded score is the one the data give."""
@@ -569,13 +570,14 @@ def _compared_result(path, scorer):
     from .result import Result, parse_json
     from .search.scoreboard import EXACT_ALGORITHMS
 
+    network = format_for(path) is not None  # a network file: compared by its graph
     try:
-        text = Path(path).read_bytes()
+        text = b"" if network else Path(path).read_bytes()
     except OSError as err:
         raise BNExploreError(f"cannot read result file {path}: {err.strerror}") from None
     try:
-        data = parse_json(text, "result")
-        if "algorithm" not in data and ("nodes" in data or "graph" in data):  # a graph file, {nodes, arcs}
+        data = {} if network else parse_json(text, "result")
+        if network or ("algorithm" not in data and ("nodes" in data or "graph" in data)):  # a graph file
             graph = graph_file(path, scorer.names)
             data = {"graph": graph.to_json(), "algorithm": "graph", "score": 0.0, "score_name": scorer.score_name}
         # every graph's nodes checked against the data before any graph is built (a matrix per graph)
@@ -717,7 +719,7 @@ def build_parser():
     _add_score_options(p)
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--arcs", help='arcs as "A->B,B->C"')
-    group.add_argument("--graph", help="graph JSON file (a result file or {nodes, arcs})")
+    group.add_argument("--graph", help="graph JSON file (a result file or {nodes, arcs}) or a network file (its graph)")
     p.set_defaults(func=cmd_score)
 
     p = commands.add_parser("sample", help="sample rows from a network (BIF or another format with tables)")
@@ -758,7 +760,8 @@ def build_parser():
                                             "set, SHD and precision/recall against the truth (JSON or --text)")
     _add_data_options(p)
     p.add_argument("results", nargs="+", metavar="RESULT",
-                   help="result JSON files (learn --json) or graph files ({nodes, arcs}) to compare")
+                   help="result JSON files (learn --json), graph files ({nodes, arcs}) or network files (their "
+                        "graphs) to compare")
     _add_score_options(p)
     p.add_argument("--truth", help=f"the true network: a network file ({network_formats()}) or graph JSON")
     p.add_argument("--optimum", action="store_true", help="also run the exact search for the optimum (gap, "
@@ -790,8 +793,8 @@ def build_parser():
     p = commands.add_parser("impute", help="fill the blank cells of a table by a network (CSV out: each column's "
                                            "states, numeric columns as their intervals)")
     _add_data_options(p, DATA_HELP + ", blank cells kept as blanks (--missing em)", missing=("em",))
-    p.add_argument("network", metavar="RESULT", help="result or graph JSON file (learn --json, {nodes, arcs}): "
-                                                     "its tables are fitted to the data by EM")
+    p.add_argument("network", metavar="RESULT", help="result or graph JSON file (learn --json, {nodes, arcs}) or a "
+                                                     "network file: its graph's tables are fitted to the data by EM")
     p.add_argument("--out", required=True, help="CSV file to write the completed table to")
     p.add_argument("--method", default="mode", choices=["mode", "sample"],
                    help="mode: each row's most probable completion (default); sample: one draw from its posterior")

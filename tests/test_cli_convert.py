@@ -223,7 +223,7 @@ def test_query_of_a_file_that_is_no_network_names_the_endings(capsys):
 
 
 @pytest.mark.parametrize("name", format_params())
-def test_compare_truth_and_query_graph_take_a_network_in_any_format(capsys, tmp_path, name):
+def test_compare_score_and_query_graph_take_a_network_in_any_format(capsys, tmp_path, name):
     other = tmp_path / ("asia" + FORMATS[name].extensions[0])
     assert run(capsys, "convert", ASIA_BIF, other)[0] == 0
     boards = []
@@ -232,6 +232,12 @@ def test_compare_truth_and_query_graph_take_a_network_in_any_format(capsys, tmp_
         assert code == 0, err
         boards.append([row["shd_truth"] for row in json.loads(out)["rows"]])
     assert boards[0] == boards[1] and boards[0][0] is not None
+    code, out, err = run(capsys, "compare", ASIA_CSV, other, "--truth", ASIA_BIF, "--quiet")  # a network as RESULT
+    assert code == 0, err
+    assert [row["shd_truth"] for row in json.loads(out)["rows"]] == [0]
+    code, out, err = run(capsys, "score", ASIA_CSV, "--graph", other)
+    assert code == 0, err
+    assert json.loads(out)["parents"]["either"] == ["tub", "lung"]
     answers = []
     for graph in (ASIA_BIF, other):
         code, out, err = run(capsys, "query", ASIA_CSV, "--graph", graph, "--evidence", "smoke=yes")
