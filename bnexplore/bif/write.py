@@ -59,9 +59,10 @@ def bif_name(label, state=False):
     return text + "_" if text.lower() in _FORMAT_WORDS else text
 
 
-def unique_names(labels, state=False, name=bif_name):
+def unique_names(labels, state=False, name=bif_name, ignore_case=True):
     """The ``name`` (default :func:`bif_name`) of every label, made unique ignoring case (pgmpy
-    matches variable names without it) by suffixes ``_2``, ``_3``, ...; labels
+    matches BIF variable names without it; ``ignore_case=False`` for a format
+    whose readers match case) by suffixes ``_2``, ``_3``, ...; labels
     written as they are get their names first, so they never change.
 
     Parameters
@@ -71,6 +72,8 @@ def unique_names(labels, state=False, name=bif_name):
         The labels are states (passed on to ``name``).
     name : callable
         ``name(label, state)``: the name a format writes for one label.
+    ignore_case : bool
+        Names equal but for case clash (True) or are distinct (False).
 
     Returns
     -------
@@ -80,15 +83,18 @@ def unique_names(labels, state=False, name=bif_name):
     --------
     >>> unique_names(["a b", "a_b", "A-b"])
     ['a_b_2', 'a_b', 'A-b']
+    >>> unique_names(["a b", "a_b", "A_b"], ignore_case=False)
+    ['a_b_2', 'a_b', 'A_b']
     """
+    fold = str.lower if ignore_case else str
     written = [name(label, state) for label in labels]
     seen = set()
     for i in sorted(range(len(labels)), key=lambda i: written[i] != labels[i]):
         candidate, k = written[i], 1
-        while candidate.lower() in seen:
+        while fold(candidate) in seen:
             k += 1
             candidate = f"{written[i]}_{k}"
-        seen.add(candidate.lower())
+        seen.add(fold(candidate))
         written[i] = candidate
     return written
 
