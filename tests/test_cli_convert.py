@@ -8,6 +8,7 @@ tests cover them all (they are parametrized over ``bnexplore.formats.FORMATS``).
 import gzip
 import importlib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -139,6 +140,21 @@ def test_a_bad_input_file_is_one_line_naming_the_line(capsys, tmp_path):
     truncated.write_text(gzip.decompress(Path(ASIA_BIF).read_bytes()).decode()[:700])
     assert_refused(*run(capsys, "convert", truncated, out), "BIF line")
     assert_refused(*run(capsys, "convert", tmp_path / "missing.bif", out), "missing.bif")
+
+
+@pytest.mark.parametrize("name", format_params(lambda spec: spec.tables))
+def test_a_file_cut_short_in_any_format_is_one_line_naming_the_line(capsys, tmp_path, name):
+    spec = FORMATS[name]
+    whole = tmp_path / ("asia" + spec.extensions[0])
+    assert run(capsys, "convert", ASIA_BIF, whole)[0] == 0
+    text = whole.read_text()
+    cut = tmp_path / ("cut" + spec.extensions[0])
+    cut.write_text(text[: len(text) // 2])
+    out = tmp_path / "out.bif"
+    code, printed, err = run(capsys, "convert", cut, out)
+    assert_refused(code, printed, err)
+    assert re.search(r"\bline \d+", err), err
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("args", [["g.modelstring"], ["g.txt", "--from", "modelstring"]], ids=["ending", "from"])
