@@ -107,7 +107,7 @@ def page():
     entries = views.entries()
     if not entries:
         st.info("No network yet: run a search on the Search page, or import a saved result below.")
-        with st.expander("Import a saved result (JSON)"):
+        with st.expander("Import a saved result (JSON) or a network file"):
             import_results("net_import")
         return
     names = list(entries)
@@ -119,21 +119,20 @@ def page():
                            key=state.KEEP + "net_view")
     if view == "ask":
         positions = state.positions(entry.result.names, entry.result.graph)
-        asked = ask.render(entry, positions, GRAPH_HEIGHT[bool(st.session_state.get(state.KEEP + "net_tall"))])
-        if asked is None:
-            return
-        drawing, positions = asked
+        shown = ask.render(entry, positions, GRAPH_HEIGHT[bool(st.session_state.get(state.KEEP + "net_tall"))])
     else:
-        drawing, positions = graph_with_numbers(entry, view)
-    st.markdown("**Export this picture and network**")
-    export_buttons(entry, drawing, positions, key=f"net-export-{entry.name}-{view}")
-    for section in SECTIONS:
-        if section.applies(entry):
-            st.divider()
-            st.subheader(section.title)
-            section.render(entry, positions)
+        shown = graph_with_numbers(entry, view)
+    if shown is not None:  # else the network cannot be asked (the reason is on the page): import another
+        drawing, positions = shown
+        st.markdown("**Export this picture and network**")
+        export_buttons(entry, drawing, positions, key=f"net-export-{entry.name}-{view}")
+        for section in SECTIONS:
+            if section.applies(entry):
+                st.divider()
+                st.subheader(section.title)
+                section.render(entry, positions)
     st.divider()
-    with st.expander("Import a saved result (JSON)"):
+    with st.expander("Import a saved result (JSON) or a network file"):
         import_results("net_import")
 
 

@@ -336,7 +336,7 @@ def page():
     st.divider()
     scoreboard_section(entries)
     st.divider()
-    with st.expander("Import a saved result (JSON)"):
+    with st.expander("Import a saved result (JSON) or a network file"):
         import_results("cmp_import")
 
 

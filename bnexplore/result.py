@@ -129,8 +129,8 @@ class Result:
         missing = [k for k in ("algorithm", "score", "score_name", "graph") if k not in data]
         if missing:
             raise SearchError(f"not a bnexplore result file: missing {', '.join(missing)}")
-        try:
-            score = float(data["score"])
+        try:  # null is how to_plain writes NaN (a network scored on no data)
+            score = float("nan") if data["score"] is None else float(data["score"])
         except (TypeError, ValueError):
             raise SearchError(f"not a bnexplore result file: score {data['score']!r} is not a number") from None
         return cls(graph=DAG.from_json(data["graph"]), score=score,

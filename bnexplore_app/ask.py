@@ -2,8 +2,9 @@
 
 The network asked is the entry's DAG with tables fitted to its data (BDeu
 posterior mean with the Tune page's ESS, or maximum likelihood), or the true
-network itself for the ground truth. One inference engine is compiled per
-network and fit and kept with the entry, so each click is one query.
+network itself for the ground truth, or an imported network file's own tables.
+One inference engine is compiled per network and fit and kept with the entry,
+so each click is one query.
 """
 
 import html
@@ -31,6 +32,9 @@ def network_for(entry, method, ess):
     truth = st.session_state.get("truth")
     if entry.result.algorithm == "ground truth" and truth is not None:
         return truth, "the true network, with its own probability tables"
+    own = views.file_network(entry)
+    if own is not None:
+        return own, "the imported file's own probability tables"
     data, data_key = views.data_for(entry)
     if data is None:
         return None, ("this network was learned on other data than the data in use, so there are no data to fit "
@@ -54,7 +58,8 @@ def network_for(entry, method, ess):
 
 def engine_for(entry, network, method, ess):
     """The compiled inference engine of a network (kept with the entry)."""
-    key = (("engine", "truth") if entry.result.algorithm == "ground truth"
+    key = (("engine", "truth") if entry.result.algorithm == "ground truth" else ("engine", "file")
+           if views.file_network(entry) is not None
            else ("engine", method, ess, views.data_for(entry)[1]))  # as the fit: per data
     if key not in entry.cache:
         with st.spinner("Compiling the network for questions (junction tree)…"):
@@ -118,7 +123,8 @@ def render(entry, positions, most):
     with side:
         method = "bdeu"
         blank = state.has_blanks(views.data_for(entry)[0])
-        if entry.result.algorithm != "ground truth" and not blank:  # with blanks: EM, on BDeu's counts
+        own = entry.result.algorithm == "ground truth" or views.file_network(entry) is not None
+        if not own and not blank:  # with blanks: EM, on BDeu's counts
             # a select box takes one line where a radio of these labels takes three: the evidence controls
             # below end in a 720-pixel window
             method = st.selectbox("Tables", list(FITS), format_func=lambda m: (
@@ -168,6 +174,6 @@ def render(entry, positions, most):
                + ("the expected number of rows with that state and those parents, blank cells counted by their "
                   "probability under the network (EM)." if network.fit.get("method") == "em" else
                   "how many rows of the data have that state with those parents.")
-               if network.fit is not None else "One row per configuration of the node's parents (the true "
-               "network's own table; it was not fitted to data, so there are no counts).")
+               if network.fit is not None else "One row per configuration of the node's parents (the network's own "
+               "table, the true network's or its file's; it was not fitted to data, so there are no counts).")
     return drawing, spread

@@ -1,18 +1,22 @@
-"""What the pages draw for a kept result: drawings with hover texts, cached per entry."""
+"""What the pages draw for a kept result: drawings with hover texts, its tables (fitted, or an imported file's own)
+and its network's text in any file format, cached per entry."""
 
 import html
+import io
 import math
 
 import streamlit as st
 
 from bnexplore import viz
-from bnexplore.bif import Network, fit_network, write_bif
+from bnexplore.bif import Network, fit_network, read_bif, write_bif
 from bnexplore.em import em_fit
-from bnexplore.errors import DataError
+from bnexplore.errors import BIFError, DataError
+from bnexplore.formats import FORMATS, write_network
 from bnexplore.graphs import PDAG
 from bnexplore.result import Result
 from bnexplore.scores import SCORES
 from bnexplore.scores.contributions import arc_contributions
+from bnexplore.session import MAX_TEXT
 from bnexplore_app import state
 
 VIEW_CAPTIONS = {
@@ -31,15 +35,28 @@ BLANK_SCORES = ("The data keep blank cells: a structural EM run's score is its e
                 "network's (the ground truth's, an imported one's) is on the rows without a blank cell; the two "
                 "are not on one scale, so compare such networks by their edges and SHD.")
 """What the scores of networks on data with blank cells are (Networks and Compare pages)."""
+IMPORTED = "network file"
+"""The ``algorithm`` of a result imported from a network file (its graph, and its tables in
+``extra[FILE_NETWORK]``)."""
+FILE_NETWORK = "file_network"
+"""The key of ``Result.extra`` that says a result was imported from a network file: ``{"format": its name in
+:data:`bnexplore.formats.FORMATS`, "bif": its tables}`` (see :func:`kept_file`)."""
 WIDTH_TEXT = ("Thicker arcs add more to the score: the width is s(child, parents) − s(child, parents without this "
               "one), shown exactly on hover.")
 
 
 def what_it_is(entry):
-    """One sentence on what the entry's network is: the truth, or learned by which search on which data."""
+    """One sentence on what the entry's network is: the truth, imported from a network file, or learned by which
+    search on which data."""
     result = entry.result
     if result.algorithm == "ground truth":
         return f"The true network the rows of {entry.data_label} were drawn from."
+    saved = imported_file(result)
+    if saved is not None:
+        spec = FORMATS.get(saved.get("format"))
+        tables = ("with its own probability tables" if saved.get("bif") is not None else
+                  "a graph without probability tables")
+        return f"Imported from a {spec.title if spec else 'network'} file, {tables}."
     seconds = result.stats.get("seconds")
     took = f" in {seconds:.2f} s" if seconds is not None else ""
     stopped = f"; {stopped_text(result)}" if result.stats.get("stopped") else ""
@@ -111,10 +128,12 @@ def caption(entry, view, contribution=None):
     if view == "DAG":
         widths = contribution and len({round(v, 9) for v in contribution.values()}) > 1
         scored = entry_scorer(entry) is not None
-        tables = data_for(entry)[0] is not None
+        own = file_network(entry) is not None
+        tables = own or data_for(entry)[0] is not None
+        how = "its file's own" if own else fitted_how(data_for(entry)[0])
         hover = ("Hover a node for " + " and ".join(
             ([f"its local score ({entry.result.score_name})"] if scored else [])
-            + ([f"its conditional probability table ({fitted_how(data_for(entry)[0])})"] if tables else []))
+            + ([f"its conditional probability table ({how})"] if tables else []))
                  + "."
                  if scored or tables else "")
         data = data_for(entry)[0]
@@ -130,6 +149,24 @@ def fitted_how(data):
     return "fitted to the data by EM, blanks left blank" if state.has_blanks(data) else "fitted to the data"
 
 
+def data_scorer():
+    """The Scorer of the data in use with the Tune page's settings, or None when no row is complete."""
+    try:
+        return state.current_scorer()
+    except DataError:  # every row has a blank cell: nothing to score on
+        return None
+
+
+def scored_result(dag, algorithm, scorer, extra=None):
+    """A Result of a network not found by a search (the truth, an imported file): ``dag`` scored by ``scorer``
+    (:func:`data_scorer`), or NaN with the Tune page's score settings when ``scorer`` is None."""
+    settings = st.session_state["settings"]
+    return Result(graph=dag, score=scorer.total(dag) if scorer is not None else float("nan"),
+                  score_name=settings["score"] if scorer is None else scorer.score_name, algorithm=algorithm,
+                  params={"score": settings["score"], "ess": settings["ess"]} if scorer is None
+                  else dict(scorer.params), stats={"edges": dag.n_edges}, extra=extra or {})
+
+
 def truth_entry():
     """The ground-truth network of the data in use as an Entry (None when unknown)."""
     data = state.dataset()
@@ -139,16 +176,7 @@ def truth_entry():
     key = ("truth", st.session_state["data_key"], st.session_state["settings"]["score"])
     cached = st.session_state.get("_truth_entry")
     if cached is None or cached[0] != key:
-        try:
-            scorer = state.current_scorer()
-        except DataError:  # every row has a blank cell: nothing to score the truth on
-            scorer = None
-        settings = st.session_state["settings"]
-        dag = truth.dag()
-        result = Result(graph=dag, score=scorer.total(dag) if scorer is not None else float("nan"),
-                        score_name=settings["score"] if scorer is None else scorer.score_name,
-                        algorithm="ground truth", params={"score": settings["score"], "ess": settings["ess"]}
-                        if scorer is None else dict(scorer.params), stats={"edges": dag.n_edges})
+        result = scored_result(truth.dag(), "ground truth", data_scorer())
         entry = state.Entry(f"ground truth: {truth.name}", result, data, st.session_state["data_key"],
                             st.session_state["data_label"])
         cached = (key, entry)
@@ -201,12 +229,64 @@ def _cached(entry, key, compute):
 
 
 def fitted(entry):
-    """The entry's DAG with BDeu-posterior-mean CPTs fitted to its data (by EM when the data keep blank
-    cells), or None."""
+    """The entry's network: an imported file's own tables (:func:`file_network`), else its DAG with
+    BDeu-posterior-mean CPTs fitted to its data (by EM when the data keep blank cells), else None."""
+    own = file_network(entry)
+    if own is not None:
+        return own
     data, _ = data_for(entry)
     if data is None:
         return None
     return _cached(entry, "fitted", lambda: fit(entry.result.graph, data))
+
+
+def kept_file(found, format):
+    """What ``Result.extra[FILE_NETWORK]`` keeps of a network read from a file in ``format`` (a name of
+    :data:`bnexplore.formats.FORMATS`): the format, and a network's tables as BIF text (exact: the writer
+    writes every probability with ``repr``; None for a graph), in pieces of at most
+    :data:`bnexplore.session.MAX_TEXT` characters, the longest text a session file may hold."""
+    text = write_bif(found) if isinstance(found, Network) else None
+    return {"format": format,
+            "bif": None if text is None else [text[k:k + MAX_TEXT] for k in range(0, len(text), MAX_TEXT)]}
+
+
+def imported_file(result):
+    """``result.extra[FILE_NETWORK]`` when the result was imported from a network file, else None."""
+    saved = (result.extra or {}).get(FILE_NETWORK)
+    return saved if isinstance(saved, dict) else None
+
+
+def saved_tables(result):
+    """The network whose tables ``result`` keeps from its file (None when it keeps none), read and checked.
+
+    The text may come from a saved session or result file: it is read as an open file (never a path) by
+    :func:`bnexplore.bif.read_bif`, with its bounds, and must be a network of the result's graph.
+
+    Raises
+    ------
+    BIFError
+        If the kept text is not BIF, or its network is not the result's graph.
+    """
+    saved = (result.extra or {}).get(FILE_NETWORK)
+    pieces = saved.get("bif") if isinstance(saved, dict) else None
+    if saved is not None and not isinstance(saved, dict):
+        raise BIFError(f"the result's extra.{FILE_NETWORK} must be an object (format, bif)")
+    if pieces is None:
+        return None
+    if not isinstance(pieces, list) or not all(isinstance(piece, str) for piece in pieces):
+        raise BIFError(f"the result's extra.{FILE_NETWORK}.bif must be a list of pieces of BIF text")
+    network = read_bif(io.StringIO("".join(pieces)))
+    if network.dag() != result.graph:
+        raise BIFError(f"the tables kept in the result's extra.{FILE_NETWORK} are not of its graph (other "
+                       "variables or arcs)")
+    return network
+
+
+def file_network(entry):
+    """The network with its own tables the entry was imported from (:func:`saved_tables`), or None."""
+    if imported_file(entry.result) is None:
+        return None
+    return _cached(entry, "file_network", lambda: saved_tables(entry.result))
 
 
 def fit(graph, data, ess=1.0, method="bdeu"):
@@ -218,13 +298,27 @@ def fit(graph, data, ess=1.0, method="bdeu"):
     return fit_network(graph, data, ess=ess, method=method)
 
 
-def bif_text(entry, name):
-    """The entry's fitted network as BIF text (names other tools cannot read are written as
-    identifiers, the originals kept for bnexplore: see :func:`bnexplore.bif.write_bif`)."""
+def network_text(entry, name, format):
+    """The entry's network named ``name`` as the text of the file format ``format`` (a name of
+    :data:`bnexplore.formats.FORMATS`): its graph for a graph-only format, else its tables (:func:`fitted`),
+    or None when it has none. Names other tools cannot read are made safe, the originals kept for bnexplore
+    (see each format's writer)."""
     def compute():
+        if not FORMATS[format].tables:
+            return write_network(entry.result.graph, format=format)
         network = fitted(entry)
-        return write_bif(Network(name, network.names, network.states, network.parents, network.cpts))
-    return _cached(entry, "bif", compute)
+        if network is None:
+            return None
+        return write_network(Network(name, network.names, network.states, network.parents, network.cpts),
+                             format=format)
+    return _cached(entry, ("text", format, name), compute)
+
+
+def tables_how(entry):
+    """Where the tables of :func:`fitted` come from, in a few words."""
+    if file_network(entry) is not None:
+        return "its file's own probability tables"
+    return f"probability tables {fitted_how(data_for(entry)[0])} (BDeu posterior mean)"
 
 
 def contributions(entry):

@@ -1,4 +1,5 @@
-"""Widgets shared by the pages: embedded graphs, exports, result import, status line."""
+"""Widgets shared by the pages: embedded graphs, exports (the network in every file format), the import of
+results and network files, status line."""
 
 import re
 
@@ -7,9 +8,9 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.errors import BNExploreError
-from bnexplore.result import Result
+from bnexplore.formats import FORMATS, format_for
 from bnexplore.session import Session
-from bnexplore_app import state, views
+from bnexplore_app import imports, state, views
 
 
 @st.cache_data(show_spinner=False, max_entries=48)
@@ -136,33 +137,58 @@ def text_column_width(texts, least=120, most=420):
 
 
 def file_stem(name):
-    """A safe file name stem from a result name."""
+    """A safe file name stem from a result name (an imported network file's name without its format's ending).
+
+    Examples
+    --------
+    >>> file_stem("hc · BDeu(1) · asia 5k"), file_stem("Alarm.NET.gz")
+    ('hc_BDeu_1_asia_5k', 'Alarm')
+    """
+    spec = format_for(name)
+    if spec is not None:
+        name = name[:len(name) - 3] if name.lower().endswith(".gz") else name
+        name = name[:len(name) - len(next(e for e in spec.extensions if name.lower().endswith(e)))]
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "network"
 
 
+EXPORT_FORMAT = state.KEEP + "export_format"
+"""The key of the export row's choice of network file format (kept across pages and networks)."""
+
+
 def export_buttons(entry, drawing, positions, key):
-    """Download buttons for one result: JSON, BIF (fitted), GraphML, DOT, HTML, PNG."""
+    """Download buttons for one result: JSON, the network in a file format picked beside its button (every
+    format of :data:`bnexplore.formats.FORMATS`: one select box and one button fit a projector's row where
+    seven buttons would not), GraphML, DOT, HTML, PNG."""
     stem = file_stem(entry.name)
-    columns = st.columns(6)
+    columns = st.columns([1, 2.2, 1.4, 1.2, 1, 1, 1])
     columns[0].download_button("JSON", data=entry.result.dumps(indent=1), file_name=f"{stem}.json",
                                mime="application/json", key=f"{key}-json", on_click="ignore",
                                help="The full result (graph, score, settings, statistics); import it again "
                                     "on the Networks or Compare page.")
-    network = views.fitted(entry)
-    if network is None:
-        columns[1].button("BIF", disabled=True, key=f"{key}-bif-off",
-                          help="No data for this result, so no probability tables to write.")
-    else:
-        try:
-            text = views.bif_text(entry, stem)
-        except BNExploreError as error:
-            columns[1].button("BIF", disabled=True, key=f"{key}-bif-off", help=str(error))
-        else:
-            columns[1].download_button("BIF", data=text, file_name=f"{stem}.bif", mime="text/plain",
-                                       key=f"{key}-bif", on_click="ignore",
-                                       help="The network with probability tables fitted to its data (BDeu "
-                                            "posterior mean).")
-    picture_buttons(drawing, positions, stem, key, columns[2:])
+    network_button(entry, stem, key, *columns[1:3])
+    picture_buttons(drawing, positions, stem, key, columns[3:])
+
+
+def network_button(entry, stem, key, box, column):
+    """A select box of the network file formats and the download button of the one picked (labelled with
+    the format's title, the file named with its first ending); disabled, saying why, when the network
+    has no tables to write or the format cannot hold it."""
+    format = box.selectbox("Network file format", list(FORMATS), key=EXPORT_FORMAT, label_visibility="collapsed",
+                           format_func=lambda name: f"{FORMATS[name].title} ({FORMATS[name].extensions[0]})")
+    spec = FORMATS[format]
+    try:
+        text = views.network_text(entry, stem, format)
+    except BNExploreError as error:
+        column.button(spec.title, disabled=True, key=f"{key}-{format}-off", help=str(error))
+        return
+    if text is None:
+        column.button(spec.title, disabled=True, key=f"{key}-{format}-off",
+                      help="No data for this result, so no probability tables to write; a model string holds "
+                           "its graph.")
+        return
+    how = (f"The network with {views.tables_how(entry)}" if spec.tables else "The graph (no tables)")
+    column.download_button(spec.title, data=text, file_name=f"{stem}{spec.extensions[0]}", mime="text/plain",
+                           key=f"{key}-{format}", on_click="ignore", help=f"{how}, as a {spec.title} file.")
 
 
 def picture_buttons(drawing, positions, stem, key, columns=None):
@@ -181,13 +207,19 @@ def picture_buttons(drawing, positions, stem, key, columns=None):
 
 
 def import_results(key):
-    """An uploader for saved result JSON files; imported results join the session's results.
+    """An uploader for saved result JSON files and network files (every format of
+    :data:`bnexplore.formats.FORMATS`, gzipped too); what it imports joins the session's results
+    (:func:`bnexplore_app.imports.import_file`).
 
     A result exported by the app carries its name and the data it was learned
     on (``extra["app"]``): it comes back under that name, attached to the data
-    in use only when those are the same data.
+    in use only when those are the same data. A network file comes back under
+    its file's name with its own tables, attached to the data in use when its
+    variables and their states are the data's. A file that cannot be read
+    shows one error line and changes nothing.
     """
-    files = st.file_uploader("Import saved results (JSON exported by bnexplore)", type=["json"],
+    files = st.file_uploader("Import saved results (JSON exported by bnexplore) or network files (BIF, XMLBIF, "
+                             "Hugin NET, DSC, UAI, XDSL, model string; gzipped too)", type=imports.ENDINGS,
                              accept_multiple_files=True, key=key)
     seen = st.session_state.setdefault("_imported", set())
     for level, text in st.session_state.pop("import_notes", []):
@@ -199,25 +231,39 @@ def import_results(key):
             continue
         seen.add(marker)
         try:
-            result = Result.from_json(upload.getvalue())
+            imported = imports.import_file(upload.name, upload.getvalue())
         except BNExploreError as error:
-            notes.append(("error", f"{literal(upload.name)} cannot be imported: {literal(error)}. Export a result "
-                                   "with the JSON button of the Networks page (or the command line's --json) and "
-                                   "import that file."))
+            hint = (" Export a result with the JSON button of the Networks page (or the command line's --json) and "
+                    "import that file." if upload.name.lower().endswith(".json") else "")
+            notes.append(("error", f"{literal(upload.name)} cannot be imported: {literal(error)}.{hint}"))
             continue
-        origin = result.extra.get("app") or {}
-        same_data = origin.get("data_key") == st.session_state["data_key"]
-        name = origin.get("name") or upload.name.removesuffix(".json")
-        label = origin.get("data_label") or f"imported from {upload.name}"
-        entry = state.add_result(name, result, state.dataset() if same_data else None,
-                                 st.session_state["data_key"] if same_data else None, label)
-        where = ("learned on the data in use" if same_data else
-                 f"learned on {literal(label)}" if origin else "the data it was learned on is not recorded in the file")
-        notes.append(("success", f"Imported {literal(upload.name)} as {literal(entry.name)}: {result.graph.n_edges} "
-                                 f"edges, score {result.score:,.2f} ({where})."))
+        notes.append(("success", import_note(upload.name, imported)))
     if notes:  # run the page again, so every picker on it starts on the imported network
         st.session_state["import_notes"] = notes
         st.rerun()
+
+
+def import_note(file_name, imported):
+    """What the success line says of an imported file: what it became, and whether it is on the data in use."""
+    entry = imported.entry
+    result = entry.result
+    head = f"Imported {literal(file_name)} as {literal(entry.name)}"
+    if imported.kind == "result":
+        where = ("learned on the data in use" if imported.attached else
+                 f"learned on {literal(entry.data_label)}" if imported.recorded else
+                 "the data it was learned on is not recorded in the file")
+        return f"{head}: {result.graph.n_edges} edges, score {result.score:,.2f} ({where})."
+    network = views.file_network(entry)
+    head = f"Imported {literal(file_name)} ({imported.kind}) as {literal(entry.name)}"
+    what = (f"{len(result.names)} variables and {result.graph.n_edges} arcs"
+            + (", with its own probability tables" if network is not None else ", a graph without tables"))
+    if imported.attached:
+        score = state.score_label(result.score_name, result.params.get("ess"))
+        where = (f"its variables and states are those of the data in use, so it is attached to them: "
+                 f"{score} score {result.score:,.2f}")
+    else:
+        where = f"kept without data: {imported.why_not}"
+    return f"{head}: {what}; {where}."
 
 
 SESSION_FILE = "bnexplore-session.bnx"
