@@ -245,7 +245,7 @@ def test_a_file_without_marks_is_named_by_its_file_and_numbers(tmp_path):
     path.write_bytes(gzip.compress(STANDARD_UAI.encode()))
     net = read_uai(path)
     assert net.name == "grid" and net.names[3] == "X3"
-    pyagrum_comments = STANDARD_UAI.replace("1 0\n", "1 0   # a\n").replace("c", "")
+    pyagrum_comments = STANDARD_UAI.replace("1 0\n", "1 0   # bnexplore\n").replace("2 0 1\n", "2 0 1  # a b\n")
     assert read_uai("c a UAI 2016 comment line\n" + pyagrum_comments).names == net.names  # only marks name
 
 
@@ -311,6 +311,8 @@ def asia_text():
     (lambda t: write_then(t, "variable=1", "variable=0"), r"line 4: a second mark for variable 0 \(the first on "
                                                           r"line 3\)"),
     (lambda t: write_then(t, "name=asia", "name=%ff"), r"line 2: '%ff' in a bnexplore mark is not percent-encoded"),
+    (lambda t: write_then(t, "variable=2 name=smoke", "variable=2 nmae=smoke"), r"line 5: a bnexplore mark reads "
+                                                                                r"'bnexplore network name=...'"),
     (lambda t: "", r"line 1: the file holds nothing"),
     (lambda t: "# only a comment\n\n", r"line 1: the file holds nothing"),
     (lambda t: "BAYES\n0\n", r"line 2: expected the number of variables \(a whole number >= 1\), found '0'"),

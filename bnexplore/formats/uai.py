@@ -75,6 +75,7 @@ RENORMALISE_ABOVE = 1e-9
 network written and read again is reproduced bit for bit."""
 
 _COMMENT_LINE = re.compile(r"\s*c(?:\s|\Z)")
+_MARKED = re.compile(r"\s*bnexplore\s+(?:network|variable)")
 _MARK = re.compile(r"\s*bnexplore\s+(?:network|variable=([0-9]+))\s+name=(\S*)(?:\s+states=(\S*))?\s*\Z")
 _INTEGER = re.compile(r"[0-9]+\Z")
 _EVIDENCE_TEXT = re.compile(r"[\s0-9]+\Z")
@@ -139,7 +140,10 @@ class _Tokens:
         self.words, lines, self.marks = [], [], []
         for number, line in enumerate(text.split("\n"), 1):
             line, hash_, comment = line.partition("#")
-            if hash_ and (mark := _MARK.match(comment)):
+            if hash_ and _MARKED.match(comment):
+                if not (mark := _MARK.match(comment)):
+                    self.fail(number, "a bnexplore mark reads 'bnexplore network name=...' or 'bnexplore "
+                                      "variable=K name=... states=...'; fix or remove the line")
                 self.marks.append((number, mark))
             if _COMMENT_LINE.match(line):
                 continue
