@@ -347,26 +347,6 @@ def test_a_malformed_xmlbif_is_refused_naming_the_line(change, message, tmp_path
         read_xmlbif(path)
 
 
-def test_an_xmlbif_gzip_bomb_is_refused(monkeypatch, tmp_path):
-    monkeypatch.setenv(ENVIRONMENT, "8")
-    bomb = gzip.compress(XMLBIF_TWO_PARENTS.encode() + b" " * (64 << 20))
-    path = tmp_path / "bomb.xml.gz"
-    path.write_bytes(bomb)
-    for source in (path, io.BytesIO(bomb)):
-        with pytest.raises(ResourceError, match="limit of this server"):
-            read_xmlbif(source)
-
-
-def test_an_xmlbif_table_past_the_bound_is_refused_before_it_is_made(monkeypatch):
-    monkeypatch.setenv(ENVIRONMENT, "8")  # tables at most 2**20 cells
-    outcomes = "".join(f"<OUTCOME>s{k}</OUTCOME>" for k in range(1100))
-    text = (f'<BIF><NETWORK><NAME>big</NAME><VARIABLE><NAME>a</NAME>{outcomes}</VARIABLE>'
-            f'<VARIABLE><NAME>b</NAME>{outcomes}</VARIABLE>'
-            '<DEFINITION><FOR>b</FOR><GIVEN>a</GIVEN><TABLE>1</TABLE></DEFINITION></NETWORK></BIF>')
-    with pytest.raises(ResourceError, match=r"XMLBIF line 1: .*1,210,000 cells.*nothing was allocated"):
-        read_xmlbif(text)
-
-
 def test_xmlbif_looks_like_only_xmlbif():
     text = write_xmlbif(hostile_network())
     assert looks_like_xmlbif(text[:SNIFF_CHARS])
@@ -612,3 +592,33 @@ def test_a_malformed_xdsl_is_refused_naming_the_line(change, message, tmp_path):
     path.write_text(change(XDSL_GENIE), encoding="utf-8")
     with pytest.raises(BIFError, match=message):
         read_xdsl(path)
+
+
+@pytest.mark.parametrize("read, text, ending", [(read_xmlbif, XMLBIF_TWO_PARENTS, ".xml"),
+                                                (read_xdsl, None, ".xdsl")])
+def test_a_gzip_bomb_is_refused(read, text, ending, monkeypatch, tmp_path):
+    monkeypatch.setenv(ENVIRONMENT, "8")
+    bomb = gzip.compress((text or XDSL_GENIE).encode() + b" " * (64 << 20))
+    path = tmp_path / f"bomb{ending}.gz"
+    path.write_bytes(bomb)
+    for source in (path, io.BytesIO(bomb)):
+        with pytest.raises(ResourceError, match="limit of this server"):
+            read(source)
+
+
+BIG_OUTCOMES = 1100  # two variables of 1100 states: a table of 1,210,000 cells, past 2**20
+
+
+@pytest.mark.parametrize("read, text", [
+    (read_xmlbif, '<BIF><NETWORK><NAME>big</NAME><VARIABLE><NAME>a</NAME>{states}</VARIABLE>'
+                  '<VARIABLE><NAME>b</NAME>{states}</VARIABLE>'
+                  '<DEFINITION><FOR>b</FOR><GIVEN>a</GIVEN><TABLE>1</TABLE></DEFINITION></NETWORK></BIF>'),
+    (read_xdsl, '<smile id="big"><nodes><cpt id="b">{ids}<parents>a</parents><probabilities>1</probabilities></cpt>'
+                '<cpt id="a">{ids}<probabilities>1</probabilities></cpt></nodes></smile>'),
+])
+def test_a_table_past_the_bound_is_refused_before_it_is_made(read, text, monkeypatch):
+    monkeypatch.setenv(ENVIRONMENT, "8")  # tables at most 2**20 cells
+    text = text.format(states="".join(f"<OUTCOME>s{k}</OUTCOME>" for k in range(BIG_OUTCOMES)),
+                       ids="".join(f'<state id="s{k}"/>' for k in range(BIG_OUTCOMES)))
+    with pytest.raises(ResourceError, match=r"line 1: .*1,210,000 cells.*nothing was allocated"):
+        read(text)
