@@ -8,6 +8,7 @@ dialect as bnlearn's read.dsc and write.dsc have it, and files as GeNIe writes t
 
 import gzip
 import io
+import re
 
 import numpy as np
 import pytest
@@ -16,6 +17,8 @@ from bnexplore import bundled
 from bnexplore.bif import Network, read_bif, sample_codes
 from bnexplore.errors import BIFError, ResourceError
 from bnexplore.formats import read_network, write_network
+from bnexplore.formats.dsc import looks_like as looks_like_dsc
+from bnexplore.formats.dsc import read_dsc, write_dsc
 from bnexplore.formats.hugin import looks_like as looks_like_net
 from bnexplore.formats.hugin import read_net, write_net
 from bnexplore.formats.registry import FORMATS, SNIFF_CHARS
@@ -131,8 +134,6 @@ def float32_tables(network):
 
 def written_net_names(text):
     """The names and states a NET text writes, node by node."""
-    import re
-
     names = re.findall(r"^node (\S+)$", text, flags=re.MULTILINE)
     states = [re.findall(r'"([^"]*)"', listed) for listed in re.findall(r"^  states = \((.*)\);$", text,
                                                                          flags=re.MULTILINE)]
@@ -315,7 +316,8 @@ def _net_case(old, new):
     (_net_case("( c | a b )", "( c | a z )"), r"line 38: 'potential' names 'z', which no node declares"),
     (_net_case("potential ( b )", "potential ( q )"), r"line 32: 'potential' names 'q', which no node"),
     (_net_case("(0.4 0.6)", "(0.4 0.7)"), r"line 40: probabilities of 'c' in parent configuration 4 sum to 1.1"),
-    (_net_case("potential ( a | )\n{\n    data = ( 0.5 0.5 );", "potential ( a | c )\n{\n    data = ( 0.5 0.5 0.5 0.5 );"),
+    (_net_case("potential ( a | )\n{\n    data = ( 0.5 0.5 );",
+               "potential ( a | c )\n{\n    data = ( 0.5 0.5 0.5 0.5 );"),
      r"line 27: the parents form a cycle a -> c -> a|line 38: the parents form a cycle"),
     (_net_case("node b\n", "node a\n"), r"line 16: node 'a' is declared twice \(first on line 9\)"),
     (lambda text: io.StringIO(""), r"line 1: the file is empty"),
@@ -360,7 +362,7 @@ def test_net_reads_the_original_names_only_from_bnexplores_attributes():
     text = TWO_PARENTS.replace('label = "The a";', 'label = "The a"; bnexplore_name = "the%20%C3%A1";')
     assert read_net(text).names == ["the á", "b", "c"] and read_net(TWO_PARENTS).names == ["a", "b", "c"]
     wrong = TWO_PARENTS.replace('label = "The a";', 'bnexplore_states = "x";')
-    with pytest.raises(BIFError, match=r"Hugin NET line 11: 'bnexplore_states' of node 'a' lists 1 names"):
+    with pytest.raises(BIFError, match=r"Hugin NET line 11: 'bnexplore_states' of 'a' lists 1 names"):
         read_net(wrong)
     with pytest.raises(BIFError, match=r"Hugin NET line 11: 'bnexplore_name' is not percent-encoded"):
         read_net(TWO_PARENTS.replace('label = "The a";', 'bnexplore_name = "%FF";'))
@@ -376,3 +378,221 @@ def test_net_looks_like_only_net():
     assert read_network(text).names == hostile_network().names
     assert write_network(hostile_network(), format="net") == text
     assert FORMATS["net"].looks_like(text[:SNIFF_CHARS])
+
+
+# -- DSC ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
+def test_dsc_round_trips_bundled_networks_exactly(name, tmp_path):
+    network = read_bif(bundled.network_path(name))
+    write_dsc(network, tmp_path / f"{name}.dsc.gz")
+    assert gzip.decompress((tmp_path / f"{name}.dsc.gz").read_bytes()).decode() == write_dsc(network)
+    assert_same(read_dsc(tmp_path / f"{name}.dsc.gz"), network)
+    write_dsc(network, tmp_path / f"{name}.dsc")
+    assert_same(read_network(tmp_path / f"{name}.dsc"), network)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dsc_round_trips_hostile_names(seed):
+    network = hostile_network(seed)
+    text = write_dsc(network)
+    assert_same(read_dsc(text), network)
+    names = re.findall(r"^node (\S+) \{$", text, flags=re.MULTILINE)
+    assert len(set(map(str.lower, names))) == network.n_vars
+    assert all(name.isidentifier() and name.isascii() for name in names)
+    assert names[network.names.index("X_Y")] == "X_Y" and names[network.names.index("node")] == "node_"
+    assert '{ "a b", "a_b" }' in text  # a state with a space is kept as it is
+
+
+def bnlearn_reads(text):
+    """What bnlearn's ``read.dsc`` (R/foreign-read.R) takes from a DSC text, by its line-based rules: the node
+    names (``^node (\\w+)``), one ``type : discrete`` per node, the levels between the braces split at
+    ``"\\s*,``, and each row ``(i, j) : p, q`` by its zero-based indices. Returns {name: (levels, parents,
+    {indices: probabilities})}."""
+    lines = [re.sub(r"//.*", "", line).strip() for line in text.split("\n")]
+    lines = [line for line in lines if line]
+    assert lines[0].startswith("belief network")
+    nodes = [re.sub(r"node\s+(\w+)\s*\{*", r"\1", line) for line in lines if re.match(r"^node .+", line)]
+    assert sum(bool(re.search(r"type\s*:?\s*discrete", line)) for line in lines) == len(nodes)
+    found, block = {}, None
+    for line in lines:
+        if line.startswith("node "):
+            block = re.match(r"node\s+(\w+)", line).group(1)
+        elif (levels := re.match(r'.*type\s*:?\s*discrete\s*\[\s*\d+\s*\]\s+=?\s*\{\s*(.+)\s*\}.*', line)):
+            found[block] = ([re.sub(r'^\s*"*(.+?)"*\s*$', r"\1", s) for s in re.split(r'"\s*,', levels.group(1))],
+                            [], {})
+        elif line.startswith("probability"):
+            header = re.match(r"probability\s*\(\s*(\w+)\s*(?:\|\s*(.+?))?\s*\)", line)
+            block = header.group(1)
+            found[block][1].extend(p.strip() for p in (header.group(2) or "").split(",") if p.strip())
+        elif line != "}" and block in found:
+            row = re.match(r"(?:\((.*)\)\s*:?)?\s*(.+?)\s*;$", line)
+            indices = tuple(int(i) for i in (row.group(1) or "").split(",") if i.strip())
+            found[block][2][indices] = [float(p) for p in row.group(2).split(",")]
+    assert sorted(found) == sorted(nodes)
+    return found
+
+
+@pytest.mark.parametrize("name", ["asia", "child", "hostile"])
+def test_bnlearns_read_dsc_rules_take_bnexplores_dsc(name):
+    network = hostile_network(1) if name == "hostile" else read_bif(bundled.network_path(name))
+    text = write_dsc(network)
+    found = bnlearn_reads(text)
+    back = read_dsc(text)
+    names = list(found)
+    for v, written in enumerate(names):
+        levels, parents, rows = found[written]
+        assert len(levels) == len(network.states[v]) and parents == [names[p] for p in network.parents[v]]
+        table = back.cpts[v].reshape(-1, len(levels))
+        for indices, row in rows.items():
+            config = int(np.ravel_multi_index(indices, [len(network.states[p]) for p in network.parents[v]])) \
+                if indices else 0
+            assert row == table[config].tolist() == network.cpts[v].reshape(-1, len(levels))[config].tolist()
+
+
+# As bnlearn's write.dsc writes it: rows named by indices, the first parent fastest (R's expand.grid), numbers
+# formatted by R; P(c=c0 | a=ai, b=bj) = 0.1 * (3 * i + j + 1).
+BNLEARN_DSC = """belief network "unknown"
+node a {
+  type : discrete [ 2 ] = { "a0", "a1" };
+}
+node b {
+  type : discrete [ 3 ] = { "b 0", "b1", "b2" };
+}
+node c {
+  type : discrete [ 2 ] = { "c0", "c1" };
+}
+probability ( a ) {
+   0.5, 0.5;
+}
+probability ( b ) {
+   0.2, 0.3, 0.5;
+}
+probability ( c | a, b ) {
+  (0, 0) : 0.1, 0.9;
+  (1, 0) : 0.4, 0.6;
+  (0, 1) : 0.2, 0.8;
+  (1, 1) : 0.5, 0.5;
+  (0, 2) : 0.3, 0.7;
+  (1, 2) : 0.6, 0.4;
+}
+"""
+
+SAME_AS_BIF = """network unknown { }
+variable a { type discrete [ 2 ] { a0, a1 }; }
+variable b { type discrete [ 3 ] { b0, b1, b2 }; }
+variable c { type discrete [ 2 ] { c0, c1 }; }
+probability ( a ) { table 0.5, 0.5; }
+probability ( b ) { table 0.2, 0.3, 0.5; }
+probability ( c | a, b ) {
+  (a0, b0) 0.1, 0.9; (a0, b1) 0.2, 0.8; (a0, b2) 0.3, 0.7; (a1, b0) 0.4, 0.6; (a1, b1) 0.5, 0.5; (a1, b2) 0.6, 0.4;
+}
+"""
+
+
+def test_dsc_rows_are_named_by_parent_state_indices(tmp_path):
+    (tmp_path / "abc.dsc").write_text(BNLEARN_DSC)
+    network = read_dsc(tmp_path / "abc.dsc")
+    assert network.name == "abc" and network.states[1] == ["b 0", "b1", "b2"]
+    want = read_bif(SAME_AS_BIF)
+    assert network.parents == want.parents
+    assert all(np.array_equal(a, b) for a, b in zip(network.cpts, want.cpts))
+
+
+def test_dsc_reads_genie_rows_of_zero_indices_in_order_and_split_headers():
+    genie = BNLEARN_DSC.replace("probability ( c | a, b ) {", "probability ( c | a,\n  b ) {")
+    rows = ["0.1, 0.9", "0.2, 0.8", "0.3, 0.7", "0.4, 0.6", "0.5, 0.5", "0.6, 0.4"]
+    genie = genie[:genie.index("  (0, 0)")] + "".join(f"  (0, 0) : {row};\n" for row in rows) + "}\n"
+    genie = "// GeNIe\n/* a comment\n over lines */ " + genie.replace('belief network "unknown"',
+                                                                      'belief network "genie"\nproperties { x = 1; }')
+    genie = genie.replace('type : discrete [ 2 ] = { "a0", "a1" };', 'name = "A"; type : discrete [ 2 ] = '
+                                                                        '{ "a0", "a1" }; position = (10, 20);')
+    network = read_dsc(genie)
+    assert network.name == "genie" and network.names == ["a", "b", "c"]
+    assert all(np.array_equal(a, b) for a, b in zip(network.cpts, read_bif(SAME_AS_BIF).cpts))
+
+
+def _dsc_case(old, new):
+    return lambda text: text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda text: text[:text.index("(1, 2)")], r"line 17: the 'probability' block of 'c' never ends with '}'"),
+    (lambda text: text[:text.index("probability ( c")] + "probability ( c | a",
+     r"line 17: the file ends where ',' or '\)' after the parents of 'c' should be"),
+    (_dsc_case("(1, 2) : 0.6, 0.4;", "(1, 2) : 0.6, 0.4, 0.0;"), r"line 23: row \(1, 2\) of 'c' holds 3 "),
+    (_dsc_case("(1, 2) : 0.6, 0.4;\n", ""), r"line 17: 'c' has no row \(1, 2\)"),
+    (_dsc_case("(1, 2)", "(1, 1)"), r"line 23: this row of 'c' repeats the parent states"),
+    (_dsc_case("(1, 2)", "(2, 2)"), r"line 23: row \(2, 2\) of 'c' must give the state index"),
+    (_dsc_case("0.2, 0.3, 0.5;", "0.2, 0.3;"), r"line 14: the table of 'b' holds 2 numbers"),
+    (_dsc_case("( c | a, b )", "( c | a, z )"), r"line 17: 'probability' names 'z', which no node declares"),
+    (_dsc_case("probability ( b )", "probability ( q )"), r"line 14: 'probability' names 'q', which no node"),
+    (_dsc_case("(1, 0) : 0.4, 0.6;", "(1, 0) : 0.4, 0.7;"), r"line 17: probabilities of 'c' in parent "
+                                                             r"configuration 4 sum to 1.1"),
+    (_dsc_case("probability ( a ) {\n   0.5, 0.5;", "probability ( a | c ) {\n  (0) : 0.5, 0.5;\n  (1) : 0.5, 0.5;"),
+     r"line 18: the parents form a cycle c -> a -> c"),
+    (_dsc_case("node b {", "node a {"), r"line 5: node 'a' is declared twice \(first on line 2\)"),
+    (lambda text: io.StringIO(""), r"line 1: the file is empty"),
+    (lambda text: "\x00\x9f\x12garbage{{", r"line 1: expected 'belief network \"name\"' to start the file"),
+    (_dsc_case("discrete [ 2 ] = { \"c0\"", "continuous [ 2 ] = { \"c0\""), r"line 9: node 'c' is 'continuous'"),
+    (_dsc_case('"b1", "b2" }', '"b1", "b2 }'), r"line 6: this string's '\"' is never closed"),
+    (_dsc_case("discrete [ 3 ]", "discrete [ 4 ]"), r"line 6: node 'b' declares \[ 4 \] states but lists 3"),
+    (_dsc_case('"a0", "a1"', '"a0", "a0"'), r"line 3: node 'a': state 'a0' appears twice"),
+    (_dsc_case("0.5, 0.5;\n}", "0.5, x;\n}"), r"line 11: 'x' in the table of 'a' is not a number"),
+    (_dsc_case("probability ( b ) {\n   0.2, 0.3, 0.5;\n}\n", ""), r"line 5: node 'b' has no 'probability"),
+])
+def test_a_malformed_dsc_is_refused_naming_the_line(change, message):
+    with pytest.raises(BIFError, match=r"^DSC " + message):
+        read_dsc(change(BNLEARN_DSC))
+
+
+def test_a_dsc_comment_never_closed_is_refused():
+    with pytest.raises(BIFError, match=r"^DSC line 2: comment '/\*' is never closed"):
+        read_dsc(BNLEARN_DSC.replace("node a {", "/* node a {"))
+
+
+def test_a_dsc_gzip_bomb_is_refused(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENVIRONMENT, "8")
+    bomb = gzip.compress(BNLEARN_DSC.encode() + b" " * (64 << 20))
+    (tmp_path / "bomb.dsc.gz").write_bytes(bomb)
+    for source in (tmp_path / "bomb.dsc.gz", io.BytesIO(bomb)):
+        with pytest.raises(ResourceError, match="limit of this server"):
+            read_dsc(source)
+
+
+def test_a_dsc_table_past_the_bound_is_refused_before_it_is_made(monkeypatch):
+    monkeypatch.setenv(ENVIRONMENT, "8")  # tables at most 2**20 cells
+    states = ", ".join(f'"s{k}"' for k in range(1100))
+    node = "node {} {{ type : discrete [ 1100 ] = {{ " + states + " }}; }}\n"
+    text = (f'belief network "big"\n{node.format("a")}{node.format("b")}'
+            "probability ( b | a ) {\n (0) : 1;\n}\n")
+    with pytest.raises(ResourceError, match=r"DSC line 4: .*1,210,000 cells.*nothing was allocated"):
+        read_dsc(text)
+    many = "node {} {{ type : discrete [ 2 ] = {{ \"x\", \"y\" }}; }}\n"
+    parents = [f"p{k}" for k in range(40)]  # 2**41 cells, past any bound
+    text = (f'belief network "wide"\n{"".join(many.format(p) for p in parents + ["c"])}'
+            f"probability ( c | {', '.join(parents)} ) {{\n (0) : 1, 0;\n}}\n")
+    with pytest.raises(ResourceError, match=r"DSC line 43: the table of 'c' would have 2,199,023,255,552 cells"):
+        read_dsc(text)
+
+
+def test_dsc_reads_the_original_names_only_from_bnexplores_comments():
+    text = BNLEARN_DSC.replace('node a {', 'node a {\n  // bnexplore_name = "the%20%C3%A1";')
+    assert read_dsc(text).names == ["the á", "b", "c"] and read_dsc(BNLEARN_DSC).names == ["a", "b", "c"]
+    other = BNLEARN_DSC.replace('node a {', 'node a {\n  // the name = "x";')
+    assert read_dsc(other).names == ["a", "b", "c"]
+    with pytest.raises(BIFError, match=r"DSC line 3: 'bnexplore_states' of 'a' lists 1 names"):
+        read_dsc(BNLEARN_DSC.replace('node a {', 'node a {\n  // bnexplore_states = "x";'))
+
+
+def test_dsc_looks_like_only_dsc():
+    text = write_dsc(hostile_network())
+    assert looks_like_dsc(text[:SNIFF_CHARS]) and looks_like_dsc(BNLEARN_DSC)
+    assert looks_like_dsc("\n  // by GeNIe\n/* x */ belief  network \"n\"")
+    for other in ("network unknown {\n}", "net\n{\n}", "<?xml version='1.0'?>\n<BIF>", "BAYES\n2\n", "[a][b|a]",
+                  write_net(hostile_network())[:SNIFF_CHARS]):
+        assert not looks_like_dsc(other)
+    assert not looks_like_net(text[:SNIFF_CHARS])
+    assert FORMATS["dsc"].looks_like(text[:SNIFF_CHARS])
+    assert write_network(hostile_network(), format="dsc") == text

@@ -7,6 +7,9 @@ strings, comments and line numbers, and the identifiers their names must be.
   message it raises names the line.
 - :func:`identifier` is the name a variable is written under where the format (and the peers that read it:
   pyAgrum, pgmpy, bnlearn) takes C identifiers only.
+- :func:`marker` writes the ``bnexplore_name = "...";`` / ``bnexplore_states = "...";`` statement that keeps
+  original names beside the safe ones (percent-encoded, :func:`~bnexplore.formats.xmlnet.encoded`);
+  :func:`kept_names` reads one and :func:`put_back` gives the originals back.
 
 Examples
 --------
@@ -20,8 +23,9 @@ from dataclasses import dataclass
 
 from bnexplore.bif import bif_name
 from bnexplore.errors import BIFError
+from bnexplore.formats.xmlnet import decoded, encoded
 
-__all__ = ["Scanner", "Token", "identifier"]
+__all__ = ["Scanner", "Token", "identifier", "kept_names", "marker", "put_back"]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]+")
@@ -54,6 +58,75 @@ def identifier(label, reserved):
     return text + "_" if text.lower() in reserved else text
 
 
+def marker(what, original, written, indent="  "):
+    """The statement keeping ``original`` (a list of names) as ``bnexplore_<what>`` where ``written`` differs
+    from it, else ``""``.
+
+    Examples
+    --------
+    >>> marker("name", ["x y"], ["x_y"]), marker("states", ["a"], ["a"])
+    ('  bnexplore_name = "x%20y";\\n', '')
+    """
+    if original == written:
+        return ""
+    return f'{indent}bnexplore_{what} = "{",".join(map(encoded, original))}";\n'
+
+
+def kept_names(scan, attribute, value, what):
+    """The names a ``bnexplore_name`` / ``bnexplore_states`` statement keeps (its ``attribute`` token and
+    ``value``, of ``what`` for messages), decoded; a BIFError naming the line if it is not a quoted string of
+    percent-encoded UTF-8.
+
+    Examples
+    --------
+    >>> scan = Scanner('bnexplore_states = "a%20b,c";', "DSC", "//.*", "=;")
+    >>> attribute, _, value = scan.next("x"), scan.next("="), scan.next("a value")
+    >>> kept_names(scan, attribute, value, "node 'x'")
+    ['a b', 'c']
+    """
+    if not isinstance(value, Token) or value.kind != "string":
+        scan.fail(attribute.offset, f"'{attribute.value}' of {what} must be a quoted string; fix or remove it")
+    line = scan.line(attribute.offset)
+    pieces = value.value.split(",")
+    if attribute.value == "bnexplore_name" and len(pieces) != 1:
+        scan.fail(attribute.offset, f"'bnexplore_name' of {what} holds one name, percent-encoded; fix or remove it")
+    return [decoded(piece, scan.kind, line, attribute.value) for piece in pieces]
+
+
+def put_back(scan, names, states, kept):
+    """``names`` and ``states`` with the originals of the markers put back.
+
+    Parameters
+    ----------
+    scan : Scanner
+        For messages.
+    names, states : list
+        As the file writes them.
+    kept : list of dict
+        For every variable, ``{"bnexplore_name" or "bnexplore_states": (attribute token, names)}``.
+
+    Returns
+    -------
+    names, states : list
+
+    Examples
+    --------
+    >>> put_back(Scanner("", "DSC", "//", ";"), ["x_y"], [["a"]], [{"bnexplore_name": (None, ["x y"])}])
+    (['x y'], [['a']])
+    """
+    names, states = list(names), list(states)
+    for v, found in enumerate(kept):
+        if "bnexplore_name" in found:
+            names[v] = found["bnexplore_name"][1][0]
+        if "bnexplore_states" in found:
+            attribute, labels = found["bnexplore_states"]
+            if len(labels) != len(states[v]):
+                scan.fail(attribute.offset, f"'bnexplore_states' of {names[v]!r} lists {len(labels)} names for its "
+                                            f"{len(states[v])} states; give one per state")
+            states[v] = labels
+    return names, states
+
+
 @dataclass(frozen=True)
 class Token:
     """One token: ``kind`` is ``"string"`` (``value`` without its quotes, escapes undone), ``"punct"`` or
@@ -83,6 +156,9 @@ class Scanner:
         A regular expression matching one comment of the format; comments are blanked outside strings.
     punctuation : str
         The characters that are tokens by themselves.
+    kept : str, optional
+        A regular expression a whole comment may match whose first group is read as text, not blanked: a
+        statement a writer hid from other readers in a comment.
 
     Examples
     --------
@@ -93,20 +169,25 @@ class Scanner:
     ('}', True)
     """
 
-    def __init__(self, text, kind, comment, punctuation):
+    def __init__(self, text, kind, comment, punctuation, kept=None):
         self.kind = kind
+        self._kept = kept and re.compile(kept)
         self.text = text  # line numbers of a string never closed
-        self.text = re.compile(rf'("(?:[^"\\]|\\.)*"?)|{comment}', re.DOTALL).sub(self._blank, text)
+        self.text = re.compile(rf'("(?:[^"\\\n]|\\.)*"?)|{comment}', re.DOTALL).sub(self._blank, text)
         marks = re.escape(punctuation)
-        self._token = re.compile(rf'\s*(?:"((?:[^"\\]|\\.)*)"|([{marks}])|([^\s"{marks}]+))', re.DOTALL)
+        self._token = re.compile(rf'\s*(?:"((?:[^"\\\n]|\\.)*)"|([{marks}])|([^\s"{marks}]+))', re.DOTALL)
         self.at = 0
         self._peeked = None
 
     def _blank(self, match):
-        """A string as it is; a comment as its newlines (refusing a ``/*`` never closed)."""
+        """A string as it is; a comment as its newlines, or as the statement it keeps (refusing a ``/*`` never
+        closed)."""
         if match.group(1) is not None:
             return match.group(1)
         found = match.group()
+        kept = self._kept and self._kept.fullmatch(found)
+        if kept:
+            return kept.group(1)
         if found.startswith("/*") and not found.endswith("*/"):
             self.fail(match.start(), "comment '/*' is never closed; add '*/'")
         return "\n" * found.count("\n")

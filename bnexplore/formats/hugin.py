@@ -33,8 +33,8 @@ from pathlib import Path
 from bnexplore.bif import bif_name, network_text, unique_names
 from bnexplore.bif.network import check_unique
 from bnexplore.errors import BIFError
-from bnexplore.formats.braces import Scanner, identifier
-from bnexplore.formats.xmlnet import TableBudget, decoded, encoded, network_of, table_of
+from bnexplore.formats.braces import Scanner, identifier, kept_names, marker, put_back
+from bnexplore.formats.xmlnet import TableBudget, network_of, table_of
 
 __all__ = ["looks_like", "net_name", "read_net", "write_net"]
 
@@ -157,14 +157,14 @@ class _Reader:
         for v, name in enumerate(self.names):
             if v not in self.cpts:
                 self.fail(self.lines[v], f"node {name!r} has no 'potential ( {name} ... )' block; add one")
-        names, states = self._originals()
+        names, states = put_back(self.scan, self.names, self.states, self.originals)
         name = self.original_name or self.name
         if name in (None, "", "unknown"):
             name = self.default_name or name or "unknown"
-        parents = [self.parents[v] for v in range(len(names))]
-        line = self.scan.line
-        return network_of(KIND, name, names, states, parents, [self.cpts[v] for v in range(len(names))],
-                          [line(offset) for offset in self.lines], [line(self.potential_at[v]) for v in range(len(names))])
+        line, n = self.scan.line, len(names)
+        return network_of(KIND, name, names, states, [self.parents[v] for v in range(n)],
+                          [self.cpts[v] for v in range(n)], [line(offset) for offset in self.lines],
+                          [line(self.potential_at[v]) for v in range(n)])
 
     def _attributes(self, what, raw=()):
         """Yield ``(name token, value)`` for every ``name = value;`` of a block whose ``{`` was taken, to its
@@ -199,13 +199,6 @@ class _Reader:
             scan.expect(";", f"after the value of {token.value!r}")
             yield token, value
 
-    def _marker(self, token, value, what):
-        """The original names a ``bnexplore_*`` attribute keeps, decoded."""
-        if isinstance(value, list) or value.kind != "string":
-            self.fail(token.offset, f"'{token.value}' of {what} must be a quoted string; fix or remove it")
-        line = self.scan.line(token.offset)
-        return [decoded(piece, KIND, line, token.value) for piece in value.value.split(",")]
-
     def _net(self, token):
         if self.name is not None:
             self.fail(token.offset, "a second 'net' block; a file holds one network")
@@ -215,7 +208,7 @@ class _Reader:
             if attribute.value == "name" and not isinstance(value, list):
                 self.name = value.value
             elif attribute.value == "bnexplore_name":
-                self.original_name = self._marker(attribute, value, "the net block")[0]
+                self.original_name = kept_names(self.scan, attribute, value, "the net block")[0]
 
     def _node(self, token):
         scan = self.scan
@@ -244,7 +237,7 @@ class _Reader:
                 except BIFError as error:
                     self.fail(attribute.offset, str(error))
             elif attribute.value in ("bnexplore_name", "bnexplore_states"):
-                original[attribute.value] = (attribute, self._marker(attribute, value, f"node {name!r}"))
+                original[attribute.value] = (attribute, kept_names(self.scan, attribute, value, f"node {name!r}"))
         if states is None:
             self.fail(token.offset, f"node {name!r} has no 'states = (\"s1\" \"s2\" ...);'; add it")
         self.column[name] = len(self.names)
@@ -299,20 +292,6 @@ class _Reader:
                                     scan.line(offset), name)
         self.parents[child] = tails
         self.potential_at[child] = token.offset
-
-    def _originals(self):
-        """Names and states with the originals of the ``bnexplore_*`` attributes put back."""
-        names, states = list(self.names), list(self.states)
-        for v, original in enumerate(self.originals):
-            if "bnexplore_name" in original:
-                names[v] = original["bnexplore_name"][1][0]
-            if "bnexplore_states" in original:
-                attribute, labels = original["bnexplore_states"]
-                if len(labels) != len(states[v]):
-                    self.fail(attribute.offset, f"'bnexplore_states' of node {self.names[v]!r} lists {len(labels)} "
-                                                f"names for its {len(states[v])} states; give one per state")
-                states[v] = labels
-        return names, states
 
 
 def write_net(network, path=None):
@@ -369,11 +348,11 @@ def write_net(network, path=None):
     names = unique_names(network.names, name=net_name)
     states = [unique_names(labels, state=True, name=net_name) for labels in network.states]
     title = net_name(network.name)
-    parts = [f'net\n{{\n  name = "{title}";\n{_kept("name", [network.name], [title])}}}\n']
+    parts = [f'net\n{{\n  name = "{title}";\n{marker("name", [network.name], [title])}}}\n']
     for v, name in enumerate(names):
         listed = " ".join(f'"{state}"' for state in states[v])
-        parts.append(f"node {name}\n{{\n  states = ({listed});\n{_kept('name', [network.names[v]], [name])}"
-                     f"{_kept('states', network.states[v], states[v])}}}\n")
+        parts.append(f"node {name}\n{{\n  states = ({listed});\n{marker('name', [network.names[v]], [name])}"
+                     f"{marker('states', network.states[v], states[v])}}}\n")
     for v, name in enumerate(names):
         given = f" | {' '.join(names[p] for p in network.parents[v])}" if network.parents[v] else ""
         parts.append(f"potential ( {name}{given} )\n{{\n  data = {_data(network.cpts[v])};\n}}\n")
@@ -383,13 +362,6 @@ def write_net(network, path=None):
         data = text.encode("utf-8")
         path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
     return text
-
-
-def _kept(what, original, written):
-    """The ``bnexplore_<what>`` attribute keeping ``original`` (names) where ``written`` differs, else ``""``."""
-    if original == written:
-        return ""
-    return f'  bnexplore_{what} = "{",".join(map(encoded, original))}";\n'
 
 
 def _data(cpt):
