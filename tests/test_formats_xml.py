@@ -577,6 +577,10 @@ XDSL_CASES = [
     (lambda t: "\x00\x01\x9f<\x8b\x08garbage" * 5, r"XDSL line 1: .*not well-formed XML"),
     (lambda t: t.replace("<smile", '<!DOCTYPE smile [<!ENTITY a "aaaa">]>\n<smile'),
      r"XDSL line 3: the file declares an XML entity \('a'\)"),
+    (lambda t: t.replace("<smile", "<!-- bnexplore_states dyspnea a,b -->\n<smile"),
+     r"XDSL line 3: 'bnexplore_states' names node 'dyspnea', which the file does not declare"),
+    (lambda t: t.replace("<smile", "<!-- bnexplore_states dysp a -->\n<smile"),
+     r"XDSL line 3: 'bnexplore_states' of node 'dysp' lists 1 names for its 2 states"),
     (lambda t: t.replace("<nodes>", "<!-- bnexplore_order either dysp -->\n<nodes>"),
      r"XDSL line 4: 'bnexplore_order' does not list every node id once"),
 ]

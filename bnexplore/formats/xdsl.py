@@ -20,10 +20,11 @@ Decisions, each enforced by :func:`read_xdsl` and :func:`write_xdsl`:
 - Node and state ids are identifiers (:func:`xdsl_id`: a letter, then letters, digits, ``_``), as GeNIe
   requires; a name that is not one is written as one. GeNIe shows the node's ``<name>`` in the ``genie``
   extension, so the original name is written there; the originals bnexplore reads back are kept in XML
-  comments, ``<!-- bnexplore_name ... -->`` and ``<!-- bnexplore_states s1,s2,... -->`` in the node, percent-
-  encoded, which GeNIe, pgmpy and pyAgrum skip. A file from another tool keeps its ids as names.
+  comments before ``<smile>`` (where GeNIe writes its own comment, so its parser surely skips them, as pgmpy's
+  and pyAgrum's do): ``<!-- bnexplore_network NAME -->``, ``<!-- bnexplore_name ID NAME -->`` and
+  ``<!-- bnexplore_states ID S1,S2,... -->``, percent-encoded. A file from another tool keeps its ids as names.
 - GeNIe needs every parent before its children, so nodes are written in a topological order; when that is not
-  the network's, ``<!-- bnexplore_order id id ... -->`` keeps the network's order for :func:`read_xdsl`.
+  the network's, ``<!-- bnexplore_order ID ID ... -->`` keeps the network's order for :func:`read_xdsl`.
 - The ``genie`` extension places the nodes on a grid, a row per generation (roots first), ten to a row.
 - Chance nodes are read: ``cpt``, and ``deterministic`` (a table of zeros and ones); other kinds of node
   (noisy-MAX, equations, decisions, utilities) are refused with their line.
@@ -49,7 +50,7 @@ KIND = "XDSL"
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 _NOT_IN_IDS = re.compile(r"[^A-Za-z0-9_]+")
 _PROLOGUE = re.compile(r"\A\ufeff?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<smile[\s>/]", re.DOTALL)
-_MARKER = re.compile(r"\s*bnexplore_(name|states|order)\s+(\S.*?)\s*\Z", re.DOTALL)
+_MARKER = re.compile(r"\s*bnexplore_(network|order|name|states)\s+(\S.*?)\s*\Z", re.DOTALL)
 _ATTRIBUTE = {'"': "&quot;"}
 COLUMNS = 10
 """Most nodes a row of the written layout holds, so a wide generation wraps onto more rows."""
@@ -121,17 +122,22 @@ def read_xdsl(source):
     return _Reader(root, default_name).network()
 
 
-def _markers(element):
-    """The bnexplore markers among the comments of ``element``: {what: (line, value)}."""
+def _markers(root):
+    """The bnexplore markers among the comments of the root: {(what, node id or None): (line, value)}."""
     found = {}
-    for body, line in element.comments:
+    for body, line in root.comments:
         match = _MARKER.match(body)
         if match is None:
             continue
         what, value = match.groups()
-        if what in found:
-            raise BIFError(f"{KIND} line {line}: a second 'bnexplore_{what}' comment in <{element.tag}>; keep one")
-        found[what] = (line, value)
+        node_id = None
+        if what in ("name", "states"):
+            node_id, _, value = value.partition(" ")
+            value = value.strip()
+        if (what, node_id) in found:
+            raise BIFError(f"{KIND} line {line}: a second 'bnexplore_{what}' comment"
+                           f"{'' if node_id is None else f' for {node_id!r}'}; keep one")
+        found[what, node_id] = (line, value)
     return found
 
 
@@ -163,14 +169,15 @@ class _Reader:
             parents.append(self.parents_of(node, v))
             cpts.append(self.table_of(node, v, parents[v], budget))
         markers = _markers(self.root)
-        names, states = self.restored()
+        names, states = self.restored(markers)
         order = self.order(markers)
         where = {v: k for k, v in enumerate(order)}
         name = self.root.attrib.get("id", "").strip()
         if name in ("", "unknown") and self.default_name:
             name = self.default_name
-        if "name" in markers:
-            name = decoded(markers["name"][1], KIND, markers["name"][0], "bnexplore_name")
+        if ("network", None) in markers:
+            line, value = markers["network", None]
+            name = decoded(value, KIND, line, "bnexplore_network")
         return network_of(KIND, name or "unknown", [names[v] for v in order], [states[v] for v in order],
                           [[where[p] for p in parents[v]] for v in order], [cpts[v] for v in order],
                           [self.lines[v] for v in order], [self.lines[v] for v in order])
@@ -231,15 +238,19 @@ class _Reader:
         table[np.arange(len(chosen)), [index[state] for state in chosen]] = 1.0
         return table.reshape(shape)
 
-    def restored(self):
+    def restored(self, markers):
         """The ids and states with the originals of the bnexplore comments put back."""
         names, states = list(self.ids), list(self.states)
-        for v, node in enumerate(self.nodes):
-            markers = _markers(node)
-            if "name" in markers:
-                names[v] = decoded(markers["name"][1], KIND, markers["name"][0], "bnexplore_name")
-            if "states" in markers:
-                line, value = markers["states"]
+        for (what, node_id), (line, value) in markers.items():
+            if what not in ("name", "states"):
+                continue
+            if node_id not in self.column:
+                self.fail(line, f"'bnexplore_{what}' names node {node_id[:60]!r}, which the file does not declare; "
+                                "fix or remove it")
+            v = self.column[node_id]
+            if what == "name":
+                names[v] = decoded(value, KIND, line, "bnexplore_name")
+            else:
                 labels = [decoded(piece, KIND, line, "bnexplore_states") for piece in value.split(",")]
                 if len(labels) != len(states[v]):
                     self.fail(line, f"'bnexplore_states' of node {self.ids[v]!r} lists {len(labels)} names for its "
@@ -249,9 +260,9 @@ class _Reader:
 
     def order(self, markers):
         """The variables in the order of the ``bnexplore_order`` comment, else the file's."""
-        if "order" not in markers:
+        if ("order", None) not in markers:
             return list(range(len(self.ids)))
-        line, value = markers["order"]
+        line, value = markers["order", None]
         ids = value.split()
         if sorted(ids) != sorted(self.ids):
             self.fail(line, "'bnexplore_order' does not list every node id once; fix or remove it")
@@ -263,8 +274,8 @@ def write_xdsl(network, path=None):
 
     Ids are :func:`xdsl_id` of the names and states (unique within their kind); the ``genie`` extension shows
     the original names and lays the nodes out on a grid; the originals that ids change are kept in
-    ``bnexplore_`` comments. Nodes are written parents first. Probabilities are written with ``repr`` (the
-    shortest text that reads back as the same float), the child's states fastest.
+    ``bnexplore_`` comments before ``<smile>``. Nodes are written parents first. Probabilities are written
+    with ``repr`` (the shortest text that reads back as the same float), the child's states fastest.
 
     Parameters
     ----------
@@ -283,11 +294,11 @@ def write_xdsl(network, path=None):
     >>> net = Network("n", ["x y"], [["yes", "<missing>"]], [[]], [[0.25, 0.75]])
     >>> print(write_xdsl(net))  # doctest: +NORMALIZE_WHITESPACE
     <?xml version="1.0" encoding="UTF-8"?>
+    <!-- bnexplore_name x_y x%20y -->
+    <!-- bnexplore_states x_y yes,%3Cmissing%3E -->
     <smile version="1.0" id="n" numsamples="10000" discsamples="10000">
       <nodes>
         <cpt id="x_y">
-          <!-- bnexplore_name x%20y -->
-          <!-- bnexplore_states yes,%3Cmissing%3E -->
           <state id="yes" />
           <state id="missing" />
           <probabilities>0.25 0.75</probabilities>
@@ -312,19 +323,19 @@ def write_xdsl(network, path=None):
     states = [unique_names(labels, state=True, name=xdsl_id, ignore_case=False) for labels in network.states]
     title = xdsl_id(network.name)
     order, _ = parent_order(network.parents)
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n',
-             f'<smile version="1.0" id="{title}" numsamples="10000" discsamples="10000">\n']
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n']
     if title != network.name:
-        parts.append(f"  <!-- bnexplore_name {encoded(network.name)} -->\n")
+        parts.append(f"<!-- bnexplore_network {encoded(network.name)} -->\n")
     if order != list(range(network.n_vars)):
-        parts.append(f"  <!-- bnexplore_order {' '.join(ids)} -->\n")
-    parts.append("  <nodes>\n")
+        parts.append(f"<!-- bnexplore_order {' '.join(ids)} -->\n")
+    for v in range(network.n_vars):
+        if ids[v] != network.names[v]:
+            parts.append(f"<!-- bnexplore_name {ids[v]} {encoded(network.names[v])} -->\n")
+        if states[v] != network.states[v]:
+            parts.append(f"<!-- bnexplore_states {ids[v]} {','.join(map(encoded, network.states[v]))} -->\n")
+    parts.append(f'<smile version="1.0" id="{title}" numsamples="10000" discsamples="10000">\n  <nodes>\n')
     for v in order:
         parts.append(f'    <cpt id="{ids[v]}">\n')
-        if ids[v] != network.names[v]:
-            parts.append(f"      <!-- bnexplore_name {encoded(network.names[v])} -->\n")
-        if states[v] != network.states[v]:
-            parts.append(f"      <!-- bnexplore_states {','.join(map(encoded, network.states[v]))} -->\n")
         parts.extend(f'      <state id="{state}" />\n' for state in states[v])
         if network.parents[v]:
             parts.append(f"      <parents>{' '.join(ids[p] for p in network.parents[v])}</parents>\n")

@@ -36,6 +36,8 @@ reproduced bit for bit (the rule of the BIF reader)."""
 class Element:
     """One XML element: its tag, attributes, text (for an element without children), children, comments and line.
 
+    The root element's comments include those before it (after the XML declaration).
+
     Examples
     --------
     >>> root = parse_xml("<a><b x='1'>hi</b><b/></a>", "XML")
@@ -95,11 +97,15 @@ entities (a few lines of them can expand to gigabytes): remove the declaration
     parser = expat.ParserCreate("utf-8")
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.buffer_text = True
-    stack, found = [], []
+    stack, found, prolog = [], [], []
 
     def start(tag, attrib):
         element = Element(tag, attrib, parser.CurrentLineNumber)
-        (stack[-1].children if stack else found).append(element)
+        if stack:
+            stack[-1].children.append(element)
+        else:
+            found.append(element)
+            element.comments.extend(prolog)
         stack.append(element)
 
     def end(tag):
@@ -110,8 +116,7 @@ entities (a few lines of them can expand to gigabytes): remove the declaration
             stack[-1].parts.append(chunk)
 
     def comment(body):
-        if stack:
-            stack[-1].comments.append((body, parser.CurrentLineNumber))
+        (stack[-1].comments if stack else prolog).append((body, parser.CurrentLineNumber))
 
     def doctype(name, system_id, public_id, internal):
         if system_id or public_id:
