@@ -32,12 +32,12 @@ def hostile_network(seed=0):
     """A random network whose names and states hold what no identifier rule takes."""
     rng = np.random.default_rng(seed)
     names = ["x y", "X_Y", "x_y", "1st", "table", "Größe", "a;b, \"c\"", "<b>", "node", "NET", " pad ", "potential",
-             "data", "(-inf, 5.667]", "é"]
+             "data", "(-inf, 5.667]", "é", "anode"]
     states = [["(-inf, 5.667]", "(5.667, 8.333]", "(8.333, inf)"], ["<missing>", "master's degree", "missing"],
               ["0", "-1"], ["yes", "Yes"], ["é", "e", "ë"], ["{a}", "a"], ["", " ", "_"], ["a b", "a_b"],
               ["1.5", "2.5"], ["OUTCOME", "state"], ["a\tb", "a--b"], ["[1]", "a=b"], ["%", "\"q\""],
-              ["a,b", "a b"], ["\\", "//"]]
-    parents = [[], [0], [1], [], [1, 3], [], [5, 4], [6, 0], [7], [8, 2], [], [9, 10], [11], [12], [13, 0]]
+              ["a,b", "a b"], ["\\", "//"], ["node", "node "]]
+    parents = [[], [0], [1], [], [1, 3], [], [5, 4], [6, 0], [7], [8, 2], [], [9, 10], [11], [12], [15, 13, 0], []]
     cpts = [rng.dirichlet(np.ones(len(states[v])), size=[len(states[p]) for p in parents[v]])
             for v in range(len(names))]
     return Network("my <network>, \"net\"", names, states, parents, cpts)
@@ -162,6 +162,7 @@ def test_net_round_trips_hostile_names(seed):
     assert len(set(map(str.lower, names))) == network.n_vars
     assert all(name.isidentifier() and name.isascii() for name in names)
     assert names[network.names.index("X_Y")] == "X_Y" and names[network.names.index("node")] == "node_"
+    assert names[network.names.index("anode")] == "anode_"
     assert states[0] == ["_-inf_5.667", "_5.667_8.333", "_8.333_inf"] and states[2] == ["0", "-1"]
 
 

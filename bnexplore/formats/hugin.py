@@ -21,9 +21,7 @@ Decisions, each enforced by :func:`read_net`:
 - :func:`write_net` writes names as C identifiers (pyAgrum's and pgmpy's readers take nothing else) and states
   as quoted words of letters, digits and ``_ . + -`` (pgmpy splits states at spaces, commas and parentheses),
   keeping any original in a ``bnexplore_name = "...";`` / ``bnexplore_states = "...";`` attribute,
-  percent-encoded, that pyAgrum and pgmpy skip and :func:`read_net` reads back. Names it cannot hold that
-  pgmpy misreads remain: a name ending in ``node`` listed before another parent (pgmpy finds its nodes by
-  ``"node "`` anywhere in the file).
+  percent-encoded, that pyAgrum and pgmpy skip and :func:`read_net` reads back.
 """
 
 import gzip
@@ -62,8 +60,9 @@ def net_name(label, state=False):
     """The name ``label`` is written under in Hugin NET: itself when pyAgrum and pgmpy read it as it is, else a
     safe one (:func:`write_net` keeps the original beside it).
 
-    A variable's name must be a C identifier and no word of the format (``net``, ``node``, ``potential``,
-    ``data``...); a state, a word of letters, digits and ``_ . + -``.
+    A variable's name must be a C identifier, no word of the format (``net``, ``node``, ``potential``,
+    ``data``...) and not end in ``node`` (pgmpy takes ``node`` and a space anywhere, a parent list included, for
+    the start of a node); a state, a word of letters, digits and ``_ . + -``.
 
     Parameters
     ----------
@@ -77,11 +76,12 @@ def net_name(label, state=False):
 
     Examples
     --------
-    >>> net_name("x y"), net_name("data"), net_name("(-inf, 5.667]", state=True), net_name("-1", state=True)
-    ('x_y', 'data_', '_-inf_5.667', '-1')
+    >>> net_name("x y"), net_name("data"), net_name("my node"), net_name("(-inf, 5.667]", state=True)
+    ('x_y', 'data_', 'my_node_', '_-inf_5.667')
     """
     if not state:
-        return identifier(label, _RESERVED)
+        name = identifier(label, _RESERVED)
+        return name + "_" if name.endswith("node") else name  # pgmpy finds its nodes by "node " anywhere
     return label if _STATE.match(label) else bif_name(label, state=True)
 
 
