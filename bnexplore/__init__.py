@@ -31,6 +31,7 @@ EXPORTS = {
     "classifier": ["BNKLClassifier", "cross_validate"],
     "data": ["Dataset", "Encoder", "read_csv", "read_frame", "read_table"],
     "em": ["completed_data", "em_fit", "expected_counts", "fit_network", "impute", "observed_log_likelihood"],
+    "formats": ["read_graph", "read_network", "write_network"],
     "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
     "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
     "inference": ["InferenceEngine", "QueryResult", "query"],

@@ -88,7 +88,7 @@ class NetworkFormat:
 FORMATS = {
     spec.name: spec for spec in (
         NetworkFormat("bif", "BIF", (".bif",), "bnexplore.formats.bif", "read_bif", "write_bif"),
-        NetworkFormat("xmlbif", "XMLBIF 0.3", (".xml", ".xmlbif", ".bifxml"), "bnexplore.formats.xmlbif",
+        NetworkFormat("xmlbif", "XMLBIF 0.3", (".bifxml", ".xmlbif", ".xml"), "bnexplore.formats.xmlbif",
                       "read_xmlbif", "write_xmlbif"),
         NetworkFormat("xdsl", "GeNIe XDSL", (".xdsl",), "bnexplore.formats.xdsl", "read_xdsl", "write_xdsl"),
         NetworkFormat("net", "Hugin NET", (".net",), "bnexplore.formats.hugin", "read_net", "write_net"),
