@@ -232,6 +232,21 @@ def test_net_data_lists_the_first_parent_outermost_and_the_child_innermost():
             assert network.cpts[2][i, j, 0] == pytest.approx(0.1 * (3 * i + j + 1), abs=1e-15)
 
 
+def test_net_reads_escaped_quotes_in_strings_and_a_file_without_a_net_block(tmp_path):
+    text = ('node s { states = ("say \\"hi\\"" "back\\\\slash" "100%"); }\n'
+            'potential ( s ) { data = (0.2 0.3 0.5); }')
+    (tmp_path / "quotes.net").write_text(text)
+    network = read_net(tmp_path / "quotes.net")
+    assert network.name == "quotes" and network.states == [['say "hi"', "back\\slash", "100%"]]
+
+
+@pytest.mark.parametrize("kind", ["utility", "function", "discrete decision"])
+def test_net_refuses_the_nodes_of_influence_diagrams(kind):
+    with pytest.raises(BIFError, match=rf"^Hugin NET line 9: 'a' is a {kind.split()[-1]} node, which belongs to an "
+                                       "influence diagram"):
+        read_net(TWO_PARENTS.replace("discrete node a", kind + " a"))
+
+
 def test_net_table_order_is_pyagrums_and_pgmpys(tmp_path):
     gum = pytest.importorskip("pyagrum")
     (tmp_path / "two.net").write_text(TWO_PARENTS.replace("discrete node", "node"))
