@@ -892,3 +892,121 @@ def expected_family_counts(network, patterns, weights):
             for row, p in joint.items():
                 counts[v][tuple(row[u] for u in family)] += w * p / pe
     return counts, total
+
+
+# -- groups of blank cells (bnexplore.em.groups) ------------------------------------------------------
+
+def blank_groups(pattern, parent_start, parents, child_start, children):
+    """``(n_groups, start, members)``: the connected components of the moral graph restricted to the
+    blank variables, each sorted, ordered by their smallest member."""
+    n = len(pattern)
+    pa = [set(int(u) for u in parents[parent_start[v]:parent_start[v + 1]]) for v in range(n)]
+    moral = {v: set() for v in range(n)}
+    for c in range(n):
+        family = pa[c] | {c}
+        for a in family:
+            moral[a] |= family - {a}
+    blank = {v for v in range(n) if pattern[v] < 0}
+    groups, seen = [], set()
+    for s in sorted(blank):
+        if s in seen:
+            continue
+        component, todo = {s}, [s]
+        while todo:
+            v = todo.pop()
+            for u in moral[v] & blank:
+                if u not in component:
+                    component.add(u)
+                    todo.append(u)
+        seen |= component
+        groups.append(sorted(component))
+    start = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+    return len(groups), start, np.array([v for g in groups for v in g], np.int64)
+
+
+def enumerable_patterns(patterns, cap, parent_start, parents, child_start, children, arities):
+    """Whether every group of each pattern has at most ``cap`` joint states."""
+    out = []
+    for pattern in patterns:
+        n_groups, start, members = blank_groups(pattern, parent_start, parents, child_start, children)
+        out.append(all(math.prod(int(arities[v]) for v in members[start[g]:start[g + 1]]) <= cap
+                       for g in range(n_groups)))
+    return np.array(out, bool)
+
+
+def _completions_of(pattern, arities):
+    """Every completion of the pattern's blank cells, as lists."""
+    blanks = [v for v in range(len(pattern)) if pattern[v] < 0]
+    for states in itertools.product(*(range(int(arities[b])) for b in blanks)):
+        row = [int(x) for x in pattern]
+        for b, s in zip(blanks, states):
+            row[b] = s
+        yield row
+
+
+def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr, members, touched_ptr, touched,
+                          arities, parent_start, parents, cpt_start, cpt, counts):
+    """By the full joint over every completion of each pattern (the groups ignored): ``w P(cell | e)`` added
+    to the cells of the families with a blank member, and ``sum w (log P(e) - sum of the log entries of the
+    families observed whole)``; the first pattern with P(e) = 0, or -1."""
+    n = patterns.shape[1]
+    total = 0.0
+    for p, (pattern, w) in enumerate(zip(patterns, weights)):
+        joint = [(row, _joint(row, arities, parent_start, parents, cpt_start, cpt))
+                 for row in _completions_of(pattern, arities)]
+        pe = sum(x for _, x in joint)
+        if pe <= 0:
+            return total, p
+        whole = [v for v in range(n) if all(pattern[u] >= 0 for u in [v, *parents[parent_start[v]:parent_start[v + 1]]])]
+        total += w * (math.log(pe) - sum(math.log(_cpt_entry(pattern, v, arities, parent_start, parents, cpt_start,
+                                                             cpt)) for v in whole))
+        for v in range(n):
+            if v in whole:
+                continue
+            for row, x in joint:
+                config = 0
+                for u in parents[parent_start[v]:parent_start[v + 1]]:
+                    config = config * int(arities[u]) + row[u]
+                counts[cpt_start[v] + config * arities[v] + row[v]] += w * x / pe
+    return total, -1
+
+
+def group_sample_patterns(patterns, counts, out_start, uniform_start, uniforms, cap, arities, parent_start, parents,
+                          child_start, children, cpt_start, cpt, out_codes, out_weights):
+    """Each group's posterior by summing the full joint over every completion; ``k`` systematic draws at the
+    quantiles ``(j + u) / k`` (zero-probability states skipped), dealt to the rows by a Fisher-Yates shuffle
+    with the group's next uniforms; weights ``count / k``."""
+    for p, pattern in enumerate(patterns):
+        start, k = out_start[p], out_start[p + 1] - out_start[p]
+        rows = [[int(x) for x in pattern] for _ in range(k)]
+        joint = [(row, _joint(row, arities, parent_start, parents, cpt_start, cpt))
+                 for row in _completions_of(pattern, arities)]
+        n_groups, gstart, members = blank_groups(pattern, parent_start, parents, child_start, children)
+        for g in range(n_groups):
+            group = [int(v) for v in members[gstart[g]:gstart[g + 1]]]
+            states = list(itertools.product(*(range(int(arities[b])) for b in group)))
+            mass = [sum(x for row, x in joint if tuple(row[b] for b in group) == s) for s in states]
+            total = sum(mass)
+            if total <= 0:
+                mass, total = [1.0] * len(states), float(len(states))
+            at = uniform_start[p] + g * k
+            deal = []
+            for j in range(k):
+                quantile = (j + uniforms[at]) / k
+                cumulative, pick = 0.0, None
+                for i, m in enumerate(mass):
+                    cumulative += m / total
+                    if m > 0:
+                        pick = i
+                        if cumulative > quantile:
+                            break
+                deal.append(pick)
+            for j in range(k - 1, 0, -1):
+                i = int(uniforms[at + j] * (j + 1))
+                deal[i], deal[j] = deal[j], deal[i]
+            for j in range(k):
+                for b, s in zip(group, states[deal[j]]):
+                    rows[j][b] = s
+        for j in range(k):
+            out_codes[start + j] = rows[j]
+            out_weights[start + j] = counts[p] / k

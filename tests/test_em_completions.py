@@ -157,7 +157,7 @@ def test_a_row_of_probability_zero_gets_equal_weights():
     network = Network("zero", ["a", "b"], [["0", "1"], ["0", "1"]], [[], [0]],
                       [[1.0, 0.0], [[1.0, 0.0], [0.0, 1.0]]])
     data = Dataset.from_codes([[-1, 1]], names=["a", "b"], arities=[2, 2], missing="em")
-    done = completed_data(network, data)
+    done = completed_data(network, data, completions=2)
     assert done.codes.tolist() == [[0, 1], [1, 1]] and done.weights.tolist() == [0.5, 0.5]
 
 
@@ -170,7 +170,7 @@ def test_data_without_blanks_is_returned_as_it_is():
 def test_columns_are_matched_by_name_and_states_checked():
     network = Network("n", ["a", "b"], [["0", "1"], ["0", "1"]], [[], [0]], [[0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]]])
     swapped = Dataset.from_codes([[-1, 1], [0, 0]], names=["b", "a"], arities=[2, 2], missing="em")
-    done = completed_data(network, swapped)
+    done = completed_data(network, swapped, completions=2)
     assert weights_by_row(done) == pytest.approx({(0, 0): 1.0, (0, 1): 0.1, (1, 1): 0.9})
     with pytest.raises(DataError, match="'c' is not a variable of the network"):
         completed_data(network, Dataset.from_codes([[-1, 1, 0]], names=["a", "b", "c"], missing="em"))

@@ -12,15 +12,21 @@ so every scorer and search that honours ``Dataset.weights`` computes expected
 scores without knowing about EM.
 
 A row whose blank cells have at most ``completions`` joint completions is
-enumerated exactly; a row with more gets ``completions`` likelihood-weighted
-samples (Fung & Chang 1990; Shachter & Peot 1990): its blank cells are drawn in
-topological order from their CPTs, the observed cells clamped, and each sample
-is weighted by the probability of the observed cells given their parents. Either
-way the weights of one row are normalised to sum to one (times the number of
-identical rows).
+enumerated exactly. A row with more gets ``completions`` equally weighted
+samples from its exact posterior, drawn one independent group of blank cells at
+a time (:func:`bnexplore.em.groups.group_sample_patterns`: each group's states
+in their posterior shares of the rows, to within one); a row with a group too
+large to enumerate (:data:`bnexplore.em.groups.MAX_GROUP_STATES`) gets
+``completions`` likelihood-weighted samples (Fung & Chang 1990; Shachter & Peot
+1990): its blank cells are drawn in topological order from their CPTs, the
+observed cells clamped, and each sample is weighted by the probability of the
+observed cells given their parents. Either way the weights of one row are
+normalised to sum to one (times the number of identical rows).
 
-The work is one numba kernel over the distinct incomplete rows (patterns),
-:func:`complete_patterns`; the functions it builds on (:func:`family_probability`,
+The work is two numba kernels over the distinct incomplete rows (patterns):
+:func:`complete_patterns` for the enumerated and the likelihood-weighted rows,
+:func:`bnexplore.em.groups.group_sample_patterns` for the others; the
+functions the first builds on (:func:`family_probability`,
 :func:`draw_state`, :func:`touched_families`, :func:`product_of_families`,
 :func:`likelihood_sample`, :func:`fill_completion`), :func:`row_patterns` and
 :func:`network_arrays` (the network as flat arrays over the data's columns)
@@ -34,11 +40,17 @@ from ..data import Dataset, code_dtype
 from ..errors import DataError, option
 from ..options import seed_number, whole_number
 from ..resources import check_memory
+from .groups import MAX_GROUP_STATES, enumerable_patterns, group_sample_patterns
 
-COMPLETIONS = 32
+COMPLETIONS = 1
 """Default completions per incomplete row. Each is a row of the completed data, which every search step
-counts, so this bounds that data to 32 times the incomplete rows; with a tenth of alarm's cells blank about
-half the incomplete rows have at most 32 joint completions (enumerated exactly), the rest get 32 samples."""
+counts. Drawn from each row's exact posterior (group by group), one per row completes the table like a
+sample of the network with as many rows as the data, which climbs about as fast as the data would whole: on
+alarm with a tenth of the cells blank, completed under the true network, the climb lands as close to the
+truth with one completion per row as with 32 (and 32 make the table about ten times as long), and structural
+EM on alarm and insurance lands closer with one than with 4, 8 or 32 (more rows enumerated, as fractions,
+drew fewer true arcs on insurance). On small tables, where every row is cheap, more completions (all of a
+row's when they are few) guard against the arcs that one sampled completion per row can draw."""
 
 MERGE_COPIES = 4
 """Copies of the completed codes alive at once while identical rows are merged (the codes, their padded
@@ -353,9 +365,10 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     weighted by their posterior probability under ``network`` given the row's
     observed cells (Friedman 1997, Section 3; Friedman 1998, Section 3): all of
     them when the blank cells have at most ``completions`` joint completions,
-    else ``completions`` likelihood-weighted samples; either way a row's
-    weights sum to one. Complete rows weigh one. Identical rows are merged,
-    their weights summed. The weighted count of any family is then its expected
+    else ``completions`` samples from the row's posterior (drawn group by
+    group; likelihood-weighted when a group of blank cells is too large to
+    enumerate); either way a row's weights sum to one. Complete rows weigh
+    one. Identical rows are merged, their weights summed. The weighted count of any family is then its expected
     count given the observed cells: exact when every incomplete row was
     enumerated, a Monte Carlo estimate for the sampled ones.
 
@@ -398,7 +411,7 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     >>> net = Network("copy", ["a", "b"], [["0", "1"], ["0", "1"]], [[], [0]],
     ...               [[0.5, 0.5], [[0.9, 0.1], [0.1, 0.9]]])
     >>> data = Dataset.from_codes([[0, 0], [1, -1]], names=["a", "b"], arities=[2, 2], missing="em")
-    >>> done = completed_data(net, data)
+    >>> done = completed_data(net, data, completions=2)
     >>> done.codes.tolist(), done.weights.round(3).tolist()
     ([[0, 0], [1, 0], [1, 1]], [1.0, 0.1, 0.9])
     """
@@ -408,20 +421,35 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
         return data
     arrays = NetworkArrays(network, data)
     rows, patterns, _, counts = row_patterns(data)
-    exact, out_start, uniform_start, n_uniforms = completion_layout(arrays, patterns, completions)
-    total = int(out_start[-1])
+    joint = arrays.completions_of(patterns, completions)
+    grouped = joint > completions
+    grouped[grouped] = enumerable_patterns(patterns[grouped], MAX_GROUP_STATES, arrays.parent_start, arrays.parents,
+                                           arrays.child_start, arrays.children, arrays.arities)
+    others = np.flatnonzero(~grouped)
+    exact, out_start, uniform_start, n_uniforms = completion_layout(arrays, patterns[others], completions)
+    grouped = np.flatnonzero(grouped)
+    n_grouped = completions * len(grouped)
+    total = int(out_start[-1]) + n_grouped
     complete = np.flatnonzero(~data.blank.any(axis=1))
     n_out = total + len(complete)
     itemsize = data.codes.dtype.itemsize
-    check_memory(n_out * (MERGE_COPIES * (data.n_vars * itemsize + 7) + 5 * 8) + n_uniforms * 8,
+    draws = completions * (patterns[grouped] < 0).sum(axis=1)
+    check_memory(n_out * (MERGE_COPIES * (data.n_vars * itemsize + 7) + 5 * 8) + (n_uniforms + draws.sum()) * 8,
                  f"the completed data ({len(rows):,} incomplete rows with up to {completions:,} completions each, "
                  f"{n_out:,} rows in all)",
                  hint=f"lower {option('completions')} (now {completions:,}), or use fewer rows or columns")
-    uniforms = np.random.default_rng(seed).random(n_uniforms)
+    rng = np.random.default_rng(seed)
     out_codes = np.empty((total, data.n_vars), dtype=data.codes.dtype)
     out_weights = np.empty(total, dtype=np.float64)
-    complete_patterns(patterns, counts, exact, out_start, uniform_start, uniforms, *arrays.kernel_arguments(),
-                      out_codes, out_weights)
+    complete_patterns(patterns[others], counts[others], exact, out_start, uniform_start, rng.random(n_uniforms),
+                      *arrays.kernel_arguments(), out_codes, out_weights)
+    if len(grouped):
+        starts = np.arange(len(grouped) + 1, dtype=np.int64) * completions + int(out_start[-1])
+        uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
+        group_sample_patterns(patterns[grouped], counts[grouped], starts, uniform_start, rng.random(int(draws.sum())),
+                              MAX_GROUP_STATES, arrays.arities, arrays.parent_start, arrays.parents,
+                              arrays.child_start, arrays.children, arrays.cpt_start, arrays.cpt, out_codes,
+                              out_weights)
     codes = np.concatenate([np.ascontiguousarray(data.codes[complete]), out_codes])
     weights = np.concatenate([np.ones(len(complete)), out_weights])
     keep = weights > 0

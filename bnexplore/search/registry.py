@@ -300,9 +300,9 @@ SEARCHES = {spec.name: spec for spec in (
 EM_OPTIONS = (
     Option("em_iterations", "int", 10, "structural EM iterations at most (E-step, structure search, parameter EM); "
            "it stops earlier when a graph repeats", low=1, label="EM iterations", widget=(1, 100, 10)),
-    Option("completions", "int", 32, "completions per incomplete row in structural EM's E-step: all of them when "
-           "the row's blank cells have at most this many, else this many weighted samples", low=1,
-           label="Completions per incomplete row", widget=(1, 1024, 32)),
+    Option("completions", "int", 1, "completions per incomplete row in structural EM's E-step: all of them when "
+           "the row's blank cells have at most this many, else this many samples from the row's posterior", low=1,
+           label="Completions per incomplete row", widget=(1, 1024, 1)),
 )
 """The options of structural EM (:func:`bnexplore.search.structural_em.structural_em`), which runs a search of
 :func:`expected_count_searches` on data with blank cells; the command line and the app offer them beside the

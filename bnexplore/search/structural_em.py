@@ -23,7 +23,16 @@ The expected score of the new graph is at least the current graph's, which
 for the scores Friedman studies raises the observed-data score; since the
 search's score on expected counts is only a proxy for it, every iteration's
 observed-data log-likelihood and BIC are computed, and the network with the
-best observed-data BIC is returned, saying so when it is not the last.
+best observed-data BIC is returned, saying so when it is not the last. The run
+stops as soon as a network's observed-data BIC falls below an earlier one's:
+the later iterations then mostly follow the noise of the sampled completions.
+
+What keeps an iteration cheap: parameter EM's E-step sums each row's
+independent groups of blank cells apart (:mod:`bnexplore.em.groups`; the
+junction tree only for rows with a large group), and the completed data holds
+:data:`~bnexplore.em.completions.COMPLETIONS` completion per incomplete row by
+default, drawn from the row's exact posterior, so the searches climb on a
+table no longer than the data.
 """
 
 import math
@@ -34,7 +43,7 @@ import numpy as np
 from ..bif import fit_network
 from ..control import Control
 from ..em import em_fit
-from ..em.completions import completed_data
+from ..em.completions import COMPLETIONS, completed_data
 from ..errors import SearchError
 from ..graphs import DAG
 from ..options import seed_number
@@ -51,7 +60,7 @@ than that, and on alarm (10,000 rows, a tenth of the cells blank) it gave the ne
 about half the time."""
 
 
-def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10, completions=32, seed=0,
+def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10, completions=COMPLETIONS, seed=0,
                   progress=None, time_limit=None, stop=None, control=None, **search_options):
     """Learn a network from data with blank cells by structural EM (Friedman 1997, 1998).
 
@@ -64,7 +73,9 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
     those two and the current graph on those counts (Friedman 1998,
     Section 4: any step that does not lower the expected score),
     then fits the new graph's tables by parameter EM
-    (:func:`bnexplore.em.em_fit`). It ends when a graph repeats, after
+    (:func:`bnexplore.em.em_fit`). It ends when a graph repeats, when a
+    network's observed-data BIC (below) is lower than an earlier iteration's
+    (the expected score no longer leads to better networks), after
     ``em_iterations`` iterations, or on a stop or the time limit.
 
     Every network visited, the start included, is rated by its observed-data
@@ -91,7 +102,8 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
         Most iterations (>= 1).
     completions : int
         Completions per incomplete row in the E-step (>= 1): all of them when
-        a row's blank cells have at most this many, else as many samples.
+        a row's blank cells have at most this many, else as many samples from
+        the row's posterior (:func:`bnexplore.em.completions.completed_data`).
     seed : int
         Seed of the sampled completions (iteration ``k`` uses ``seed + k - 1``)
         and of the search when it takes one.
@@ -143,8 +155,8 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
     >>> result = structural_em(data, "hc", score="bic")
     >>> result.graph.to_json()["arcs"]
     [['a', 'b']]
-    >>> [step["iteration"] for step in result.extra["em"]["iterations"]][:2], result.extra["em"]["note"]
-    ([0, 1], None)
+    >>> [step["iteration"] for step in result.extra["em"]["iterations"]][:2], result.extra["em"]["returned"]
+    ([0, 1], 1)
     """
     spec = search_spec(algorithm)
     if not spec.expected_counts:
@@ -210,7 +222,7 @@ class Run:
                 self.networks.append(self.networks[repeat])
             self._record(iteration, result, graph)
             graph = result.graph
-            if repeat != iteration:
+            if repeat != iteration or self._worse(iteration):
                 break
         return self._result()
 
@@ -267,6 +279,11 @@ class Run:
             if result.score > best.score:
                 best = result
         return best
+
+    def _worse(self, iteration):
+        """Whether the last network's observed-data BIC is below an earlier iteration's (the start's excepted):
+        the expected score has stopped leading to better networks."""
+        return iteration > 1 and self.history[-1]["observed_bic"] < max(h["observed_bic"] for h in self.history[1:-1])
 
     def _graph_result(self, scorer, graph):
         """A graph as a Result scored on a completed data (no search ran): the start, or a graph kept."""

@@ -1,0 +1,360 @@
+"""The blank cells of a row in independent groups: EM's E-step by enumeration, and sampled completions.
+
+Given the observed cells of a row, its blank cells split into groups that are
+independent of each other: the connected components of the moral graph
+restricted to the blank variables (two blank variables are joined when one is a
+parent of the other or both are parents of one variable; observed cells
+separate the rest, Lauritzen 1996, "Graphical Models", Section 3.2.2, as the
+junction tree does). The joint of a completion is the product of every family's
+CPT entry; the families no blank cell touches are the same for every completion,
+and each touched family (a blank variable or a child of one) has its blank
+members in one group. So the posterior of a row is the product of its groups'
+posteriors, each the normalised product of its touched families' entries, and
+
+- ``P(observed cells) = product of the untouched families' entries times, per
+  group, the sum over its completions of its touched families' product``;
+- ``E[N(x_F) | observed cells]`` of a touched family is the sum over the
+  completions of its group alone.
+
+With a tenth of the cells blank most groups are one variable or two, so
+enumerating every group costs a few dozen products per row, where one
+junction-tree propagation visits every clique. :func:`group_expected_counts` is
+that E-step (exact) for the rows whose groups all have at most
+:data:`MAX_GROUP_STATES` joint states; :func:`group_sample_patterns` draws
+completions of a row from the same exact group posteriors (structural EM's
+completed data, :mod:`bnexplore.em.completions`). Both take the flat network
+arrays of :class:`bnexplore.em.completions.NetworkArrays`.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+MAX_GROUP_STATES = 4096
+"""Most joint states of one group of blank cells that is enumerated. A row with a larger group goes to the
+junction tree (the E-step) or to likelihood-weighted samples (the completed data): the sum over its states
+then costs about what a propagation through a junction tree of a few dozen variables does."""
+
+
+@njit(cache=True)
+def blank_groups(pattern, parent_start, parents, child_start, children):
+    """The groups of ``pattern``'s blank cells (-1): ``(n_groups, start, members)``.
+
+    Group ``g`` is ``members[start[g]:start[g + 1]]`` in increasing order; groups are numbered by their
+    smallest member. Two blank variables share a group when a path of blank variables joins them in the
+    moral graph (parent and child, or two parents of one variable).
+    """
+    n = pattern.shape[0]
+    group = np.full(n, -1, np.int64)
+    members = np.empty(n, np.int64)
+    start = np.zeros(n + 1, np.int64)
+    stack = np.empty(n, np.int64)
+    placed = 0
+    g = 0
+    for s in range(n):
+        if pattern[s] >= 0 or group[s] >= 0:
+            continue
+        group[s] = g
+        stack[0] = s
+        top = 1
+        while top > 0:
+            top -= 1
+            v = stack[top]
+            members[placed] = v
+            placed += 1
+            for t in range(parent_start[v], parent_start[v + 1]):
+                u = parents[t]
+                if pattern[u] < 0 and group[u] < 0:
+                    group[u] = g
+                    stack[top] = u
+                    top += 1
+            for t in range(child_start[v], child_start[v + 1]):
+                c = children[t]
+                if pattern[c] < 0 and group[c] < 0:
+                    group[c] = g
+                    stack[top] = c
+                    top += 1
+                for t2 in range(parent_start[c], parent_start[c + 1]):
+                    u = parents[t2]
+                    if pattern[u] < 0 and group[u] < 0:
+                        group[u] = g
+                        stack[top] = u
+                        top += 1
+        members[start[g]:placed] = np.sort(members[start[g]:placed])
+        g += 1
+        start[g] = placed
+    return g, start[:g + 1].copy(), members[:placed].copy()
+
+
+@njit(cache=True)
+def group_touched(members, child_start, children, mark, label):
+    """The families whose CPT entry changes with the completion of ``members`` (the members and their
+    children), in increasing order; ``mark`` (int64, one per variable) is scratch, set to ``label`` there."""
+    count = 0
+    for v in members:
+        if mark[v] != label:
+            mark[v] = label
+            count += 1
+        for t in range(child_start[v], child_start[v + 1]):
+            c = children[t]
+            if mark[c] != label:
+                mark[c] = label
+                count += 1
+    out = np.empty(count, np.int64)
+    k = 0
+    for v in range(mark.shape[0]):
+        if mark[v] == label:
+            out[k] = v
+            k += 1
+    return out
+
+
+@njit(cache=True)
+def group_states(members, arities, cap):
+    """Joint states of ``members``, capped at ``cap + 1``."""
+    size = 1
+    for v in members:
+        size = min(size * arities[v], cap + 1)
+    return size
+
+
+@njit(cache=True)
+def enumerable_patterns(patterns, cap, parent_start, parents, child_start, children, arities):
+    """Whether every group of each pattern's blank cells has at most ``cap`` joint states."""
+    out = np.ones(patterns.shape[0], np.bool_)
+    for p in range(patterns.shape[0]):
+        n_groups, start, members = blank_groups(patterns[p], parent_start, parents, child_start, children)
+        for g in range(n_groups):
+            if group_states(members[start[g]:start[g + 1]], arities, cap) > cap:
+                out[p] = False
+                break
+    return out
+
+
+@njit(cache=True)
+def family_cell(row, v, arities, parent_start, parents, cpt_start):
+    """The flat index of ``row``'s cell of ``v``'s family (the layout of the flat CPT)."""
+    config = 0
+    for t in range(parent_start[v], parent_start[v + 1]):
+        p = parents[t]
+        config = config * arities[p] + row[p]
+    return cpt_start[v] + config * arities[v] + row[v]
+
+
+@njit(cache=True)
+def group_posterior(row, members, touched, arities, parent_start, parents, cpt_start, cpt, cap, out):
+    """Fill ``out[:size]`` with the unnormalised weights of the group's completions (mixed radix over
+    ``members``, last fastest) and return ``size``; ``row`` is left at the last completion."""
+    size = group_states(members, arities, cap)
+    for j in range(size):
+        rest = j
+        for t in range(members.shape[0] - 1, -1, -1):
+            b = members[t]
+            row[b] = rest % arities[b]
+            rest //= arities[b]
+        weight = 1.0
+        for f in touched:
+            weight *= cpt[family_cell(row, f, arities, parent_start, parents, cpt_start)]
+        out[j] = weight
+    return size
+
+
+@njit(cache=True)
+def set_group_state(row, members, j, arities):
+    """Write the group's ``j``-th completion into ``row`` (mixed radix, last member fastest)."""
+    rest = j
+    for t in range(members.shape[0] - 1, -1, -1):
+        b = members[t]
+        row[b] = rest % arities[b]
+        rest //= arities[b]
+
+
+@njit(cache=True)
+def group_layout(patterns, weights, cap, arities, parent_start, parents, child_start, children, cpt_start,
+                 n_cells):
+    """The groups of every pattern, laid out once for :func:`group_expected_counts` (they do not depend on
+    the tables), and the weighted count of every family cell no blank cell touches.
+
+    Every group of every pattern must have at most ``cap`` joint states (:func:`enumerable_patterns`).
+
+    Returns
+    -------
+    group_ptr : int64 (n_patterns + 1,)
+        Pattern ``p``'s groups are ``group_ptr[p]:group_ptr[p + 1]``.
+    member_ptr, members : int64
+        Group ``g``'s blank variables are ``members[member_ptr[g]:member_ptr[g + 1]]``.
+    touched_ptr, touched : int64
+        The families its completion changes, likewise.
+    untouched : float64 (n_cells,)
+        ``sum_p weights[p]`` over the patterns whose family cell (flat CPT layout) it is, for the families no
+        blank cell of the pattern touches.
+    """
+    n_patterns, n = patterns.shape
+    n_blank = 0
+    bound = 0
+    for p in range(n_patterns):
+        for v in range(n):
+            if patterns[p, v] < 0:
+                n_blank += 1
+                bound += 1 + child_start[v + 1] - child_start[v]
+    group_ptr = np.zeros(n_patterns + 1, np.int64)
+    member_ptr = np.zeros(n_blank + 1, np.int64)
+    members = np.empty(n_blank, np.int64)
+    touched_ptr = np.zeros(n_blank + 1, np.int64)
+    touched = np.empty(bound, np.int64)
+    untouched = np.zeros(n_cells)
+    mark = np.full(n, -1, np.int64)
+    g_all = 0
+    t_all = 0
+    for p in range(n_patterns):
+        row = patterns[p]
+        n_groups, start, group_members = blank_groups(row, parent_start, parents, child_start, children)
+        hit = np.zeros(n, np.bool_)
+        for g in range(n_groups):
+            group = group_members[start[g]:start[g + 1]]
+            members[member_ptr[g_all]:member_ptr[g_all] + group.shape[0]] = group
+            member_ptr[g_all + 1] = member_ptr[g_all] + group.shape[0]
+            families = group_touched(group, child_start, children, mark, g_all)
+            touched[t_all:t_all + families.shape[0]] = families
+            t_all += families.shape[0]
+            touched_ptr[g_all + 1] = t_all
+            for f in families:
+                hit[f] = True
+            g_all += 1
+        group_ptr[p + 1] = g_all
+        for v in range(n):
+            if not hit[v]:
+                untouched[family_cell(row, v, arities, parent_start, parents, cpt_start)] += weights[p]
+    return group_ptr, member_ptr[:g_all + 1].copy(), members, touched_ptr[:g_all + 1].copy(), touched[:t_all].copy(), \
+        untouched
+
+
+@njit(cache=True, parallel=True)
+def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr, members, touched_ptr, touched,
+                          arities, parent_start, parents, cpt_start, cpt, counts):
+    """The E-step of enumerable patterns: expected counts of the touched families and each group's share of
+    the log-likelihood.
+
+    Adds ``weights[p] * P(family cell | pattern p's observed cells)`` to
+    ``counts`` (the flat CPT layout, ``cpt_start``) for every family a blank
+    cell of pattern ``p`` touches, summing each group's completions apart (the
+    groups are independent given the observed cells); the groups are
+    :func:`group_layout`'s. The patterns are cut into ``blocks`` pieces run in
+    parallel, each with its own counts.
+
+    Returns
+    -------
+    (float, int)
+        ``sum_p weights[p] sum_groups log Z_g`` (``Z_g`` the sum over the
+        group's completions of its touched families' product: with the
+        untouched families' entries, ``log P(observed cells)``), and the first
+        pattern with a group of probability 0 (-1 if none; the log-likelihood
+        is then not meaningful).
+    """
+    n_patterns, n = patterns.shape
+    widest = 1
+    for g in range(touched_ptr.shape[0] - 1):
+        widest = max(widest, touched_ptr[g + 1] - touched_ptr[g])
+    block_counts = np.zeros((blocks, counts.shape[0]))
+    block_ll = np.zeros(blocks)
+    block_bad = np.full(blocks, -1, np.int64)
+    for b in prange(blocks):
+        lo = b * n_patterns // blocks
+        hi = (b + 1) * n_patterns // blocks
+        buffer = np.empty(cap)
+        cells = np.empty(cap * widest, np.int64)  # the touched families' cells of each completion
+        row = np.empty(n, np.int64)
+        for p in range(lo, hi):
+            for v in range(n):
+                row[v] = patterns[p, v]
+            w = weights[p]
+            log_p = 0.0
+            for g in range(group_ptr[p], group_ptr[p + 1]):
+                group = members[member_ptr[g]:member_ptr[g + 1]]
+                families = touched[touched_ptr[g]:touched_ptr[g + 1]]
+                width = families.shape[0]
+                size = group_states(group, arities, cap)
+                total = 0.0
+                for j in range(size):
+                    set_group_state(row, group, j, arities)
+                    weight = 1.0
+                    for t in range(width):
+                        cell = family_cell(row, families[t], arities, parent_start, parents, cpt_start)
+                        cells[j * width + t] = cell
+                        weight *= cpt[cell]
+                    buffer[j] = weight
+                    total += weight
+                if total <= 0:
+                    if block_bad[b] < 0:
+                        block_bad[b] = p
+                    total = 1.0
+                log_p += np.log(total)
+                for j in range(size):
+                    if buffer[j] > 0:
+                        share = w * buffer[j] / total
+                        for t in range(width):
+                            block_counts[b, cells[j * width + t]] += share
+            block_ll[b] += w * log_p
+    bad = -1
+    for b in range(blocks):
+        counts += block_counts[b]
+        if bad < 0 and block_bad[b] >= 0:
+            bad = block_bad[b]
+    return block_ll.sum(), bad
+
+
+@njit(cache=True, parallel=True)
+def group_sample_patterns(patterns, counts, out_start, uniform_start, uniforms, cap, arities, parent_start, parents,
+                          child_start, children, cpt_start, cpt, out_codes, out_weights):
+    """Completions of each pattern drawn from its exact posterior, one group at a time (stratified).
+
+    Pattern ``p`` fills the ``k = out_start[p + 1] - out_start[p]`` rows from
+    ``out_start[p]``, each weighted ``counts[p] / k``. Each group of its blank
+    cells (:func:`blank_groups`, at most ``cap`` joint states each) draws its
+    ``k`` states by systematic sampling from its posterior (the ``j``-th draw
+    at the quantile ``(j + u) / k`` for one uniform ``u``: each state is drawn
+    its posterior share of the ``k`` times, to within one), and those draws are
+    dealt to the ``k`` rows in a random order (a Fisher-Yates shuffle), so the
+    groups are drawn independently as they are in the posterior. Group ``g``
+    reads ``k`` uniforms from ``uniforms[uniform_start[p] + g * k]`` on. A
+    group whose observed cells have probability 0 is drawn uniformly.
+    """
+    n_patterns, n = patterns.shape
+    for p in prange(n_patterns):
+        start = out_start[p]
+        k = out_start[p + 1] - start
+        mark = np.full(n, -1, np.int64)
+        buffer = np.empty(cap)
+        deal = np.empty(k, np.int64)
+        row = patterns[p].copy()
+        for j in range(k):
+            for v in range(n):
+                out_codes[start + j, v] = row[v]
+            out_weights[start + j] = counts[p] / k
+        n_groups, gstart, members = blank_groups(row, parent_start, parents, child_start, children)
+        for g in range(n_groups):
+            group = members[gstart[g]:gstart[g + 1]]
+            touched = group_touched(group, child_start, children, mark, g)
+            size = group_posterior(row, group, touched, arities, parent_start, parents, cpt_start, cpt, cap, buffer)
+            total = buffer[:size].sum()
+            if total <= 0:
+                buffer[:size] = 1.0
+                total = float(size)
+            at = uniform_start[p] + g * k
+            state = 0
+            cumulative = buffer[0] / total
+            for j in range(k):
+                quantile = (j + uniforms[at]) / k
+                while cumulative <= quantile and state < size - 1:
+                    state += 1
+                    cumulative += buffer[state] / total
+                pick = state
+                while buffer[pick] <= 0 and pick > 0:  # rounding past the last state of positive weight
+                    pick -= 1
+                deal[j] = pick
+            for j in range(k - 1, 0, -1):
+                i = int(uniforms[at + j] * (j + 1))
+                deal[i], deal[j] = deal[j], deal[i]
+            for j in range(k):
+                set_group_state(row, group, deal[j], arities)
+                for v in group:
+                    out_codes[start + j, v] = row[v]

@@ -1,0 +1,170 @@
+"""The blank cells of a row in independent groups (bnexplore.em.groups): each kernel against its twin (which
+sums the full joint over every completion), the E-step by groups against the junction tree's, and the
+completed data drawn group by group."""
+
+import numpy as np
+import pytest
+
+import naive
+from bnexplore.bif import sample_codes
+from bnexplore.data import Dataset
+from bnexplore.em import completions as em_completions
+from bnexplore.em import groups
+from bnexplore.em.completions import completed_data, network_arrays, row_patterns
+from bnexplore.em.expected import EStep
+from test_inference import random_network
+
+
+def blanked(network, n, fraction, seed):
+    rng = np.random.default_rng(seed)
+    codes = sample_codes(network, n, seed=seed).astype(np.int64)
+    codes[rng.random(codes.shape) < fraction] = -1
+    return Dataset.from_codes(codes, arities=network.arities, names=network.names, states=network.states,
+                              missing="em")
+
+
+def case(seed, fraction=0.35, zeros=0.1):
+    """A random network (4-8 variables) and its distinct incomplete rows."""
+    rng = np.random.default_rng(seed)
+    network = random_network(rng, int(rng.integers(4, 9)), zeros=zeros)
+    data = blanked(network, 80, fraction, seed)
+    arrays = network_arrays(network, data)
+    _, patterns, _, counts = row_patterns(data)
+    return network, data, arrays, patterns, counts
+
+
+def graph_arrays(arrays):
+    return arrays.parent_start, arrays.parents, arrays.child_start, arrays.children
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_blank_groups_and_enumerable_patterns_agree_with_their_twins(seed):
+    _, _, arrays, patterns, _ = case(seed)
+    for pattern in patterns:
+        fast = groups.blank_groups(pattern, *graph_arrays(arrays))
+        slow = naive.blank_groups(pattern, *graph_arrays(arrays))
+        assert fast[0] == slow[0]
+        np.testing.assert_array_equal(fast[1], slow[1])
+        np.testing.assert_array_equal(fast[2], slow[2])
+    for cap in (1, 4, 30):
+        np.testing.assert_array_equal(
+            groups.enumerable_patterns(patterns, cap, *graph_arrays(arrays), arrays.arities),
+            naive.enumerable_patterns(patterns, cap, *graph_arrays(arrays), arrays.arities))
+
+
+def test_groups_of_several_variables_and_several_groups_are_exercised():
+    sizes, counts = set(), set()
+    for seed in range(8):
+        _, _, arrays, patterns, _ = case(seed)
+        for pattern in patterns:
+            n_groups, start, _ = groups.blank_groups(pattern, *graph_arrays(arrays))
+            sizes |= set(np.diff(start).tolist())
+            counts.add(n_groups)
+    assert max(sizes) > 1 and max(counts) > 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_group_expected_counts_agrees_with_its_twin(seed):
+    network, _, arrays, patterns, counts = case(seed, zeros=0.0)
+    layout = groups.group_layout(patterns, counts, 4096, arrays.arities, *graph_arrays(arrays), arrays.cpt_start,
+                                 arrays.cpt.size)
+    out = []
+    for module, blocks in ((groups, 1), (groups, 3), (naive, 1)):
+        flat = np.zeros(arrays.cpt.size)
+        part, bad = module.group_expected_counts(blocks, patterns, counts, 4096, *layout[:-1], arrays.arities,
+                                                 arrays.parent_start, arrays.parents, arrays.cpt_start, arrays.cpt,
+                                                 flat)
+        assert bad == -1
+        out.append((flat, part))
+    for flat, part in out[:2]:
+        np.testing.assert_allclose(flat, out[2][0], rtol=1e-10, atol=1e-12)
+        assert part == pytest.approx(out[2][1], rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_e_step_by_groups_equals_the_junction_tree_s(seed):
+    """Counts and log-likelihood of every pattern summed group by group, or all propagated."""
+    network, data, _, _, _ = case(seed, fraction=[0.1, 0.3, 0.5][seed % 3], zeros=0.0)
+    by_groups, by_tree = EStep(network, data), EStep(network, data, group_states=0)
+    assert len(by_groups.enumerated) == by_groups.patterns and len(by_tree.propagated) == by_tree.patterns
+    mixed = EStep(network, data, group_states=4)  # some patterns each way
+    for estep in (by_tree, mixed):
+        counts, log_likelihood = estep.run()
+        want, want_log_likelihood = by_groups.run()
+        for got, expect in zip(counts, want):
+            np.testing.assert_allclose(got, expect, rtol=1e-10, atol=1e-12)
+        assert log_likelihood == pytest.approx(want_log_likelihood, rel=1e-12)
+
+
+def test_the_mixed_e_step_is_exercised():
+    kinds = set()
+    for seed in range(6):
+        network, data, _, _, _ = case(seed, fraction=[0.1, 0.3, 0.5][seed % 3], zeros=0.0)
+        estep = EStep(network, data, group_states=4)
+        kinds |= {len(estep.enumerated) > 0 and len(estep.propagated) > 0}
+    assert True in kinds
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_group_sample_patterns_agrees_with_its_twin(seed):
+    network, _, arrays, patterns, counts = case(seed)
+    k = int(np.random.default_rng(seed).integers(1, 7))
+    keep = groups.enumerable_patterns(patterns, 4096, *graph_arrays(arrays), arrays.arities)
+    patterns, counts = patterns[keep], counts[keep]
+    out_start = np.arange(len(patterns) + 1, dtype=np.int64) * k
+    draws = k * (patterns < 0).sum(axis=1)
+    uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
+    uniforms = np.random.default_rng(seed).random(int(draws.sum()))
+    results = []
+    for module in (groups, naive):
+        codes = np.zeros((int(out_start[-1]), patterns.shape[1]), np.int64)
+        weights = np.zeros(int(out_start[-1]))
+        module.group_sample_patterns(patterns, counts, out_start, uniform_start, uniforms, 4096, arrays.arities,
+                                     *graph_arrays(arrays), arrays.cpt_start, arrays.cpt, codes, weights)
+        results.append((codes, weights))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_each_group_is_drawn_its_posterior_share_of_the_rows_to_within_one(seed):
+    """Systematic sampling: a group state of posterior p is drawn floor(k p) or ceil(k p) times of k."""
+    network, _, arrays, patterns, counts = case(seed, zeros=0.0)
+    k = 3
+    out_start = np.arange(len(patterns) + 1, dtype=np.int64) * k
+    draws = k * (patterns < 0).sum(axis=1)
+    uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
+    codes = np.zeros((int(out_start[-1]), patterns.shape[1]), np.int64)
+    weights = np.zeros(int(out_start[-1]))
+    groups.group_sample_patterns(patterns, counts, out_start, uniform_start,
+                                 np.random.default_rng(seed).random(int(draws.sum())), 4096, arrays.arities,
+                                 *graph_arrays(arrays), arrays.cpt_start, arrays.cpt, codes, weights)
+    np.testing.assert_allclose(weights, np.repeat(counts / k, k))
+    net = (arrays.arities, arrays.parent_start, arrays.parents, arrays.cpt_start, arrays.cpt)
+    for p, pattern in enumerate(patterns):
+        joint = [(row, naive._joint(row, *net)) for row in naive._completions_of(pattern, arrays.arities)]
+        pe = sum(x for _, x in joint)
+        rows = codes[p * k:(p + 1) * k]
+        n_groups, start, members = groups.blank_groups(pattern, *graph_arrays(arrays))
+        for g in range(n_groups):
+            group = members[start[g]:start[g + 1]].tolist()
+            marginal = {}
+            for row, x in joint:
+                key = tuple(row[v] for v in group)
+                marginal[key] = marginal.get(key, 0.0) + x / pe
+            drawn = [tuple(r) for r in rows[:, group].tolist()]
+            for key, share in marginal.items():
+                assert np.floor(k * share - 1e-9) <= drawn.count(key) <= np.ceil(k * share + 1e-9)
+
+
+def test_completed_data_samples_a_row_with_a_large_group_by_likelihood_weighting():
+    """A pattern with a group past the cap keeps the likelihood-weighted samples of complete_patterns."""
+    network, data, arrays, patterns, _ = case(1, fraction=0.6)
+    assert not groups.enumerable_patterns(patterns, 1, *graph_arrays(arrays), arrays.arities).all()
+    before = groups.MAX_GROUP_STATES
+    try:
+        em_completions.MAX_GROUP_STATES = 1  # every pattern with a blank cell of two or more states
+        done = completed_data(network, data, completions=2, seed=0)
+    finally:
+        em_completions.MAX_GROUP_STATES = before
+    assert done.weights.sum() == pytest.approx(data.n_rows)
