@@ -187,14 +187,24 @@ def learned(data, method, truth, repeat=1, em_options=None):
 
 
 def warm_up(methods):
-    """Compile (or load) every kernel the methods use on a small blanked sample, before timing anything."""
+    """Compile (or load) every kernel the methods use on blanked samples of asia, before timing anything.
+
+    Two sizes, so that the score kernels of both sizes of batch (serial and parallel,
+    ``bnexplore.scores.kernels.parallel_pays``) are loaded; and the E-step once through the junction tree,
+    which structural EM's E-step takes only for rows with a large group of blank cells.
+    """
+    from bnexplore.em.expected import EStep
+
     net = network("asia")
-    codes = np.asarray(harness.sampled("asia", 500, seed=0)[1].codes)
-    table = frame(net, codes, blank_mask(net, codes, "mcar10", np.random.default_rng(0)))
     truth = net.dag().cpdag()
-    for method in methods:
-        data = complete_data(net, codes) if method == "complete" else encoded(table, method)
-        learned(data, method, truth)
+    for rows in (500, 20000):
+        codes = np.asarray(harness.sampled("asia", rows, seed=0)[1].codes)
+        table = frame(net, codes, blank_mask(net, codes, "mcar10", np.random.default_rng(0)))
+        for method in methods:
+            data = complete_data(net, codes) if method == "complete" else encoded(table, method)
+            learned(data, method, truth)
+        if "em" in methods:
+            EStep(net, encoded(table, "em"), group_states=0).run()
 
 
 def complete_data(net, codes):

@@ -81,8 +81,16 @@ def test_group_expected_counts_agrees_with_its_twin(seed):
         assert part == pytest.approx(out[2][1], rel=1e-10)
 
 
+@pytest.fixture
+def propagate_past_the_bound(monkeypatch):
+    """Patterns past group_states go to the junction tree however few they are."""
+    from bnexplore.em import expected
+
+    monkeypatch.setattr(expected, "FEW_PROPAGATED", -1)
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_the_e_step_by_groups_equals_the_junction_tree_s(seed):
+def test_the_e_step_by_groups_equals_the_junction_tree_s(seed, propagate_past_the_bound):
     """Counts and log-likelihood of every pattern summed group by group, or all propagated."""
     network, data, _, _, _ = case(seed, fraction=[0.1, 0.3, 0.5][seed % 3], zeros=0.0)
     by_groups, by_tree = EStep(network, data), EStep(network, data, group_states=0)
@@ -96,7 +104,20 @@ def test_the_e_step_by_groups_equals_the_junction_tree_s(seed):
         assert log_likelihood == pytest.approx(want_log_likelihood, rel=1e-12)
 
 
-def test_the_mixed_e_step_is_exercised():
+def test_a_few_patterns_past_the_bound_are_enumerated_all_the_same():
+    network, data, _, _, _ = case(1, fraction=0.3, zeros=0.0)
+    estep = EStep(network, data, group_states=4)
+    assert estep.engine is None and len(estep.enumerated) == estep.patterns
+    arrays = estep.arrays
+    assert not groups.enumerable_patterns(estep.enumerated_codes, 4, *graph_arrays(arrays), arrays.arities).all()
+    counts, log_likelihood = estep.run()
+    want, want_log_likelihood = EStep(network, data, group_states=0).run()
+    for got, expect in zip(counts, want):
+        np.testing.assert_allclose(got, expect, rtol=1e-10, atol=1e-12)
+    assert log_likelihood == pytest.approx(want_log_likelihood, rel=1e-12)
+
+
+def test_the_mixed_e_step_is_exercised(propagate_past_the_bound):
     kinds = set()
     for seed in range(6):
         network, data, _, _, _ = case(seed, fraction=[0.1, 0.3, 0.5][seed % 3], zeros=0.0)

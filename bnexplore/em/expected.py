@@ -31,7 +31,7 @@ from bnexplore.options import positive_number
 from bnexplore.resources import check_memory
 
 from .completions import NetworkArrays, distinct_rows
-from .groups import enumerable_patterns, group_expected_counts, group_layout
+from .groups import MAX_GROUP_STATES, enumerable_patterns, group_expected_counts, group_layout
 
 CHUNK_CELLS = 2e7
 """Clique cells one chunk of patterns may propagate through on each thread (about a tenth of a second):
@@ -46,6 +46,10 @@ GROUP_STATES = 1024
 """Most joint states of a group of blank cells that the E-step sums by enumeration; a pattern with a larger
 group is propagated through the junction tree, which then costs less (on insurance, with a tenth of the cells
 blank, the E-step is fastest with a bound between 256 and 1024, and twice as slow with 4096 or 16)."""
+FEW_PROPAGATED = 64
+"""At most this many patterns past :data:`GROUP_STATES` are enumerated all the same when every group of
+theirs has at most :data:`bnexplore.em.groups.MAX_GROUP_STATES` joint states: building the junction tree
+for them costs more than enumerating them on every run of a fit (alarm: 34 ms against a few)."""
 GROUP_BLOCK_PATTERNS = 2000
 """Enumerable patterns per thread of the group-by-group E-step: below that, starting a thread and giving it
 its own counts costs about what summing the patterns does."""
@@ -70,7 +74,9 @@ class EStep:
     group_states : int
         A pattern whose every group of blank cells has at most this many joint
         states is summed group by group (0: every pattern goes through the
-        junction tree).
+        junction tree); so are the others when they are at most
+        :data:`FEW_PROPAGATED` and their groups have at most
+        :data:`~bnexplore.em.groups.MAX_GROUP_STATES` states.
 
     Attributes
     ----------
@@ -139,9 +145,14 @@ class EStep:
         self.arrays = arrays = NetworkArrays(network, network)
         self.group_states = int(group_states)
         wide = self.pattern_codes.astype(np.int64)
-        enumerable = (enumerable_patterns(wide, self.group_states, arrays.parent_start, arrays.parents,
-                                          arrays.child_start, arrays.children, arrays.arities)
-                      if self.group_states > 0 else np.zeros(self.patterns, bool))
+        graph = (arrays.parent_start, arrays.parents, arrays.child_start, arrays.children, arrays.arities)
+        enumerable = (enumerable_patterns(wide, self.group_states, *graph) if self.group_states > 0
+                      else np.zeros(self.patterns, bool))
+        rest = np.flatnonzero(~enumerable)
+        if (self.group_states > 0 and len(rest) <= FEW_PROPAGATED
+                and enumerable_patterns(wide[rest], MAX_GROUP_STATES, *graph).all()):
+            self.group_states = MAX_GROUP_STATES  # no junction tree to build for a few patterns
+            enumerable[rest] = True
         self.enumerated = np.flatnonzero(enumerable)  # summed group by group (bnexplore.em.groups)
         self.enumerated_codes = np.ascontiguousarray(wide[enumerable])
         *self.groups, self.untouched = group_layout(
