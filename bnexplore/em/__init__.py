@@ -3,8 +3,11 @@
 Its rooms:
 
 - :mod:`~bnexplore.em.expected`: the E-step, :func:`expected_counts` and
-  :func:`observed_log_likelihood` (one junction-tree propagation per distinct
-  incomplete row);
+  :func:`observed_log_likelihood` (each distinct incomplete row summed over
+  its independent groups of blank cells, or propagated through the junction
+  tree when a group is large);
+- :mod:`~bnexplore.em.groups`: those groups, the numba kernels that sum them
+  and draw completions from them;
 - :mod:`~bnexplore.em.parameters`: :func:`em_fit`, parameter EM for a fixed
   DAG, and :func:`fit_network`, the fit of every method ("bdeu", "ml", "em");
 - :mod:`~bnexplore.em.completions`: :func:`completed_data`, structural EM's
