@@ -490,6 +490,10 @@ def cmd_query(args):
         network = em_fit(graph, data, ess=args.ess) if args.fit == "em" else fit_network(graph, data, ess=args.ess,
                                                                                            method=args.fit)
         fit = {k: network.fit[k] for k in ("method", "ess", "rows", "empty_configurations")}
+    if args.evidence_file is not None:
+        from .formats.uai import read_uai_evidence
+
+        evidence.update(read_uai_evidence(args.evidence_file, network))
     answer = query(network, targets=args.target, evidence=evidence, likelihood=likelihood or None,
                    max_cells=args.max_cells)
     payload = answer.to_json()
@@ -779,6 +783,9 @@ def build_parser():
     p.add_argument("--graph", help="graph JSON (e.g. a learn result) or a network file (its graph, e.g. a "
                                    ".modelstring): fit its tables on the data, then query")
     p.add_argument("--evidence", action="append", help='hard evidence "A=yes,B=no" (repeatable)')
+    p.add_argument("--evidence-file", metavar="FILE.evid",
+                   help="hard evidence from a UAI evidence file (variables and states numbered in the network's "
+                        "order, as the .uai file beside it); joins --evidence")
     p.add_argument("--likelihood", action="append",
                    help='likelihood evidence "A=0.9,0.1": one weight per state, in state order (repeatable)')
     p.add_argument("--target", action="append", help="variable to report (repeatable; default: every variable)")

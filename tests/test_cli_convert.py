@@ -276,3 +276,24 @@ def test_python_m_bnexplore_convert(tmp_path, asia):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"written": str(out), "format": "bif", "variables": 8, "arcs": 8}
     assert_same_network(read_bif(out), asia)
+
+
+def test_query_takes_uai_evidence_files_beside_the_uai_network(capsys, tmp_path):
+    """UAI's evidence files (issue 36): asia as .uai with 'smoke=yes, xray=yes' written as a .evid gives the
+    answer of the same evidence given by name; a bad evidence file is one line naming its line."""
+    from bnexplore.formats.uai import write_uai_evidence
+
+    network = tmp_path / "asia.uai"
+    assert run(capsys, "convert", ASIA_BIF, network)[0] == 0
+    evidence = tmp_path / "asia.uai.evid"
+    write_uai_evidence({"smoke": "yes", "xray": "yes"}, read_network(network), evidence)
+    answers = []
+    for flags in (("--evidence", "smoke=yes,xray=yes"), ("--evidence-file", evidence)):
+        code, out, err = run(capsys, "query", network, *flags, "--target", "lung")
+        assert code == 0, err
+        answers.append(json.loads(out))
+    assert answers[0] == answers[1]
+    assert answers[0]["posterior"]["lung"] != pytest.approx(json.loads(run(capsys, "query", network, "--target",
+                                                                           "lung")[1])["posterior"]["lung"])
+    evidence.write_text("2 0 0 9 1\n")  # asia has variables 0-7
+    assert_refused(*run(capsys, "query", network, "--evidence-file", evidence), "UAI evidence", "line 1")
