@@ -7,7 +7,8 @@ survey table uploaded (tests/fixtures/survey.csv: an ID column, numbers and
 text, blanks), its network asked questions (drawn whole in its frame), its BIF
 downloaded and opened by pyAgrum, the session saved and opened again in a new
 browser session; Stop on a long exact search; bad uploads that must change
-nothing. Every wait is on what the page shows (tools/browser.py), with
+nothing; the network downloaded as XMLBIF and Hugin NET and opened by pyAgrum,
+a .net file imported. Every wait is on what the page shows (tools/browser.py), with
 generous timeouts, so a loaded two-core machine passes too. Screenshots go
 to test-artifacts/.
 """
@@ -364,6 +365,65 @@ def test_pc_replay_draws_its_orientation_steps_on_the_network(server, browser):
             box = element.bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 720, \
                 f"{what} spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px, outside the 720 px window"
+        assert_no_problems(page)
+    finally:
+        page.context.close()
+
+
+def test_network_files_download_in_other_formats_and_upload(server, browser, tmp_path):
+    """Issue 36: the Networks page's export row gives the network as XMLBIF and as Hugin NET; pyAgrum opens each
+    with bnexplore's posteriors; a .net file uploaded in the import is listed and drawn."""
+    gum = pytest.importorskip("pyagrum")
+    import numpy as np
+
+    from bnexplore import bundled
+    from bnexplore.bif import Network, read_bif
+    from bnexplore.formats import FORMATS, read_network, write_network
+    from bnexplore.inference import query
+
+    page = new_page(browser, server)
+    try:
+        open_page(page, "4 · Networks")
+        expect(page.frame_locator("[data-testid='stIFrame']").first.get_by_text("ground truth: asia — DAG")) \
+            .to_be_visible()
+        box = page.locator("[data-testid='stSelectbox']").filter(
+            has=page.get_by_role("combobox", name="Network file format")).first
+        expect(box).to_be_visible()
+        shot(page, "10_networks_export_1280x720.png")
+        evidence = {"smoke": "yes", "xray": "yes"}
+        for spec in (FORMATS["xmlbif"], FORMATS["net"]):
+            choose_option(page, box, f"{spec.title} ({spec.extensions[0]})")
+            button = page.locator("[data-testid='stDownloadButton']").get_by_role("button", name=spec.title,
+                                                                                 exact=True)
+            path = download(page, button, tmp_path)
+            assert path.name == f"ground_truth_asia{spec.extensions[0]}"
+            network = read_network(path)
+            if spec.name == "net":  # pyAgrum's NET parser holds numbers as float32 (tests/test_formats_hugin_dsc.py)
+                network = Network(network.name, network.names, network.states, network.parents,
+                                  [cpt.astype(np.float32).astype(np.float64) for cpt in network.cpts])
+            ours = query(network, evidence=evidence)
+            bn = gum.loadBN(str(path))
+            lazy = gum.LazyPropagation(bn)
+            lazy.setEvidence(evidence)
+            lazy.makeInference()
+            for name in ("lung", "tub", "bronc"):
+                labels = list(bn.variable(name).labels())
+                want = [ours.posterior[name][label] for label in labels]
+                assert abs(lazy.posterior(name).toarray() - want).max() < 1e-9, (path.name, name)
+        page.locator("[data-testid='stExpander']").filter(has_text="or a network file").locator("summary").click()
+        upload_path = tmp_path / "asia_upload.net"
+        write_network(read_bif(bundled.network_path("asia")), upload_path)
+        upload(page, "network files", upload_path)
+        expect(page.get_by_text(re.compile(r"Imported asia_upload\.net \(Hugin NET\) as asia_upload\.net: 8 variables"))
+               .first).to_be_visible()
+        expect(page.frame_locator("[data-testid='stIFrame']").first.get_by_text("asia_upload.net — DAG")) \
+            .to_be_visible()  # the picker moved to it
+        expect(page.get_by_role("combobox", name="Network", exact=True)).to_match_aria_snapshot(
+            '- combobox "Network": asia_upload.net')  # listed, and picked
+        page.get_by_role("heading", name="4 · Networks").scroll_into_view_if_needed()
+        frame = page.locator("[data-testid='stIFrame']").first.bounding_box()
+        assert frame["y"] + frame["height"] <= 720, f"the graph ends at {frame['y'] + frame['height']:.0f} px"
+        shot(page, "11_networks_imported_net_1280x720.png")
         assert_no_problems(page)
     finally:
         page.context.close()
