@@ -36,6 +36,9 @@ def network_for(entry, method, ess):
     if own is not None:
         return own, "the imported file's own probability tables"
     data, data_key = views.data_for(entry)
+    if data is None and views.imported_file(entry.result) is not None:
+        return None, ("this network was imported as a graph without probability tables, and its variables are not "
+                      "those of the data in use, so there are no data to fit its tables; load data with its variables")
     if data is None:
         return None, ("this network was learned on other data than the data in use, so there are no data to fit "
                       "its probability tables; load those data, or ask the ground truth")
