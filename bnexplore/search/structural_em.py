@@ -14,11 +14,14 @@ structural EM algorithm", Sections 3-4) alternates
   graph and from the current one, the best kept), then parameter EM
   (:func:`bnexplore.em.em_fit`) on the new graph.
 
-Each search also starts afresh, not only from the current graph: the first
-iteration's counts are completed under independence and give a graph with
-too many arcs (on alarm a third more than the truth), from which a climb
-removes few, while a climb from the empty graph on the next iteration's
-counts lands about as close to the truth as a climb on the complete data.
+The run starts from the search's graph on the data with each blank cell as a
+state of its own, fitted by parameter EM: started from the empty graph, the
+first iteration's counts were completed under independence and gave a graph
+with a third more arcs than the truth (alarm), the longest climb of the run.
+Each search also starts afresh, not only from the current graph: from an
+over-full graph a climb removes few arcs, while a climb from the empty graph
+on the next iteration's counts lands about as close to the truth as a climb
+on the complete data.
 The expected score of the new graph is at least the current graph's, which
 for the scores Friedman studies raises the observed-data score; since the
 search's score on expected counts is only a proxy for it, every iteration's
@@ -42,6 +45,7 @@ import numpy as np
 
 from ..bif import fit_network
 from ..control import Control
+from ..data import Dataset, code_dtype
 from ..em import em_fit
 from ..em.completions import COMPLETIONS, completed_data
 from ..errors import SearchError
@@ -64,8 +68,9 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
                   progress=None, time_limit=None, stop=None, control=None, **search_options):
     """Learn a network from data with blank cells by structural EM (Friedman 1997, 1998).
 
-    Starts from the empty graph (with the required arcs of ``knowledge``) and
-    its parameter-EM tables. Each iteration: the E-step completes the data
+    Starts from the search's graph on the data with each blank cell as a
+    state of its own (as ``Encoder(missing="state")`` codes it) and that
+    graph's parameter-EM tables. Each iteration: the E-step completes the data
     under the current network (:func:`bnexplore.em.completions.completed_data`,
     Friedman 1997, Section 3); the M-step runs ``algorithm`` on the completed
     data's scorer from the empty graph (or the required arcs) and, when the
@@ -235,12 +240,23 @@ class Run:
         return self._result()
 
     def _start_graph(self):
-        """The empty graph with the knowledge's required arcs."""
-        names = self.data.names
-        knowledge = self.options.get("knowledge")
-        if not knowledge:
-            return DAG.empty(names)
-        return DAG(knowledge.bind(names, self.options.get("max_indegree")).required.astype(np.uint8), names)
+        """The search's graph on the data with each blank cell as a state of its own (as
+        ``Encoder(missing="state")`` codes it), under the run's options and knowledge.
+
+        A start near the truth, for about one search on the data: completed under the empty graph's
+        network (each blank cell from its marginal), the first iteration's table drew a third more arcs
+        than the truth on alarm and took the longest climb; from this start the runs needed fewer
+        iterations and landed as close or closer (alarm and insurance, a tenth of the cells blank). Its
+        arcs are only a start: every iteration searches from the empty graph too, and the start is
+        returned only if its observed-data BIC is the best.
+        """
+        data = self.data
+        arities = np.asarray(data.arities, dtype=np.int64)
+        codes = np.asarray(data.codes).astype(code_dtype(int(arities.max(initial=1)) + 1))
+        codes[data.blank] = np.broadcast_to(arities, codes.shape)[data.blank]
+        coded = Dataset.from_codes(codes, arities=arities + 1, names=data.names)
+        stop = Control(stop=self.control.should_stop, clock=self.control.clock)
+        return self.spec.function(Scorer(coded, score=self.score, ess=self.ess), **self.options, control=stop).graph
 
     def _step(self, iteration):
         """The Control of one step (a search, a parameter EM): it stops when the run stops, and its reports
