@@ -187,18 +187,19 @@ def learned(data, method, truth, repeat=1, em_options=None):
 
 
 def warm_up(methods):
-    """Compile (or load) every kernel the methods use on blanked samples of asia, before timing anything.
+    """Compile (or load) every kernel the methods use on blanked samples, before timing anything.
 
-    Two sizes, so that the score kernels of both sizes of batch (serial and parallel,
-    ``bnexplore.scores.kernels.parallel_pays``) are loaded; and the E-step once through the junction tree,
-    which structural EM's E-step takes only for rows with a large group of blank cells.
+    asia and alarm (seed 0, not a benchmark seed): small and large batches, so that the score kernels of
+    both (serial and parallel, ``bnexplore.scores.kernels.parallel_pays``) are loaded, weighted ones too
+    (asia's completed table has too few distinct rows for the parallel ones); and the E-step once through
+    the junction tree, which structural EM's E-step takes only for rows with a large group of blank cells.
     """
     from bnexplore.em.expected import EStep
 
-    net = network("asia")
-    truth = net.dag().cpdag()
-    for rows in (500, 20000):
-        codes = np.asarray(harness.sampled("asia", rows, seed=0)[1].codes)
+    for name, rows in (("asia", 500), ("alarm", 3000)):
+        net = network(name)
+        truth = net.dag().cpdag()
+        codes = np.asarray(harness.sampled(name, rows, seed=0)[1].codes)
         table = frame(net, codes, blank_mask(net, codes, "mcar10", np.random.default_rng(0)))
         for method in methods:
             data = complete_data(net, codes) if method == "complete" else encoded(table, method)
