@@ -49,8 +49,7 @@ sample of the network with as many rows as the data, which climbs about as fast 
 alarm with a tenth of the cells blank, completed under the true network, the climb lands as close to the
 truth with one completion per row as with 32 (and 32 make the table about ten times as long), and structural
 EM on alarm and insurance lands closer with one than with 4, 8 or 32 (more rows enumerated, as fractions,
-drew fewer true arcs on insurance). On small tables, where every row is cheap, more completions (all of a
-row's when they are few) guard against the arcs that one sampled completion per row can draw."""
+drew fewer true arcs on insurance)."""
 
 MERGE_COPIES = 4
 """Copies of the completed codes alive at once while identical rows are merged (the codes, their padded
