@@ -188,7 +188,7 @@ def network_button(entry, stem, key, box, column):
         return
     how = (f"The network with {views.tables_how(entry)}" if spec.tables else "The graph (no tables)")
     column.download_button(spec.title, data=text, file_name=f"{stem}{spec.extensions[0]}", mime="text/plain",
-                           key=f"{key}-{format}", on_click="ignore", help=f"{how}, as a {spec.title} file.")
+                           key=f"{key}-{format}", on_click="ignore", help=f"{how}, written as {spec.title}.")
 
 
 def picture_buttons(drawing, positions, stem, key, columns=None):
