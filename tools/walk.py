@@ -33,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bnexplore.formats import FORMATS, read_network  # noqa: E402
 from bnexplore.search import SEARCHES  # noqa: E402
 from tools.browser import (ROOT, STEP_TIMEOUT, AppServer, alerts, browser_session, choose_option,  # noqa: E402
                            choose_radio, download, drawn, new_page, nodes_outside, open_page, problems, settle,
@@ -219,6 +220,27 @@ def walk_views(walk, page, data):
         nodes_outside(page)))
 
 
+def export_network(page, folder, format="net"):
+    """Networks page: pick ``format`` in the export row and download the network; it must read back."""
+    spec = FORMATS[format]
+    open_page(page, "4 · Networks")
+    box = page.locator("[data-testid='stSelectbox']").filter(
+        has=page.get_by_role("combobox", name="Network file format")).first
+    choose_option(page, box, f"{spec.title} ({spec.extensions[0]})")
+    button = page.locator("[data-testid='stDownloadButton']").get_by_role("button", name=spec.title, exact=True)
+    path = download(page, button, folder)
+    print(f"     downloaded {path.name}: {read_network(path)}")
+    return path
+
+
+def import_network(page, path):
+    """Networks page: open the import and upload the network file at ``path``."""
+    open_page(page, "4 · Networks")
+    page.locator("[data-testid='stExpander']").filter(has_text="or a network file").locator("summary").click()
+    upload(page, "network files", path)
+    page.get_by_text(re.compile(f"Imported {re.escape(path.name)}")).first.wait_for()
+
+
 def missing_em(page):
     """On the Data page, keep the blank cells (*Missing values: em*) and wait until the page says so."""
     open_page(page, "1 · Data")
@@ -324,6 +346,10 @@ def walk_app(url, out, bomb_mb):
         walk.step(page, "asia: Compare", lambda: open_page(page, "5 · Compare"))
         walk.step(page, "asia: Compare runs every search", lambda: run_every_search(page))
         walk.step(page, "asia: Compare side by side", lambda: choose_radio(page, "Side by side"))
+        exported = walk.step(page, "asia: export the network as Hugin NET", lambda: export_network(page, downloads))
+        if exported is not None:
+            walk.step(page, "asia: import that NET file", lambda: import_network(page, exported))
+            walk.step(page, "asia: Ask the imported network", lambda: networks(page, "Ask it"))
 
         walk.step(page, "survey: upload", lambda: upload_table(page, SURVEY))
         walk.step(page, "survey: its columns", lambda: to_top(page.get_by_text("Look at one column")))
