@@ -169,7 +169,7 @@ def estimate_section(settings):
     count = n_local_scores(n, d)
     if state.has_blanks(data) and not state.complete_count(data):
         st.info("Every row has a blank cell, so there are no complete rows to time the score on; structural EM "
-                "scores completed rows, about as many as the data have rows times the completions per row.")
+                "scores completed rows, by default one per row (its blank cells drawn from their posterior).")
         return
     rate = local_score_rate(st.session_state["data_key"], settings["score"], settings["ess"], min(d, n - 1), data)
     time_limit = float(st.session_state.get("_kept", {}).get(state.KEEP + "search_time_limit", 60))
@@ -192,8 +192,9 @@ def estimate_section(settings):
     if state.has_blanks(data):
         st.caption(f"{n} variables, {data.n_rows:,} rows, {data.n_blank:,} blank cells: timed on the "
                    f"{state.complete_count(data):,} rows without a blank cell. The searches on these data are "
-                   "structural EM, which runs its search once per iteration on the completed rows (a row per "
-                   "completion of its blank cells), so it takes several times a search's time; the exact search "
+                   "structural EM, which runs its search on the data with each blank as a state, then twice per "
+                   "iteration on the completed rows (by default one per row), so it takes several times a "
+                   "search's time; the exact search "
                    "and the credible set need complete rows and are not offered.")
         return
     st.caption(f"{n} variables, {data.n_rows:,} rows. Hill climbing, tabu search and ASOBS score only the parent "

@@ -60,9 +60,25 @@ def likelihood_chart(frame, returned=None):
 
 CAPTION = ("Each point is one iteration of structural EM (Friedman 1998): the log-likelihood of the rows as they "
            "are, blanks left blank, under that iteration's network with tables fitted by EM (natural log, higher is "
-           "better). Iteration 0 is the start, the empty graph (with the knowledge's required arcs); each iteration "
-           "completes the blank cells by the current network, searches on the completed rows, then fits the new "
-           "network by EM.")
+           "better). Iteration 0 is the start, the search's graph on the rows with each blank cell as a state of its "
+           "own; each iteration completes the blank cells by the current network, searches on the completed rows, "
+           "then fits the new network by EM.")
+
+
+def completions_text(completions):
+    """How a run completed each incomplete row, for its caption.
+
+    Examples
+    --------
+    >>> completions_text(1)
+    'one completion per incomplete row, drawn from its posterior'
+    >>> completions_text(8).split(":")[0]
+    'up to 8 completions per incomplete row'
+    """
+    if completions == 1:
+        return "one completion per incomplete row, drawn from its posterior"
+    return (f"up to {completions} completions per incomplete row: all of them, weighted by their probability, when "
+            f"there are at most {completions}, else {completions} drawn from its posterior")
 
 
 def returned_text(name, em):
@@ -125,5 +141,5 @@ def entry_section(entry, positions=None):
     show_chart(likelihood_chart(frame[["task", "iteration", "log_likelihood"]], {entry.name: em["returned"]}),
                f"Observed-data log-likelihood per iteration of {entry.name}", CAPTION, height=CHART_HEIGHT)
     st.caption(returned_text(entry.name, em) + f" {em.get('blank_cells', 0):,} blank cells in {em.get('rows', 0):,} "
-               f"rows; at most {em.get('completions')} completions per row.")
+               f"rows; {completions_text(em.get('completions'))}.")
     download_completed(entry, f"em-completed-{entry.name}")

@@ -31,7 +31,7 @@ VIEW_CAPTIONS = {
              "reversible (the data cannot tell the direction).",
 }
 BLANK_SCORES = ("The data keep blank cells: a structural EM run's score is its expected score (on the rows "
-                "completed under its own network, each completion weighted by its probability), any other "
+                "completed under its own network, each row's blank cells drawn from their posterior), any other "
                 "network's (the ground truth's, an imported one's) is on the rows without a blank cell; the two "
                 "are not on one scale, so compare such networks by their edges and SHD.")
 """What the scores of networks on data with blank cells are (Networks and Compare pages)."""

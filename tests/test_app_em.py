@@ -70,6 +70,7 @@ def test_every_page_works_on_blank_data_and_says_what_scores_count(at):
     assert not errors(at)
     text = " ".join(c.value for c in at.caption) + " ".join(i.value for i in at.info)
     assert "timed on the 273 rows without a blank cell" in text and "need complete rows" in text
+    assert "then twice per iteration on the completed rows (by default one per row)" in text  # the library's default
     go(at, "3_Search")
     assert not errors(at)
     offered = at.multiselect(key="keep.search_algorithms").options
@@ -116,13 +117,17 @@ def test_a_structural_em_search_draws_its_log_likelihood_and_gives_the_completed
     assert not errors(at)
     page = " ".join(c.value for c in at.caption)
     assert "Its expected score" in page and "returned iteration" in page
+    assert "rows; one completion per incomplete row, drawn from its posterior." in page  # the default, said so
+    assert "Iteration 0 is the start, the search's graph on the rows with each blank cell as a state" in page
     at.radio(key="keep.net_view").set_value("ask")
     at.run()
     no_exception(at)
     assert "by EM, blanks left blank" in " ".join(c.value for c in at.caption)
     go(at, "5_Compare")
     assert not errors(at)
-    assert "a structural EM run's score is its expected score" in " ".join(c.value for c in at.caption)
+    captions = " ".join(c.value for c in at.caption)
+    assert "a structural EM run's score is its expected score" in captions
+    assert "each row's blank cells drawn from their posterior" in captions
     go(at, "3_Search")  # its steps are one iteration's search on completed data: no replay from the empty graph
     assert not any(box.label == "Search to replay" for box in at.selectbox)
 
