@@ -34,13 +34,13 @@ EXPORTS = {
     "formats": ["read_graph", "read_network", "write_network"],
     "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
     "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
-    "inference": ["InferenceEngine", "QueryResult", "query"],
+    "inference": ["InferenceEngine", "QueryResult", "mutilated_network", "query"],
     "interop": ["from_networkx", "from_pgmpy", "from_pyagrum", "to_networkx", "to_pgmpy", "to_pyagrum"],
     "knowledge": ["Knowledge"],
     "parents": ["ParentSets", "candidate_parent_sets"],
     "result": ["Result"],
     "scores": ["Scorer"],
-    "search": ["CredibleSet", "credible_set", "exact_search", "learn"],
+    "search": ["CredibleSet", "EffectRange", "credible_set", "effect_range", "exact_search", "learn"],
     "session": ["Session", "load_session", "save_session"],
 }
 """The module of :mod:`bnexplore` each public name is loaded from."""

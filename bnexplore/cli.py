@@ -469,6 +469,9 @@ def cmd_query(args):
     evidence = {}
     for text in args.evidence or ():
         evidence.update(_split_assignments(text, "--evidence"))
+    do = {}
+    for text in args.do or ():
+        do.update(_split_assignments(text, "--do"))
     likelihood = {}
     for text in args.likelihood or ():
         for name, values in _split_assignments(text, "--likelihood"):
@@ -494,7 +497,7 @@ def cmd_query(args):
         from .formats.uai import read_uai_evidence
 
         evidence.update(read_uai_evidence(args.evidence_file, network))
-    answer = query(network, targets=args.target, evidence=evidence, likelihood=likelihood or None,
+    answer = query(network, targets=args.target, evidence=evidence, likelihood=likelihood or None, do=do or None,
                    max_cells=args.max_cells)
     payload = answer.to_json()
     if fit is not None:
@@ -783,6 +786,9 @@ def build_parser():
     p.add_argument("--graph", help="graph JSON (e.g. a learn result) or a network file (its graph, e.g. a "
                                    ".modelstring): fit its tables on the data, then query")
     p.add_argument("--evidence", action="append", help='hard evidence "A=yes,B=no" (repeatable)')
+    p.add_argument("--do", action="append",
+                   help='interventions "A=yes,B=no": each set variable loses its parents and takes that state '
+                        '(graph surgery; repeatable; beside --evidence in one query)')
     p.add_argument("--evidence-file", metavar="FILE.evid",
                    help="hard evidence from a UAI evidence file (variables and states numbered in the network's "
                         "order, as the .uai file beside it); joins --evidence")

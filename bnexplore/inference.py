@@ -19,6 +19,15 @@ with it; likelihood (soft) evidence multiplies a clique by a vector.
 ancestors of a target or of an observed variable; Shachter 1986), which
 cannot change the answer, and compiles only what is left, so a query about a
 few variables of a network too wide to compile whole is often answered.
+
+Both also answer what-if questions, ``do={X: x}`` (Pearl 2009, "Causality",
+Section 3.2: graph surgery and the truncated factorisation): each set variable
+loses its parents and takes its state with probability 1, and the mutilated
+network (:func:`mutilated_network`) is queried as usual, observations
+included. :func:`query` mutilates before it prunes, so the ancestors of a set
+variable drop out unless something else needs them; a compiled engine keeps
+its tree and multiplies in the set variable's table with every parent row the
+point mass, which is the same distribution.
 """
 
 import math
@@ -53,6 +62,9 @@ class QueryResult:
         The hard evidence used, ``{variable: state}``.
     likelihood : dict
         The likelihood evidence used, ``{variable: [weights]}``.
+    do : dict
+        The interventions, ``{variable: state}``; with any, the posterior is
+        ``P(X | e, do(...))`` and ``evidence_probability`` is ``P(e | do(...))``.
     stats : dict
         ``cliques_visited`` and ``cliques`` of the tree, ``pruned_variables``
         (barren variables dropped by :func:`query`).
@@ -64,6 +76,7 @@ class QueryResult:
     evidence: dict = field(default_factory=dict)
     likelihood: dict = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
+    do: dict = field(default_factory=dict)
 
     def probabilities(self, variable):
         """Posterior of one target as a float array in state order."""
@@ -75,7 +88,7 @@ class QueryResult:
                 "evidence_probability": float(self.evidence_probability),
                 "log_evidence_probability": float(self.log_evidence_probability),
                 "evidence": dict(self.evidence), "likelihood": {k: list(v) for k, v in self.likelihood.items()},
-                "stats": dict(self.stats)}
+                "do": dict(self.do), "stats": dict(self.stats)}
 
 
 class InferenceEngine:
@@ -383,7 +396,7 @@ class InferenceEngine:
                             f"per state: {', '.join(labels)}); got {weights!r}")
         return w
 
-    def query(self, targets=None, evidence=None, likelihood=None):
+    def query(self, targets=None, evidence=None, likelihood=None, do=None):
         """Posterior marginals of ``targets`` given the evidence, and P(e).
 
         Parameters
@@ -395,6 +408,10 @@ class InferenceEngine:
         likelihood : dict, optional
             Likelihood (virtual) evidence ``{variable: weights}``: weights one
             per state (a list in state order, or ``{state: weight}``), >= 0.
+        do : dict, optional
+            Interventions ``{variable: state name}`` (see the module
+            docstring). Such a query propagates over the whole tree, from the
+            network's tables with the set variables' replaced.
 
         Returns
         -------
@@ -403,16 +420,20 @@ class InferenceEngine:
         Raises
         ------
         DataError
-            On an unknown variable or state, or evidence of probability 0
-            (the message says which).
+            On an unknown variable or state, a variable both set and observed
+            in another state, or evidence of probability 0 (the message says which).
         """
         targets = self._targets(targets)
-        fixed, hard, soft = self._evidence(evidence, likelihood)
+        setting = do_states(self.network, do)
+        fixed, hard, soft = self._evidence(*without_set(self.network, evidence, likelihood, setting))
         n_cl = len(self.tree.cliques)
-        if not hard and not soft and self.calibrated:
+        if not hard and not soft and not setting and self.calibrated:
             return self._answer(targets, {v: self.priors[self.names[v]] for v in targets}, 0.0, hard, soft,
                                 visited=0)
-        if self.calibrated:
+        prior, sep_prior = self.prior, self.sep_prior
+        if setting:
+            prior, sep_prior = self.potentials(surgery_tables(self.network, setting)), np.ones(len(sep_prior))
+        if self.calibrated and not setting:
             marked = {c for v in hard for c in self.var_cliques[v]} | {int(self.home[v]) for v, _ in soft}
             region, top = self._steiner(marked)
         else:  # the tables hold the CPTs, not the prior: every clique must send its message
@@ -422,15 +443,16 @@ class InferenceEngine:
         wide, _ = self._steiner(region | {int(self.home[v]) for v in targets if v not in hard})
         visits += self._distribute(wide, top, targets, hard)
         with self._lock:
-            _, scratch, status, logz, total = self._run(self.prior, self.sep_prior, fixed, visits, soft)
+            _, scratch, status, logz, total = self._run(prior, sep_prior, fixed, visits, soft)
             if status or not total > 0:
-                raise DataError(self._impossible(hard, soft))
+                raise DataError(self._impossible(hard, soft, setting))
             marginals = {v: self._marginal(scratch, v) for v in targets if v not in hard}
         for v in targets:
             if v in hard:
                 marginals[v] = np.eye(self.cards[v])[fixed[v]]
         answer = self._answer(targets, marginals, logz + math.log(total), hard, soft, visited=len(wide))
         answer.stats["cliques"] = n_cl
+        answer.do = {self.names[v]: self.network.states[v][s] for v, s in setting.items()}
         return answer
 
     def _targets(self, targets):
@@ -448,20 +470,25 @@ class InferenceEngine:
                            {self.names[v]: w.tolist() for v, w in soft},
                            {"cliques_visited": visited, "cliques": len(self.tree.cliques)})
 
-    def _impossible(self, hard, soft):
-        """The message for evidence of probability 0, naming a culprit when one item alone is impossible."""
-        for v, state in hard.items() if self.priors is not None else ():
+    def _impossible(self, hard, soft, setting=None):
+        """The message for evidence of probability 0, naming a culprit when one item alone is impossible
+        (the priors say so only without interventions)."""
+        alone = self.priors is not None and not setting
+        for v, state in hard.items() if alone else ():
             if self.priors[self.names[v]][self.network.states[v].index(state)] == 0:
                 return (f"the evidence has probability 0: {self.names[v]}={state} is impossible in network "
                         f"{self.network.name!r} whatever else is observed; remove or change it")
-        for v, w in soft if self.priors is not None else ():
+        for v, w in soft if alone else ():
             if float(self.priors[self.names[v]] @ w) == 0:
                 return (f"the evidence has probability 0: the likelihood on {self.names[v]} is 0 on every state it "
                         "can take; change it")
         items = [f"{self.names[v]}={s}" for v, s in hard.items()] + [f"likelihood on {self.names[v]}"
                                                                      for v, _ in soft]
-        return (f"the evidence has probability 0 in network {self.network.name!r}: no configuration agrees with "
-                f"{', '.join(items)} together; remove or change one of them")
+        states = self.network.states
+        under = (f" under do({', '.join(f'{self.names[v]}={states[v][s]}' for v, s in setting.items())})"
+                 if setting else "")
+        return (f"the evidence has probability 0 in network {self.network.name!r}{under}: no configuration agrees "
+                f"with {', '.join(items)} together; remove or change one of them")
 
 
 def _packed(visits):
@@ -485,6 +512,121 @@ def _strides(variables, cards):
     for i in range(len(variables) - 2, -1, -1):
         out[i] = out[i + 1] * cards[variables[i + 1]]
     return out
+
+
+def _no_variable(network, name):
+    """The message for a name that is not a variable of ``network``."""
+    return (f"network {network.name!r} has no variable {name!r}; its variables include "
+            f"{', '.join(network.names[:8])}{', ...' if network.n_vars > 8 else ''}")
+
+
+def do_states(network, do):
+    """Interventions ``{variable: state name}`` checked against ``network``, as ``{index: state index}``.
+
+    Raises
+    ------
+    DataError
+        If ``do`` is not a dict, or names an unknown variable or state.
+    """
+    if do is None:
+        return {}
+    if not isinstance(do, dict):
+        raise DataError(f"do must be a dict {{variable: state}}, got {type(do).__name__}")
+    index = {name: i for i, name in enumerate(network.names)}
+    setting = {}
+    for name, state in do.items():
+        if name not in index:
+            raise DataError(_no_variable(network, name))
+        v = index[name]
+        labels = network.states[v]
+        if not (isinstance(state, str) and state in labels):
+            raise DataError(f"{state!r} is not a state of {name!r}; its states are {', '.join(labels)}")
+        setting[v] = labels.index(state)
+    return setting
+
+
+def without_set(network, evidence, likelihood, setting):
+    """The evidence and likelihood left once the variables set by ``do`` are taken out.
+
+    Observing a set variable in the state it is set to says nothing more (it
+    is dropped); observing it in another state, or giving it a likelihood,
+    contradicts the intervention and is refused.
+
+    Returns
+    -------
+    (dict, dict)
+        ``evidence, likelihood`` (each possibly None, as given).
+
+    Raises
+    ------
+    DataError
+        Naming the variable both set and observed.
+    """
+    if not setting:
+        return evidence, likelihood
+    names = {network.names[v]: network.states[v][s] for v, s in setting.items()}
+    for name, weights in (likelihood or {}).items():
+        if name in names:
+            raise DataError(f"{name!r} is set by do and also has likelihood evidence; give one")
+    kept = {}
+    for name, state in (evidence or {}).items():
+        if name not in names:
+            kept[name] = state
+        elif state != names[name]:
+            raise DataError(f"{name!r} is set by do to {names[name]!r} and observed as {state!r}; give one "
+                            "state or drop one of them")
+    return kept, likelihood
+
+
+def surgery_tables(network, setting):
+    """The network's CPTs with each set variable's replaced by its point mass on every parent row.
+
+    Shaped like the originals, so a tree compiled for ``network`` holds them;
+    the child no longer depends on its parents, which is the mutilated
+    network's distribution (Pearl 2009, Section 3.2.3).
+    """
+    cpts = list(network.cpts)
+    for v, s in setting.items():
+        table = np.zeros(network.cpts[v].shape)
+        table[..., s] = 1.0
+        cpts[v] = table
+    return cpts
+
+
+def mutilated_network(network, do):
+    """The network after graph surgery for ``do``: each set variable loses its parents
+    and takes its state with probability 1 (Pearl 2009, "Causality", Section 3.2).
+
+    Parameters
+    ----------
+    network : Network
+    do : dict
+        ``{variable: state name}``.
+
+    Returns
+    -------
+    Network
+        Same variables in the same order (the network itself when ``do`` is empty).
+
+    Raises
+    ------
+    DataError
+        On an unknown variable or state.
+
+    Examples
+    --------
+    >>> from bnexplore import read_bif
+    >>> asia = read_bif("sample_data/networks/asia.bif.gz")
+    >>> cut = mutilated_network(asia, {"lung": "yes"})
+    >>> cut.parents[cut.names.index("lung")], cut.cpts[cut.names.index("lung")].tolist()
+    ([], [1.0, 0.0])
+    """
+    setting = do_states(network, do)
+    if not setting:
+        return network
+    parents = [[] if v in setting else list(ps) for v, ps in enumerate(network.parents)]
+    cpts = [np.eye(len(network.states[v]))[setting[v]] if v in setting else t for v, t in enumerate(network.cpts)]
+    return Network(network.name, network.names, network.states, parents, cpts)
 
 
 def ancestral_network(network, variables):
@@ -522,8 +664,8 @@ def ancestral_network(network, variables):
                    [[new[p] for p in network.parents[v]] for v in order], [network.cpts[v] for v in order])
 
 
-def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_CELLS):
-    """Posterior marginals and P(e) in one call.
+def query(network, targets=None, evidence=None, likelihood=None, do=None, max_cells=MAX_CELLS):
+    """Posterior marginals and P(e) in one call, observations and interventions together.
 
     A network is compiled without the calibrating propagation (one
     propagation in all), which is what one question costs least with.
@@ -536,6 +678,11 @@ def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_C
         engine answers directly (reuse one for many queries).
     targets, evidence, likelihood
         As in :meth:`InferenceEngine.query` (targets default to all variables).
+    do : dict, optional
+        Interventions ``{variable: state name}``: the query is answered on
+        :func:`mutilated_network` (before the pruning), so the posterior is
+        ``P(X | e, do(...))``. A variable may be both set and observed only
+        in the same state.
     max_cells : float
         As in :class:`InferenceEngine`.
 
@@ -550,9 +697,16 @@ def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_C
     >>> asia = read_bif("sample_data/networks/asia.bif.gz")
     >>> query(asia, ["lung"], {"smoke": "yes"}).posterior["lung"]
     {'yes': 0.1, 'no': 0.9}
+
+    Setting ``lung`` does not change what it says about ``smoke``; observing it does:
+
+    >>> round(query(asia, ["smoke"], do={"lung": "yes"}).posterior["smoke"]["yes"], 4)
+    0.5
+    >>> round(query(asia, ["smoke"], {"lung": "yes"}).posterior["smoke"]["yes"], 4)
+    0.9091
     """
     if isinstance(network, InferenceEngine):
-        return network.query(targets, evidence, likelihood)
+        return network.query(targets, evidence, likelihood, do)
     if not isinstance(network, Network):
         raise DataError(f"inference needs a bnexplore Network (read_bif or fit_network), got "
                         f"{type(network).__name__}")
@@ -561,9 +715,11 @@ def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_C
     asked = list(names) + list(evidence or {}) + list(likelihood or {})
     for name in asked:
         if name not in known:
-            raise DataError(f"network {network.name!r} has no variable {name!r}; its variables include "
-                            f"{', '.join(network.names[:8])}{', ...' if network.n_vars > 8 else ''}")
-    pruned = ancestral_network(network, asked)
+            raise DataError(_no_variable(network, name))
+    setting = do_states(network, do)
+    evidence, likelihood = without_set(network, evidence, likelihood, setting)
+    asked = list(names) + list(evidence or {}) + list(likelihood or {})
+    pruned = ancestral_network(mutilated_network(network, do), asked)
     try:
         engine = InferenceEngine(pruned, max_cells=max_cells, calibrate=False)
     except ResourceError as error:
@@ -571,4 +727,5 @@ def query(network, targets=None, evidence=None, likelihood=None, max_cells=MAX_C
                             "query)") from None
     answer = engine.query(targets, evidence, likelihood)
     answer.stats["pruned_variables"] = network.n_vars - pruned.n_vars
+    answer.do = {network.names[v]: network.states[v][s] for v, s in setting.items()}
     return answer

@@ -8,7 +8,7 @@ registry (the command line builds its names and flags from it) loads no search a
 from ..exports import lazy_exports
 
 EXPORTS = {
-    "credible": ["CredibleSet", "credible_set"],
+    "credible": ["CredibleSet", "EffectRange", "credible_set", "effect_range", "fitted_networks"],
     "exact": ["ENGINES", "choose_engine", "exact_search"],
     "hillclimb": ["hill_climb", "tabu_search"],
     "learning": ["ALGORITHMS", "MISSING", "learn", "search_options"],

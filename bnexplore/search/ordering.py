@@ -43,7 +43,6 @@ first).
 
 import inspect
 import itertools
-import time
 
 import numpy as np
 from numba import njit
@@ -69,11 +68,20 @@ SWAPS_PER_CALL = 2000
 DEFAULT_TIME_PER_VARIABLE = 1.0
 """Seconds per variable for parent-set identification when no budget is given."""
 
-HC_SHARE = 0.5
-"""Largest share of ``time_limit`` the seed graph's hill climbing may take."""
-
 EXPLORE_SHARE = 0.5
-"""Share of the time left after the seed graph that parent-set exploration gets."""
+"""Share of the time left after the seed graph that parent-set exploration gets (the rest climbs orderings).
+The seed graph's hill climbing itself has no share: it runs until it reaches its local optimum or the
+time limit, as a seed cut short is worse than hill climbing alone in the same time (on wide data with few
+rows it needs most of the time), and the search keeps its graph unless something scores higher."""
+
+DEFAULT_RESTARTS = 10
+"""Random orderings climbed when neither ``restarts`` nor a time limit is given (with a time limit the
+restarts go on until it)."""
+
+ENDED = {None: "finished", "time limit": "time", "stopped": "stopped"}
+"""Why a phase ended, from :attr:`bnexplore.control.Control.reason` once it returned: ``"finished"``
+(hill climbing at its local optimum, where no move gains; the explorer through its budget; the given
+number of restarts), ``"time"`` (the time limit) or ``"stopped"`` (the stop flag)."""
 
 POOL_PAIR_BYTES = 400
 """Bytes per ordered pair of variables the candidate pool holds beyond the seed's hill climbing: every
@@ -665,9 +673,10 @@ class _Search:
         self.refine(parents, score, polished)
 
     def restarts(self, count, seed, refine):
-        """``count`` climbs from random orderings; each new best is refined when ``refine``."""
+        """``count`` climbs from random orderings (None: until the control says stop); each new best is
+        refined when ``refine``."""
         rng = np.random.default_rng(seed)
-        for r in range(count):
+        for r in itertools.count() if count is None else range(count):
             if (r > 0 or self.best is not None) and self.control.should_stop():
                 break
             parents, score = self.climb(rng.permutation(self.scorer.n_vars))
@@ -676,9 +685,9 @@ class _Search:
                 self._adopt(parents, score, "restart", restart=r)
                 if refine:
                     self.refine(parents, score, polished=False)
-            done = (r + 1) / count
+            done = None if count is None else (r + 1) / count
             if self.control.time_limit is not None:
-                done = max(done, min(1.0, self.control.elapsed / self.control.time_limit))
+                done = max(done or 0.0, min(1.0, self.control.elapsed / self.control.time_limit))
             self.control.report(done=done, message=f"{self.method}: restart {r + 1}", score=self.best_score,
                                 iteration=r + 1, time_left=self.control.remaining)
         self.run.evaluated = self.counters["swaps"] + self.counters["insertions"] + self.counters["orderings"]
@@ -731,7 +740,7 @@ def _seed_graph(scorer, start, max_indegree, control, knowledge=None):
 
 
 def ordering_search(scorer, method="asobs", parents="independence", max_indegree=None, time_per_variable=None,
-                    max_evaluations=None, time_limit=None, restarts=10, seed=None, workers=1, scheduler=None,
+                    max_evaluations=None, time_limit=None, restarts=None, seed=None, workers=1, scheduler=None,
                     start="hc", knowledge=None, progress=None, stop=None, control=None):
     """Learn a DAG by OBS or ASOBS over explored candidate parent sets.
 
@@ -757,6 +766,14 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     same time (benchmarks/BENCHMARKS.md). ``start=None`` is the paper's
     algorithm: random orderings over the explored sets only.
 
+    A ``time_limit`` is split by progress, not by fixed shares: hill
+    climbing runs until its local optimum (or the limit), the explorer gets
+    :data:`EXPLORE_SHARE` of what is left, the ordering climbs the rest, and
+    the best graph of any phase (the seed's included) is returned, so the
+    result is never below hill climbing alone in the same time. Without a
+    restart count the restarts go on until the limit (Scanagatta et al.
+    2015, Section 4, likewise sample orderings for the whole budget).
+
     Parameters
     ----------
     scorer : Scorer
@@ -771,8 +788,10 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     time_limit : float, optional
         Seconds for the whole run; the search stops at the end of the climb
         step under way (at least one ordering is always evaluated).
-    restarts : int
+    restarts : int, optional
         Random orderings tried (after the seed graph's, when there is one).
+        None (default): until the time limit, or :data:`DEFAULT_RESTARTS`
+        without one.
     seed : int, optional
         Seed of the random orderings.
     workers : int
@@ -781,8 +800,8 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     scheduler : str, optional
         Address ``"tcp://host:port"`` of an existing Dask scheduler to use.
     start : "hc", DAG, parent lists or None
-        Seed graph: ``"hc"`` (default) runs :func:`hill_climb` first, for at
-        most :data:`HC_SHARE` of ``time_limit``; a graph is used as given;
+        Seed graph: ``"hc"`` (default) runs :func:`hill_climb` first, to its
+        local optimum or the time limit; a graph is used as given;
         None starts from random orderings only, without refinement.
     knowledge : Knowledge, optional
         Background knowledge (:class:`bnexplore.knowledge.Knowledge`, checked
@@ -797,10 +816,15 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     Returns
     -------
     Result
-        ``stats`` adds ``parent_seconds``, ``parent_sets_evaluated``,
+        ``stats`` adds how the time was spent: ``seed_seconds``,
+        ``parent_seconds`` and ``ordering_seconds`` (by the control's clock)
+        and why each phase ended, ``seed_ended``, ``parent_ended`` and
+        ``ordering_ended`` (:data:`ENDED`'s words, ``"given"`` for a given
+        seed graph or candidates, None without a seed); then
+        ``parent_sets_evaluated``,
         ``candidates`` (explored sets kept, in all), ``swaps``,
         ``insertions``, ``restarts``, ``orderings`` (OBS and ASOBS readings),
-        ``seed_score`` and ``seed_seconds`` (the seed graph), ``pool_added``
+        ``seed_score`` (the seed graph), ``pool_added``
         (sets added around adopted graphs), ``polish_steps`` (hill-climbing
         moves of the refinements) and ``refinements`` (ordering climbs from
         adopted graphs); ``extra["candidates"]`` maps each variable to its
@@ -810,7 +834,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     """
     if method not in METHODS:
         raise SearchError(f"unknown ordering search {method!r}: choose one of {', '.join(METHODS)}")
-    if int(restarts) != restarts or restarts < 1:
+    if restarts is not None and (int(restarts) != restarts or restarts < 1):
         raise SearchError(f"restarts must be a whole number >= 1, got {restarts!r}")
     if int(workers) != workers or workers < 1:
         raise SearchError(f"workers must be a whole number >= 1, got {workers!r}")
@@ -826,31 +850,37 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                               "seed": seed, "workers": workers,
                                               "start": start if start is None or isinstance(start, str)
                                               else "graph", **knowledge_params(knowledge)})
-    begin = time.perf_counter()
-    seed_graph = None
+    marks = [control.clock()]  # the clock at each phase's end (read once, as a fake clock moves per reading)
+    seed_graph, seed_ended = None, None
     if start is not None:
-        limit = None if control.time_limit is None else HC_SHARE * control.time_limit
-        seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, limit, "seed graph"), knowledge)
-    seed_seconds = time.perf_counter() - begin
-    begin = time.perf_counter()
+        seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
+        seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
+    marks.append(control.clock())
     remaining = control.remaining
     candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations,
                                   None if remaining is None else EXPLORE_SHARE * remaining, workers, scheduler,
                                   control, knowledge)
-    parent_seconds = time.perf_counter() - begin
+    parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason]
+    marks.append(control.clock())
     search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree, control, run,
                      knowledge)
     if seed_graph is not None:
         search.seed(*seed_graph)
-    search.restarts(int(restarts), seed, refine=seed_graph is not None)
+    if restarts is None:
+        restarts = None if control.time_limit is not None else DEFAULT_RESTARTS
+    search.restarts(restarts, seed, refine=seed_graph is not None)
+    ordering_ended = ENDED[control.reason]
+    marks.append(control.clock())
+    seed_seconds, parent_seconds, ordering_seconds = np.diff(marks).tolist()
     parent_lists = search.best
     order = DAG.from_parents(parent_lists, scorer.names).topological_order()
     counts = candidate_sets.counts()
     extra = {"candidates": dict(zip(scorer.names, counts.tolist())),
              "ordering": [scorer.names[v] for v in order]}
-    return run.result(parent_lists, extra=extra, parent_seconds=parent_seconds,
+    return run.result(parent_lists, extra=extra, parent_seconds=parent_seconds, parent_ended=parent_ended,
                       parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
                       seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
+                      seed_ended=seed_ended, ordering_seconds=ordering_seconds, ordering_ended=ordering_ended,
                       pool_added=search.pool.added, **search.counters)
 
 

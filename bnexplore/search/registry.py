@@ -213,7 +213,8 @@ ORDERING = (
     Option("time_per_variable", "float", None, "seconds per variable for parent-set exploration",
            unit=" of seconds"),
     Option("max_evaluations", "int", None, "parent sets scored per variable in the exploration"),
-    Option("restarts", "int", 10, "random orderings climbed after the seed graph's"),
+    Option("restarts", "int", None, "random orderings climbed after the seed graph's (default: until the time "
+           "limit, else 10)"),
     Option("seed", "seed", None, "random seed"),
     Option("workers", "int", 1, "Dask workers on this machine for parent-set exploration", low=1),
     Option("scheduler", "text", None, "address of an existing Dask scheduler"),

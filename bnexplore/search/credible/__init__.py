@@ -19,7 +19,9 @@ collects them with GOBNILP; here they are enumerated exactly, each once:
    Verma & Pearl 1990) and into RPDAG classes (same skeleton and head-to-head
    patterns; Acid & de Campos 2003, Proposition 4), and model averaging with
    weights ``exp(score - OPT)`` normalised over the set
-   (:mod:`~bnexplore.search.credible.sets`).
+   (:mod:`~bnexplore.search.credible.sets`);
+5. what an intervention does over the set's fitted DAGs: the range of a
+   do-query's answer (:mod:`~bnexplore.search.credible.effects`).
 
 A DAG is taken as credible when its score is at least
 ``OPT - epsilon - tolerance(OPT)`` (:func:`bnexplore.parents.pruning.tolerance`):
@@ -30,8 +32,10 @@ found. :mod:`~bnexplore.search.credible.solve` puts the steps together.
 
 from ..kbest import DEFAULT_LIMIT, enumeration_memory
 from .dp import collect, enumerate_table
+from .effects import EffectRange, effect_range, fitted_networks
 from .sets import CredibleClass, CredibleSet
 from .solve import ILP_FIRST_SHARE, LIMITED_KEPT, LIMITED_SETS, credible_set, ilp_first_budget
 
 __all__ = ["DEFAULT_LIMIT", "ILP_FIRST_SHARE", "LIMITED_KEPT", "LIMITED_SETS", "CredibleClass", "CredibleSet",
-           "collect", "credible_set", "enumerate_table", "enumeration_memory", "ilp_first_budget"]
+           "EffectRange", "collect", "credible_set", "effect_range", "enumerate_table", "enumeration_memory",
+           "fitted_networks", "ilp_first_budget"]

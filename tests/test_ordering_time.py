@@ -1,0 +1,104 @@
+"""How the ordering search spends a time limit (issue 34, items 1 and 2).
+
+The time goes by progress, not by fixed shares: hill climbing runs to its
+local optimum (or the limit), the explorer and the ordering climbs take what
+is left, and the result is never below the seed graph. Without a restart
+count the restarts go on until the limit. Every limit here runs on a
+:class:`fakes.FakeClock` (one second per reading), so the counts hold on any
+machine.
+"""
+
+import numpy as np
+import pytest
+
+from bnexplore import learn
+from bnexplore.control import Control
+from bnexplore.parents.explore import explore_parent_sets
+from bnexplore.scores import Scorer
+from bnexplore.search import SEARCHES
+from bnexplore.search.hillclimb import hill_climb
+from bnexplore.search.ordering import DEFAULT_RESTARTS, ordering_search
+from fakes import FakeClock
+from test_scores import random_dag_data
+
+
+@pytest.fixture(scope="module")
+def data():
+    return random_dag_data(np.random.default_rng(34), 40, 300, max_arity=3, max_parents=3)[0]
+
+
+def clock_readings_of_hill_climbing(scorer):
+    """Hill climbing alone to its local optimum, and the clock readings it took (one per stop check)."""
+    clock = FakeClock(1.0)
+    result = hill_climb(scorer, control=Control(time_limit=1e9, clock=clock))
+    assert result.stats["stopped"] is None
+    return result, clock.now
+
+
+def test_hill_climbing_finishes_first_and_the_result_is_never_below_it(data):
+    """A limit just past what hill climbing needs: a fixed half of it (the old split) cut the seed short and
+    ended hundreds of BIC points below hill climbing alone; now the seed is hill climbing's own graph."""
+    hc, readings = clock_readings_of_hill_climbing(Scorer(data, "bic"))
+    limit = readings + 10
+    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=limit, clock=FakeClock(1.0)))
+    stats = result.stats
+    assert stats["seed_ended"] == "finished" and stats["seed_score"] == pytest.approx(hc.score)
+    assert result.score >= hc.score - 1e-6 * abs(hc.score)
+    assert stats["parent_ended"] == "time" and stats["ordering_ended"] == "time"
+    assert stats["stopped"] == "time limit"
+    assert stats["seed_seconds"] >= readings  # hill climbing had all the readings it needed
+    # the phases' seconds add up to the run's, past the limit only by the few readings after its last check
+    assert limit < stats["seed_seconds"] + stats["parent_seconds"] + stats["ordering_seconds"] <= limit + 10
+
+
+def test_a_limit_inside_hill_climbing_returns_its_graph_and_says_so(data):
+    hc, readings = clock_readings_of_hill_climbing(Scorer(data, "bic"))
+    result = ordering_search(Scorer(data, "bic"), seed=0,
+                             control=Control(time_limit=readings // 2, clock=FakeClock(1.0)))
+    stats = result.stats
+    assert stats["seed_ended"] == "time" and stats["parent_ended"] == "time" and stats["ordering_ended"] == "time"
+    assert stats["seed_score"] < hc.score and result.score >= stats["seed_score"]
+    assert stats["restarts"] == 0
+
+
+def test_with_time_left_the_later_phases_finish_and_improve_on_the_seed(data):
+    scorer = Scorer(data, "bic")
+    result = ordering_search(scorer, seed=0, max_evaluations=30, restarts=2)
+    stats = result.stats
+    assert (stats["seed_ended"], stats["parent_ended"], stats["ordering_ended"]) == ("finished",) * 3
+    assert stats["restarts"] == 2 and result.score >= stats["seed_score"]
+
+
+@pytest.fixture(scope="module")
+def found(data):
+    scorer = Scorer(data, "bic")
+    return scorer, explore_parent_sets(scorer, "independence", max_indegree=2, max_evaluations=40)
+
+
+@pytest.mark.parametrize("method", ["asobs", "obs"])
+def test_with_a_time_limit_and_no_count_the_restarts_go_on_until_the_limit(found, method):
+    scorer, candidates = found
+    result = ordering_search(scorer, method, parents=candidates, start=None, seed=0,
+                             control=Control(time_limit=3000, clock=FakeClock(1.0)))
+    assert result.stats["restarts"] > DEFAULT_RESTARTS
+    assert result.stats["stopped"] == "time limit" and result.stats["ordering_ended"] == "time"
+    assert result.stats["parent_ended"] == "given"
+
+
+def test_a_restart_count_is_kept_exactly_with_or_without_a_limit(found):
+    scorer, candidates = found
+    counted = ordering_search(scorer, parents=candidates, start=None, seed=0, restarts=7,
+                              control=Control(time_limit=3000, clock=FakeClock(1.0)))
+    assert counted.stats["restarts"] == 7 and counted.stats["ordering_ended"] == "finished"
+    assert counted.stats["stopped"] is None
+    unlimited = ordering_search(scorer, parents=candidates, start=None, seed=0)
+    assert unlimited.stats["restarts"] == DEFAULT_RESTARTS == 10
+
+
+def test_learn_and_the_registry_default_to_the_time_limit(data):
+    """The doors read the registry: its default is the function's (None), its help says what None does."""
+    option = SEARCHES["asobs"].option("restarts")
+    assert option.default is None and "until the time limit" in option.help
+    result = learn(data, "asobs", max_evaluations=10, start=None, seed=0,
+                   control=Control(time_limit=3000, clock=FakeClock(1.0)))
+    assert result.stats["restarts"] > DEFAULT_RESTARTS and result.stats["ordering_ended"] == "time"
