@@ -1,5 +1,10 @@
 """The Networks page's "Ask the network" view: set evidence, see every node's posterior as bars.
 
+Each piece of evidence is either observed (``X = x`` seen) or set by an
+intervention (``do(X = x)``: graph surgery, the arrows into X cut), chosen per
+variable when it is set; the answer says which it holds, and P(evidence) is
+then the probability of the observed part given the interventions.
+
 The network asked is the entry's DAG with tables fitted to its data (BDeu
 posterior mean with the Tune page's ESS, or maximum likelihood), or the true
 network itself for the ground truth, or an imported network file's own tables.
@@ -75,27 +80,54 @@ def evidence_of(entry):
     return st.session_state.setdefault("evidence", {}).setdefault(entry.name, {})
 
 
+def interventions_of(entry):
+    """The variables of this entry's evidence that are set by intervention, not observed (kept in the session)."""
+    return st.session_state.setdefault("ask_do", {}).setdefault(entry.name, set())
+
+
+HOW = {"observe": "observe (see)", "intervene": "intervene (do)"}
+
+
 def evidence_controls(entry, network):
-    """Pick a variable and a state to observe; remove one piece of evidence or all of it."""
-    evidence = evidence_of(entry)
+    """Pick a variable, a state and whether it is observed or set; remove one piece of evidence or all of it."""
+    evidence, setting = evidence_of(entry), interventions_of(entry)
     names = list(network.names)
-    variable = st.selectbox("Observe", names, key=f"ask-var-{entry.name}")
+    variable = st.selectbox("Observe or set", names, key=f"ask-var-{entry.name}")
     states = list(network.states[names.index(variable)])
     current = evidence.get(variable)
     observed = st.radio("is in state", states, index=states.index(current) if current in states else 0,
                         key=f"ask-state-{entry.name}-{variable}", horizontal=len(states) <= 4)
+    how = st.radio("by", list(HOW), format_func=HOW.get, key=f"ask-how-{entry.name}", horizontal=True,
+                   help="Observe: the state is seen, and what caused it is updated too. Intervene: the state is "
+                        "set from outside (do), the arrows into the variable are cut, so its causes keep their "
+                        "probabilities and only what it causes changes (graph surgery, Pearl 2009).")
     if st.button("Set this evidence", key=f"ask-set-{entry.name}", type="primary"):
         evidence[variable] = observed
+        (setting.add if how == "intervene" else setting.discard)(variable)
         st.rerun()
     if evidence:
         st.markdown("**Evidence**")
         for name, value in list(evidence.items()):
-            if st.button(f"✕ {name} = {value}", key=f"ask-drop-{entry.name}-{name}", help="Remove this evidence"):
+            label = f"✕ do({name} = {value})" if name in setting else f"✕ {name} = {value}"
+            if st.button(label, key=f"ask-drop-{entry.name}-{name}", help="Remove this evidence"):
                 del evidence[name]
+                setting.discard(name)
                 st.rerun()
         if st.button("Clear all evidence", key=f"ask-clear-{entry.name}"):
             evidence.clear()
+            setting.clear()
             st.rerun()
+
+
+def answer_kind(observed, do):
+    """One sentence saying what the answer is: given observations, after interventions, or both."""
+    seen = ", ".join(f"{k} = {v}" for k, v in observed.items())
+    done = ", ".join(f"{k} = {v}" for k, v in do.items())
+    if do and observed:
+        return f"Intervention answer: P(· | {seen}, do({done})), the arrows into {', '.join(do)} cut."
+    if do:
+        return f"Intervention answer: P(· | do({done})), the arrows into {', '.join(do)} cut."
+    return f"Observation answer: P(· | {seen})." if observed else "No evidence: the prior."
 
 
 def probability_table(network, variable):
@@ -144,16 +176,22 @@ def render(entry, positions, most):
             st.error(str(error))
             return None
         evidence = {k: v for k, v in evidence_of(entry).items() if k in network.names}
+        setting = interventions_of(entry)
+        observed = {k: v for k, v in evidence.items() if k not in setting}
+        do = {k: v for k, v in evidence.items() if k in setting}
         try:
-            answer = engine.query(evidence=evidence)
+            answer = engine.query(evidence=observed, do=do)
         except BNExploreError as error:  # evidence of probability 0
             answer = None
             st.error(f"{error}. Remove a piece of evidence below.")
         evidence_controls(entry, network)
         if answer is not None:  # below the controls, so that they are in a 720-pixel window with the graph
-            st.metric("P(evidence)", f"{answer.evidence_probability:.4g}" if evidence else "1 (none yet)",
-                      help="How probable the observed states are together, before observing them. "
-                           f"Exactly {answer.evidence_probability!r}.")
+            st.metric("P(evidence)", f"{answer.evidence_probability:.4g}" if observed else "1 (none yet)",
+                      help="How probable the observed states are together, before observing them"
+                           + (", once the set variables are set" if do else "") +
+                           f". Exactly {answer.evidence_probability!r}.")
+            if do:
+                st.caption(answer_kind(observed, do))
     if answer is None:
         return None
     priors = {name: dict(zip(network.states[i], engine.priors[name].tolist())) for i, name in enumerate(network.names)}
@@ -164,7 +202,8 @@ def render(entry, positions, most):
                                  title=f"{entry.name} — asked")
     spread = viz.belief_positions(positions, drawing, frame=(GRAPH_WIDTH, most))
     with graph_column:
-        show_graph(drawing, spread, f"Each node shows the probability of each of its states given the evidence "
+        show_graph(drawing, spread, f"{answer_kind(observed, do)} "
+                   f"Each node shows the probability of each of its states given the evidence "
                    f"(dark bar and percentage), with its probability before any evidence behind it (faint); "
                    f"with no evidence the two agree. Observed nodes are drawn in magenta. The network: {how}.",
                    height=most)

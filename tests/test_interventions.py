@@ -197,3 +197,37 @@ def test_cli_query_takes_do(tmp_path, asia, capsys):
     assert payload["posterior"]["smoke"] == pytest.approx(want, abs=1e-12)
     assert cli.main(["query", str(ASIA_BIF), "--do", "lung=yes", "--evidence", "lung=no"]) not in (0, None)
     assert "'lung' is set by do to 'yes' and observed as 'no'" in capsys.readouterr().err
+
+
+def test_app_ask_view_intervenes(asia):
+    """On the Ask view of the true network: set lung = yes by intervention, and the answer is the do-answer."""
+    from test_app import go, new_session, no_exception
+
+    at = new_session()
+    go(at, "4_Networks")
+    name = "ground truth: asia"
+    at.selectbox(key="net_pick_box").set_value(name)
+    at.radio(key="keep.net_view").set_value("ask")
+    at.run()
+    no_exception(at)
+    at.selectbox(key=f"ask-var-{name}").set_value("lung")
+    at.run()
+    at.radio(key=f"ask-state-{name}-lung").set_value("yes")
+    at.radio(key=f"ask-how-{name}").set_value("intervene")
+    at.button(key=f"ask-set-{name}").click()
+    at.run()
+    no_exception(at)
+    assert at.session_state["evidence"][name] == {"lung": "yes"} and at.session_state["ask_do"][name] == {"lung"}
+    assert at.button(key=f"ask-drop-{name}-lung").label == "✕ do(lung = yes)"
+    assert any("Intervention answer: P(· | do(lung = yes))" in c.value for c in at.caption)
+    page = at.get("iframe")[0].proto.srcdoc
+    want = query(asia, ["smoke"], do={"lung": "yes"}).posterior["smoke"]["yes"]
+    assert f"yes: {want:.4f} (before evidence" in page  # smoke keeps its prior: 0.5000, not 0.9091 as if seen
+    seen = query(asia, ["smoke"], {"lung": "yes"}).posterior["smoke"]["yes"]
+    assert f"yes: {seen:.4f} (before evidence" not in page
+    # the same variable observed instead: the observation answer
+    at.radio(key=f"ask-how-{name}").set_value("observe")
+    at.button(key=f"ask-set-{name}").click()
+    at.run()
+    assert at.session_state["ask_do"][name] == set()
+    assert f"yes: {seen:.4f} (before evidence" in at.get("iframe")[0].proto.srcdoc
