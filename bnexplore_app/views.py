@@ -229,9 +229,10 @@ def _cached(entry, key, compute):
 
 
 def fitted(entry):
-    """The entry's network: an imported file's own tables (:func:`file_network`), else its DAG with
-    BDeu-posterior-mean CPTs fitted to its data (by EM when the data keep blank cells), else None."""
-    own = file_network(entry)
+    """The entry's network: the ground truth's own tables, an imported file's own tables
+    (:func:`file_network`), else its DAG with BDeu-posterior-mean CPTs fitted to its data (by EM when the
+    data keep blank cells), else None."""
+    own = true_network(entry) or file_network(entry)
     if own is not None:
         return own
     data, _ = data_for(entry)
@@ -282,6 +283,11 @@ def saved_tables(result):
     return network
 
 
+def true_network(entry):
+    """The true network with its own tables when ``entry`` is the ground truth, else None."""
+    return state.truth_for(entry.result.graph.names) if entry.result.algorithm == "ground truth" else None
+
+
 def file_network(entry):
     """The network with its own tables the entry was imported from (:func:`saved_tables`), or None."""
     if imported_file(entry.result) is None:
@@ -316,6 +322,8 @@ def network_text(entry, name, format):
 
 def tables_how(entry):
     """Where the tables of :func:`fitted` come from, in a few words."""
+    if true_network(entry) is not None:
+        return "the true network's own probability tables"
     if file_network(entry) is not None:
         return "its file's own probability tables"
     return f"probability tables {fitted_how(data_for(entry)[0])} (BDeu posterior mean)"

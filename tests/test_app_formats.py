@@ -239,6 +239,20 @@ def test_a_learned_networks_export_writes_its_fitted_tables_in_every_format(at, 
             same_network(read_network(io.BytesIO(exported(at, downloads, format)[1]), format), fitted)
 
 
+def test_the_ground_truths_export_writes_the_true_networks_own_tables(at, downloads):
+    """The truth's export is the true network (asia's own tables, its own state order), not tables refitted
+    to the sample, and its help says so."""
+    go(at, "4_Networks")
+    at.selectbox(key="net_pick_box").set_value("ground truth: asia")
+    at.radio(key="keep.net_view").set_value("DAG")
+    at.run()
+    truth = read_bif(bundled.network_path("asia"))
+    for format in ("bif", "net"):
+        same_network(read_network(io.BytesIO(exported(at, downloads, format)[1]), format), truth)
+    (button,) = [b for b in at.main.get("download_button") if b.label == FORMATS["net"].title]
+    assert "the true network's own probability tables" in button.help
+
+
 def test_a_saved_session_and_an_exported_result_keep_the_files_tables(at, downloads):
     alarm = random_tables(read_bif(bundled.network_path("alarm")), seed=3)
     upload(at, "alarm_own.bif", write_network(alarm, format="bif").encode())
