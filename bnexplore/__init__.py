@@ -34,6 +34,7 @@ EXPORTS = {
     "formats": ["read_graph", "read_network", "write_network"],
     "errors": ["BIFError", "BNExploreError", "DataError", "ResourceError", "ScoreError", "SearchError"],
     "graphs": ["CPDAG", "DAG", "PDAG", "RPDAG"],
+    "heldout": ["HeldOutResult", "cross_validate_networks"],
     "inference": ["InferenceEngine", "QueryResult", "mutilated_network", "query"],
     "interop": ["from_networkx", "from_pgmpy", "from_pyagrum", "to_networkx", "to_pgmpy", "to_pyagrum"],
     "knowledge": ["Knowledge"],

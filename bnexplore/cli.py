@@ -29,6 +29,7 @@ import tomllib
 from pathlib import Path
 
 from . import __version__
+from .cli_heldout import add_cv, cv_payload
 from .cli_networks import (add_convert, graph_file, network_endings, network_formats, read_network_file,
                            truth_graph)
 from .errors import NO_VALUE, BNExploreError, OptionError, door
@@ -115,7 +116,7 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
          "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
-         "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
+         "folds": "--folds", "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
          "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB",  # limits.ENVIRONMENT, set outside the command
          **{h.name: "--" + h.name.replace("_", "-") for spec in SCORES.values() for h in spec.hyperparameters},
          **{name: option.flag for name, option in {**searches.options(), **EM_OPTIONS}.items()}}
@@ -136,6 +137,7 @@ def checks():
         "n": lambda v: whole_number(v, "n", 1),
         "max_cells": lambda v: positive_number(v, "max_cells", unit=" of cells"),
         "cv": lambda v: whole_number(v, "cv", 2),
+        "folds": lambda v: whole_number(v, "folds", 2),  # and at most the rows, once the data is read
         "max_parents": lambda v: whole_number(v, "max_parents", 0),
     }
 
@@ -650,6 +652,12 @@ def cmd_compare(args):
         _emit(payload, args.json_out)
 
 
+def cmd_cv(args):
+    data = _read_data(args)
+    payload = _run_with_progress(args, lambda bar, stop: cv_payload(args, data, bar, stop))
+    _emit(payload, args.json_out, {"summary": payload["summary"], "notes": payload["notes"], "written": args.json_out})
+
+
 def cmd_bnkl(args):
     from .classifier import cross_validate
     from .data import read_frame
@@ -817,6 +825,12 @@ def build_parser():
     p.set_defaults(func=cmd_impute)
 
     add_convert(commands)
+
+    p = add_cv(commands)
+    _add_data_options(p)
+    _add_score_options(p)
+    _add_run_options(p)
+    p.set_defaults(func=cmd_cv)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
     p.add_argument("data", help=DATA_HELP + ", with a class column")

@@ -43,10 +43,11 @@ LAYERS = [
     ["bnexplore.distributed"],
     # structure searches and the BNKL classifier's search
     ["bnexplore.search", "bnexplore.bnkl"],
-    # what runs searches: classifier, bootstrap, saved sessions
-    ["bnexplore.classifier", "bnexplore.bootstrap", "bnexplore.session"],
+    # what runs searches: classifier, bootstrap, held-out likelihood, saved sessions
+    ["bnexplore.classifier", "bnexplore.bootstrap", "bnexplore.heldout", "bnexplore.session"],
     # doors: the warm-up, the command line, the package's public names
-    ["bnexplore.warmup", "bnexplore.cli_networks", "bnexplore.cli", "bnexplore.__main__", "bnexplore"],
+    ["bnexplore.warmup", "bnexplore.cli_networks", "bnexplore.cli_heldout", "bnexplore.cli", "bnexplore.__main__",
+     "bnexplore"],
     # the app
     ["bnexplore_app", "app_pages", "app"],
 ]
