@@ -215,22 +215,22 @@ def _tabu_options(prefix):
 
 def _ordering_options(prefix):
     split = st.checkbox("Split the time limit itself", True, key=f"{prefix}split",
-                        help="Hill climbing first (at most half of the time), then half of what is left to "
+                        help="Hill climbing first (until it reaches its best graph), then half of what is left to "
                              "find candidate parent sets, the rest to climb over orderings. Untick to fix the "
                              "time spent finding candidate sets per variable.")
     options = {} if split else {
         "time_per_variable": float(st.number_input("Seconds per variable to find candidate parent sets", 0.05,
                                                    60.0, 0.2, step=0.1, key=f"{prefix}seconds"))}
-    restarts = st.number_input("Random orderings", 1, 10000, 100, key=f"{prefix}restarts",
-                               help="Climbs from random orderings after the one from hill climbing's order; the "
-                                    "time limit usually ends them first.")
+    restarts = st.number_input("Random orderings (0 = until the time limit)", 0, 10000, 0, key=f"{prefix}restarts",
+                               help="Climbs from random orderings after the one from hill climbing's order; 0 "
+                                    "climbs them until the time limit.")
     seed = st.number_input("Seed", 0, 10**6, 1, key=f"{prefix}seed")
-    return {**options, "restarts": int(restarts), "seed": int(seed)}
+    return {**options, "restarts": int(restarts) or None, "seed": int(seed)}
 
 
 WIDGETS = {"tabu": _tabu_options, "rpdag-tabu": _tabu_options, "obs": _ordering_options, "asobs": _ordering_options}
 """Searches whose options the default widgets cannot draw: 0 standing for the paper's default (tabu), a time
-limit the search splits itself unless unticked and more orderings than the library's default (OBS, ASOBS)."""
+limit the search splits itself unless unticked and 0 orderings standing for "until the time limit" (OBS, ASOBS)."""
 
 TEST_LABELS = {"g2": "G²", "chi2": "X²", "mi-perm": "MI permutation"}
 """How a result's name writes its independence test."""
