@@ -32,6 +32,7 @@ from . import __version__
 from .cli_heldout import add_cv, cv_payload
 from .cli_networks import (add_convert, graph_file, network_endings, network_formats, read_network_file,
                            truth_graph)
+from .cli_scores import add_scores_command, add_scores_option, data_or_cache, enumerate_on_cache, learn_on_cache
 from .errors import NO_VALUE, BNExploreError, OptionError, door
 from .formats import format_for
 from .options import positive_number, whole_number
@@ -200,8 +201,8 @@ def check_args(args):
             writable(path, flag)
 
 
-def _add_data_options(parser, data_help=DATA_HELP, missing=MISSING):
-    parser.add_argument("data", help=data_help)
+def _add_data_options(parser, data_help=DATA_HELP, missing=MISSING, optional=False):
+    parser.add_argument("data", nargs="?" if optional else None, help=data_help)
     parser.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
     parser.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     parser.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
@@ -404,7 +405,9 @@ def cmd_learn(args):
     from .search import learn, search_options
 
     em = em_flags(args)
-    data = _read_data(args)
+    data = data_or_cache(args, _read_data)
+    if args.scores:
+        return learn_on_cache(args, data, search_flags(args), _run_with_progress)
     knowledge = _knowledge(args)
     options = {"max_indegree": args.max_indegree, "time_limit": args.time_limit, **search_flags(args), **em}
     # the resamples run in parallel themselves: no Dask cluster per resample, no time limit each
@@ -533,15 +536,18 @@ def cmd_impute(args):
 def cmd_enumerate(args):
     from .search.credible import credible_set
 
-    data = _read_data(args)
-    knowledge = _knowledge(args)
-    extra = {}
-    if knowledge:
-        knowledge.bind(data, args.max_indegree)  # a contradiction is refused before the data is scored
-        extra["knowledge"] = knowledge
-    found = _run_with_progress(args, lambda bar, stop: credible_set(
-        data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
-        engine=args.engine or "auto", progress=bar, stop=stop, time_limit=args.time_limit, **extra))
+    data = data_or_cache(args, _read_data)
+    if args.scores:
+        found = enumerate_on_cache(args, data, _run_with_progress)
+    else:
+        knowledge = _knowledge(args)
+        extra = {}
+        if knowledge:
+            knowledge.bind(data, args.max_indegree)  # a contradiction is refused before the data is scored
+            extra["knowledge"] = knowledge
+        found = _run_with_progress(args, lambda bar, stop: credible_set(
+            data, score=args.score, bf=args.bf, ess=args.ess, max_indegree=args.max_indegree, limit=args.limit,
+            engine=args.engine or "auto", progress=bar, stop=stop, time_limit=args.time_limit, **extra))
     summary = {"engine": found.stats.get("engine"), "engine_reason": found.stats.get("engine_reason"),
                "opt": found.opt, "epsilon": found.epsilon,
                "bayes_factor": found.bayes_factor,
@@ -745,7 +751,8 @@ def build_parser():
     p.set_defaults(func=cmd_sample)
 
     p = commands.add_parser("learn", help="learn a network with a structure search")
-    _add_data_options(p)
+    _add_data_options(p, optional=True)
+    add_scores_option(p)
     _add_score_options(p)
     p.add_argument("--max-indegree", type=int, help="most parents per node")
     _add_search_options(p)
@@ -761,7 +768,8 @@ def build_parser():
     p.set_defaults(func=cmd_learn)
 
     p = commands.add_parser("enumerate", help="every network within a Bayes factor of the optimum (credible set)")
-    _add_data_options(p)
+    _add_data_options(p, optional=True)
+    add_scores_option(p)
     _add_score_options(p, default="bic")
     p.add_argument("--bf", type=float, default=20.0, help="Bayes factor (default 20): keep score >= OPT - log(BF)")
     p.add_argument("--max-indegree", type=int, help="most parents per node")
@@ -825,6 +833,7 @@ def build_parser():
     p.set_defaults(func=cmd_impute)
 
     add_convert(commands)
+    add_scores_command(commands, _add_data_options, _add_score_options, _read_data, _run_with_progress)
 
     p = add_cv(commands)
     _add_data_options(p)
