@@ -3,7 +3,9 @@
 Each piece of evidence is either observed (``X = x`` seen) or set by an
 intervention (``do(X = x)``: graph surgery, the arrows into X cut), chosen per
 variable when it is set; the answer says which it holds, and P(evidence) is
-then the probability of the observed part given the interventions.
+then the probability of the observed part given the interventions. For a
+credible-set entry, a range bar per state shows the same question's answer
+over every credible DAG (:func:`bnexplore.search.credible.effect_range`).
 
 The network asked is the entry's DAG with tables fitted to its data (BDeu
 posterior mean with the Tune page's ESS, or maximum likelihood), or the true
@@ -14,14 +16,16 @@ so each click is one query.
 
 import html
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from bnexplore import viz
 from bnexplore.errors import BNExploreError
 from bnexplore.inference import InferenceEngine
+from bnexplore.search.credible import effect_range
 from bnexplore_app import state, views
-from bnexplore_app.widgets import pick_one, show_graph
+from bnexplore_app.widgets import pick_one, show_chart, show_graph
 
 FITS = {"bdeu": "BDeu posterior mean", "ml": "maximum likelihood"}
 GRAPH_WIDTH = 640
@@ -119,6 +123,39 @@ def evidence_controls(entry, network):
             st.rerun()
 
 
+def credible_ranges(entry, network, observed, do, ess):
+    """For a credible-set entry: one range bar per state of a chosen variable, from the smallest to the
+    largest answer over the set's DAGs (each fitted to the data), with the weighted mean marked."""
+    credible = entry.cache.get("credible")
+    data = views.data_for(entry)[0]
+    if credible is None or data is None or not len(credible):
+        return
+    names = list(network.names)
+    target = st.selectbox("Range across the credible set of", names, key=f"ask-range-{entry.name}",
+                          index=next((i for i, n in enumerate(names) if n not in do), 0))
+    key = ("effect-networks", ess, views.data_for(entry)[1])
+    networks = entry.cache.setdefault(key, {})  # each DAG fitted once, kept for the next click
+    try:
+        answer = effect_range(credible, target, do, observed, data=data, ess=ess, networks=networks)
+    except BNExploreError as error:
+        st.info(f"No range across the credible set: {error}")
+        return
+    frame = pd.DataFrame({"state": answer.states, "minimum": answer.minimum, "maximum": answer.maximum,
+                          "mean": answer.mean})
+    bars = alt.Chart(frame).mark_bar(size=14, color="#90caf9").encode(
+        y=alt.Y("state:N", sort=answer.states, title=target), x=alt.X("minimum:Q", title="probability",
+                                                                    scale=alt.Scale(domain=[0, 1])),
+        x2="maximum:Q", tooltip=[alt.Tooltip(c, format=".4f") if c != "state" else c for c in frame.columns])
+    means = alt.Chart(frame).mark_tick(color="#0d47a1", thickness=3, size=18).encode(
+        y=alt.Y("state:N", sort=answer.states), x="mean:Q")
+    spans = "; ".join(f"{s}: {lo:.4f} to {hi:.4f}, mean {m:.4f}" for s, lo, hi, m in
+                      zip(answer.states, answer.minimum, answer.maximum, answer.mean))
+    show_chart(alt.layer(bars, means), f"{answer_kind(observed, do)[:-1]} across the credible set",
+               f"P({target}) over the {len(answer.members)} credible DAGs, each fitted to the data: the bar runs "
+               f"from the smallest to the largest answer, the tick is the mean weighted by the Bayes factors. "
+               f"{spans}.", height=40 + 24 * len(answer.states))
+
+
 def answer_kind(observed, do):
     """One sentence saying what the answer is: given observations, after interventions, or both."""
     seen = ", ".join(f"{k} = {v}" for k, v in observed.items())
@@ -207,6 +244,7 @@ def render(entry, positions, most):
                    f"(dark bar and percentage), with its probability before any evidence behind it (faint); "
                    f"with no evidence the two agree. Observed nodes are drawn in magenta. The network: {how}.",
                    height=most)
+    credible_ranges(entry, network, observed, do, ess)
     names = list(network.names)
     chosen = pick_one("Probability table of", names, f"ask-table-{entry.name}",
                       st.session_state.get(f"ask-table-pick-{entry.name}", names[0]),
