@@ -1,12 +1,14 @@
 """The command line's doors to score caches: ``learn``/``enumerate --scores FILE.jkl`` and ``scores DATA --out``.
 
-A ``.jkl`` score cache (GOBNILP's and BLIP's, :mod:`bnexplore.parents.jkl`)
+A ``.jkl`` score cache (GOBNILP's and BLIP's, :mod:`bnexplore.parents.jkl`;
+or URLearning's ``.pss``, :mod:`bnexplore.parents.pss`, told by the ending)
 holds every candidate parent set with its local score: the optimisers over
 candidate sets (exact DP and ILP, OBS/ASOBS, the credible set) run on it as
 given, scored by :class:`bnexplore.parents.cached.CacheScorer`, with no data
-scored. Variables take the names of the file (GOBNILP's names form), else of
-DATA's columns when DATA is given with as many columns, else ``X0..Xn-1``.
-``scores`` writes bnexplore's own cache of DATA for GOBNILP or BLIP.
+scored. Variables take the names of the file (GOBNILP's names form, pss),
+else of DATA's columns when DATA is given with as many columns, else
+``X0..Xn-1``. ``scores`` writes bnexplore's own cache of DATA for GOBNILP,
+BLIP or URLearning.
 """
 
 import json
@@ -26,8 +28,8 @@ CACHE_FLAGS = ("restarts", "seed", "engine")
 def add_scores_option(parser):
     """``--scores FILE.jkl`` on a command whose optimiser takes candidate parent sets."""
     parser.add_argument("--scores", metavar="FILE.jkl",
-                        help="search a GOBNILP/BLIP score cache instead of scoring DATA (DATA, if given, names the "
-                             "variables); learn: --algorithm " + ", ".join(CACHE_SEARCHES))
+                        help="search a GOBNILP/BLIP score cache (.jkl; URLearning's .pss) instead of scoring DATA "
+                             "(DATA, if given, names the variables); learn: --algorithm " + ", ".join(CACHE_SEARCHES))
 
 
 def add_scores_command(commands, add_data_options, add_score_options, read_data, run):
@@ -35,10 +37,10 @@ def add_scores_command(commands, add_data_options, add_score_options, read_data,
     with the other commands' data and score flags (``add_data_options(parser)``, ...), reading DATA with
     ``read_data(args)`` and running with ``run(args, work)`` (progress bar and Ctrl-C)."""
     p = commands.add_parser("scores", help="write DATA's candidate parent sets and local scores as a GOBNILP/BLIP "
-                                           ".jkl score cache")
+                                           ".jkl score cache (URLearning's .pss when FILE ends so)")
     add_data_options(p)
     add_score_options(p, default="bic")
-    p.add_argument("--out", required=True, metavar="FILE.jkl", help="score cache to write")
+    p.add_argument("--out", required=True, metavar="FILE.jkl", help="score cache to write (.jkl, or .pss)")
     p.add_argument("--max-indegree", type=int, help="most parents per node")
     p.add_argument("--bf", type=float, default=1.0, help="keep the sets a credible set of this Bayes factor needs "
                                                          "(default 1: those the optimum needs)")
@@ -59,34 +61,44 @@ def data_or_cache(args, read_data):
 
 def write_scores(args, data, run):
     """``scores``: prune DATA's candidate parent sets for ``log(--bf)`` and write them to ``--out``."""
-    from .parents import candidate_parent_sets
-    from .parents.jkl import write_jkl
+    from .parents import candidate_parent_sets, write_jkl, write_pss
     from .scores import Scorer
 
     if not (math.isfinite(args.bf) and args.bf >= 1):
         raise BNExploreError(f"--bf must be a number of at least 1, got {args.bf:g}")
+    if args.names and is_pss(args.out):
+        raise BNExploreError("--names applies to .jkl files only (a .pss file always names its variables)")
     scorer = Scorer(data, args.score, ess=args.ess)
     sets = run(args, lambda bar, stop: candidate_parent_sets(scorer, epsilon=math.log(args.bf),
                                                              max_indegree=args.max_indegree, progress=bar, stop=stop))
     if sets.stats.get("complete") is False:
         raise BNExploreError("stopped before every parent set was scored: nothing was written")
-    write_jkl(sets, args.out, names=args.names)
+    if is_pss(args.out):
+        write_pss(sets, args.out)
+    else:
+        write_jkl(sets, args.out, names=args.names)
     print(json.dumps({"variables": sets.n_vars, "parent_sets": len(sets), "score_name": sets.score_name,
                       "written": args.out}, indent=2))
 
 
+def is_pss(path):
+    """Whether ``path`` names a URLearning ``.pss`` file (or ``.pss.gz``): every other is read as ``.jkl``."""
+    return str(path).lower().endswith((".pss", ".pss.gz"))
+
+
 def cache(args, data):
     """The ``--scores`` file read as candidate parent sets, named by DATA's columns when they fit."""
-    from .parents.jkl import read_jkl
+    from .parents import read_jkl, read_pss
 
-    sets = read_jkl(args.scores)
-    if data is None or sets.stats["form"] == "name" and list(data.names) == sets.names:
+    read = read_pss if is_pss(args.scores) else read_jkl
+    sets = read(args.scores)
+    if data is None or list(data.names) == sets.names:
         return sets
     names = [str(v) for v in data.names]
-    if len(names) != sets.n_vars:
+    if sets.stats.get("form") == "index" and len(names) != sets.n_vars:
         raise BNExploreError(f"--scores {args.scores} holds {sets.n_vars} variables but DATA has {len(names)} "
                              "columns: give the data the cache was computed on, or leave DATA out")
-    return read_jkl(args.scores, names=names, score_name=sets.score_name)
+    return read(args.scores, names=names, score_name=sets.score_name)  # a names form refuses other names
 
 
 def refuse_with_cache(args, flags):

@@ -211,3 +211,72 @@ def test_cli_refusals_are_one_line(tmp_path, capsys):
     for argv, words in cases:
         code, _, err = run_cli(capsys, *argv, "--quiet")
         assert code == 1 and words in err and err.count("\n") == 1, (argv, err)
+
+
+# URLearning's pss: a META header, comments, per variable its own META lines, parents by name, no counts
+PSS = """META pss_version = 0.1
+META score_type=BIC
+# written by hand
+VAR c
+META arity=2
+META values=0 1
+-4.0 a
+-6.0
+
+VAR a
+-10.5 b
+-12.0
+VAR b
+-7.25 c
+-8.0 a
+-9.5
+"""
+
+
+def test_pss_reads_the_same_cache_as_jkl_and_round_trips(asia, tmp_path):
+    from bnexplore.parents import read_pss, write_pss
+
+    same_sets(read_pss(PSS, names=["a", "b", "c"]), read_jkl(BLIP, names=["a", "b", "c"]), tol=0)
+    assert read_pss(PSS).score_name == "bic" and read_pss(PSS).names == ["c", "a", "b"]
+    _, _, sets = asia
+    path = tmp_path / "asia.pss.gz"
+    path.write_bytes(gzip.compress(write_pss(sets).encode()))
+    back = read_pss(path)
+    same_sets(back, sets)
+    assert back.score_name == sets.score_name
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("-1\nVAR a\n-1\n", 1, "before any 'VAR NAME'"),
+    ("META x=1\nfoo bar\nVAR a\n-1\n", 2, "before any 'VAR NAME'"),
+    ("VAR a\nVAR b\n-1\n", 1, "'a' lists no parent set"),
+    ("VAR a\n-1\nVAR a\n-1\n", 3, "'a' is listed twice"),
+    ("VAR a b\n-1\n", 1, "'VAR NAME'"),
+    ("VAR a\n-1 zed\n", 2, "parent 'zed' is not a variable"),
+    ("VAR a\n-1 a\n", 2, "'a' is its own parent"),
+    ("VAR a\n-1 b b\nVAR b\n-1\n", 2, "a parent is listed twice"),
+    ("VAR a\n-1\n-2\n", 3, "parent set is listed twice"),
+    ("VAR a\nx\n", 2, "'x' is not a number"),
+    ("VAR a\ninf\n", 2, "not a finite number"),
+    ("META only=1\n", 1, "no 'VAR NAME' line"),
+])
+def test_a_malformed_pss_is_refused_naming_the_line(text, line, words):
+    from bnexplore.parents import read_pss
+
+    with pytest.raises(BNExploreError) as caught:
+        read_pss(text)
+    message = str(caught.value)
+    assert f"line {line}:" in message and words in message and "\n" not in message
+
+
+def test_cli_writes_and_searches_a_pss_cache(asia, tmp_path, capsys):
+    _, scorer, sets = asia
+    path = tmp_path / "asia.pss"
+    code, out, err = run_cli(capsys, "scores", ASIA, "--score", "bic", "--out", path, "--quiet")
+    assert code == 0, err
+    assert path.read_text().startswith("META pss_version")
+    code, out, err = run_cli(capsys, "learn", ASIA, "--scores", path, "--algorithm", "exact", "--quiet")
+    assert code == 0, err
+    assert json.loads(out)["score"] == pytest.approx(exact_search(scorer).score, abs=1e-9)
+    code, _, err = run_cli(capsys, "scores", ASIA, "--out", path, "--names", "--quiet")
+    assert code == 1 and "--names applies to .jkl files only" in err
