@@ -241,12 +241,24 @@ def choose_option(page, box, option, tries=5):
     raise AssertionError(f"the option {option!r} never showed, or picking it never ran the page")
 
 
-def choose_radio(page, option):
+def choose_radio(page, option, tries=3):
     """Click the radio button ``option`` (its label's text, or a regular expression) and wait for the run
-    (none when it is chosen already)."""
+    (none when it is chosen already). A click after which no run starts within :data:`PICK_TIMEOUT` (seen
+    once on a loaded machine) is made again while the button is still not chosen, at most ``tries`` times,
+    the last waiting the full :data:`STEP_TIMEOUT`."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     choice = page.locator("[data-testid='stRadio'] label").filter(has_text=option).first
-    if not choice.locator("input").is_checked():
-        settle(page, choice.click)
+    for attempt in range(1, tries + 1):
+        if choice.locator("input").is_checked():
+            wait_idle(page)
+            return
+        try:
+            settle(page, choice.click, timeout=PICK_TIMEOUT if attempt < tries else STEP_TIMEOUT)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries:
+                raise
 
 
 def uploader(page, label):
