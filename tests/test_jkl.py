@@ -22,8 +22,9 @@ from bnexplore.search.ordering import ordering_search
 
 ASIA = Path(__file__).resolve().parent.parent / "sample_data" / "asia.csv"
 
-# BLIP's form: variables and parents by index
-BLIP = """3
+# BLIP's form: variables and parents by index, '#' comments before the count
+BLIP = """# scores of a, b, c
+3
 0 2
 -10.5 1 1
 -12.0 0

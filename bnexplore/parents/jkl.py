@@ -4,7 +4,8 @@ The format (GOBNILP's "local scores" files, BLIP's ``.jkl``): the first line
 holds the number of variables; then per variable a line ``VARIABLE COUNT``
 followed by ``COUNT`` lines ``SCORE K P1 ... PK``, one per candidate parent
 set. BLIP names variables and parents by their index ``0..n-1``; GOBNILP may
-name them (``asia 3``, ``-12.5 1 smoke``). Scores are log scores, higher is
+name them (``asia 3``, ``-12.5 1 smoke``). Blank lines and lines starting
+with ``#`` (BLIP's comments) are skipped. Scores are log scores, higher is
 better, as in bnexplore (DESIGN.md, "Conventions"): they are read and written
 unchanged, with no change of sign.
 
@@ -27,11 +28,13 @@ SUFFIXES = (".jkl",)
 
 
 class _Lines:
-    """The non-blank lines of a cache with their line numbers, read one at a time, errors naming the line."""
+    """The lines of a cache (not blank, not a '#' comment) with their numbers, read one at a time, errors
+    naming the line."""
 
     def __init__(self, text, what):
         self.what = what
-        self.rows = [(number, line.split()) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
+        self.rows = [(number, line.split()) for number, line in enumerate(text.splitlines(), 1)
+                     if line.strip() and not line.lstrip().startswith("#")]  # BLIP writes '#' comments first
         self.at = 0
 
     def left(self):
