@@ -1,8 +1,10 @@
 """5 · Compare: networks side by side and overlaid, with SHD and structural errors; every search of the
-data in use in one table, beside the optimum and the truth, one click away.
+data in use in one table, beside the optimum and the truth, one click away; searches and networks judged by
+their held-out likelihood (:mod:`bnexplore_app.heldout_view`).
 
 Laid out for a projector: the pickers on two rows, the picture right under them (a 1280 x 720
-window shows it whole), the table of numbers below it, then the table of every search.
+window shows it whole), the table of numbers below it, then the table of every search, then the held-out
+likelihood.
 """
 
 import pandas as pd
@@ -15,7 +17,7 @@ from bnexplore.search import SEARCHES
 from bnexplore.search.registry import EM_OPTIONS
 from bnexplore.search.engine import choose_engine
 from bnexplore.search.scoreboard import EXACT_ALGORITHMS, covers, optimum_for, scoreboard_row
-from bnexplore_app import knowledge_ui, runs, state, views
+from bnexplore_app import heldout_view, knowledge_ui, runs, state, views
 from bnexplore_app.algorithms import available, not_on_blanks
 from bnexplore_app.errors import without_links
 from bnexplore_app.page import run_page
@@ -335,6 +337,8 @@ def page():
         pair_section(entries)
     st.divider()
     scoreboard_section(entries)
+    st.divider()
+    heldout_view.section(entries)
     st.divider()
     with st.expander("Import a saved result (JSON) or a network file"):
         import_results("cmp_import")

@@ -239,3 +239,39 @@ def test_the_cv_command_refuses_bad_flags_in_one_line(root, capsys):
     assert capsys.readouterr().err == "error: give at least one --algorithm or --graph to cross-validate\n"
     assert main(["cv", ASIA, "--graph", ASIA_BIF, "--folds", "6000"]) == 1
     assert capsys.readouterr().err.startswith("error: --folds must be a whole number >= 2 and <= 5,000, got 6000")
+
+
+# -- the app ---------------------------------------------------------------------------------------------------
+
+def test_the_compare_page_runs_a_held_out_likelihood_of_two_methods_and_shows_the_librarys_table():
+    """On asia: hill climbing and the ground truth, 3 folds, seed 7; the table holds the library's numbers."""
+    from test_app import go, new_session, no_exception
+
+    at = new_session()
+    go(at, "5_Compare")
+    truth = "ground truth: asia"
+    at.multiselect(key="keep.cv_searches").set_value(["hc"])
+    at.multiselect(key="cv_networks").set_value([truth])
+    at.number_input(key="keep.cv_folds").set_value(3)
+    at.number_input(key="keep.cv_seed").set_value(7)
+    at.run()
+    at.button(key="cv_run").click()
+    at.run()
+    no_exception(at)
+    job = at.session_state["cv_job"]
+    assert job.wait(600), "the cross-validation did not finish"
+    at.run()
+    no_exception(at)
+    assert not job.errors, job.errors
+    tables = [frame.value for frame in at.dataframe if "log_likelihood" in frame.value.columns]
+    assert len(tables) == 1
+    table = tables[0]
+    assert [(m, f) for m, f in zip(table["method"], table["fold"])] == [
+        ("hc", 1), (truth, 1), ("hc", 2), (truth, 2), ("hc", 3), (truth, 3)]
+    data = at.session_state["dataset"]
+    expected = cross_validate_networks(data, {truth: at.session_state["truth"].dag()}, folds=3, seed=7)
+    assert list(table.loc[table["method"] == truth, "log_likelihood"]) == pytest.approx(
+        list(expected.table()["log_likelihood"]), rel=1e-12)
+    summaries = [frame.value for frame in at.dataframe if list(frame.value.columns) == ["method", "folds", "mean", "sd"]]
+    assert len(summaries) == 1 and list(summaries[0]["folds"]) == [3, 3]
+    assert any("Log-likelihood per held-out row" in md.value for md in at.markdown)
