@@ -525,11 +525,15 @@ def test_exact_and_credible_set_views_and_gap_to_optimum(at):
 
 
 def test_ordering_search_runs(at):
-    job = run_search(at, algorithms=("asobs",))
+    job = run_search(at, algorithms=("asobs",), numbers={"keep.search_time_limit": 3})
+    at.number_input(key="keep.search_time_limit").set_value(60)  # the default again, for the tests after this
+    at.run()
     result = job.results[0][1]
     assert not job.errors and result.algorithm == "asobs"
-    # by default the learner splits the time limit itself, seeded by hill climbing
+    # by default the learner splits the time limit itself, seeded by hill climbing, and climbs orderings
+    # until the limit (issue 34)
     assert result.params["time_per_variable"] is None and result.params["start"] == "hc"
+    assert result.params["restarts"] is None and result.stats["ordering_ended"] in ("time", "finished")
 
 
 def test_many_variables_make_asobs_the_default_search(at):
@@ -1022,7 +1026,8 @@ def test_every_search_of_the_app_honours_the_knowledge(at):
 
     go(at, "2_Tune")
     add_knowledge(at, "smoke", "dysp", "require")
-    job = run_search(at, algorithms=("hc", "rpdag", "exact", "credible", "asobs"), wait=120)
+    job = run_search(at, algorithms=("hc", "rpdag", "exact", "credible", "asobs"), wait=120,
+                     numbers={"keep.search_asobs_restarts": 3})  # not until the time limit: the knowledge is the point
     assert not job.errors, job.errors
     bound = Knowledge.from_json(at.session_state["knowledge"]).bind(ASIA)
     assert len(job.results) == 5
