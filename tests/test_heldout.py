@@ -275,3 +275,42 @@ def test_the_compare_page_runs_a_held_out_likelihood_of_two_methods_and_shows_th
     summaries = [frame.value for frame in at.dataframe if list(frame.value.columns) == ["method", "folds", "mean", "sd"]]
     assert len(summaries) == 1 and list(summaries[0]["folds"]) == [3, 3]
     assert any("Log-likelihood per held-out row" in md.value for md in at.markdown)
+
+
+def test_stop_on_the_compare_page_keeps_the_folds_that_finished_and_says_so(monkeypatch):
+    """The search of fold 2 waits for Stop: fold 1 is kept for both methods, the cut search is left out."""
+    import threading
+
+    from test_app import go, new_session, no_exception
+    from test_app_search import until
+
+    waiting, real, calls = threading.Event(), heldout.learn, []
+
+    def learn_waiting_on_fold_2(train, algorithm, stop=None, **options):
+        calls.append(algorithm)
+        if len(calls) == 2:
+            waiting.set()
+            until(stop, "Stop to be pressed", seconds=300)
+        return real(train, algorithm, stop=stop, **options)
+
+    monkeypatch.setattr(heldout, "learn", learn_waiting_on_fold_2)
+    at = new_session()
+    go(at, "5_Compare")
+    truth = "ground truth: asia"
+    at.multiselect(key="keep.cv_searches").set_value(["hc"])
+    at.multiselect(key="cv_networks").set_value([truth])
+    at.run()
+    at.button(key="cv_run").click()
+    at.run()
+    job = at.session_state["cv_job"]
+    until(waiting.is_set, "the search of fold 2 to start")
+    at.run()
+    at.button(key="cv_stop").click()
+    at.run()
+    assert job.wait(120)
+    at.run()
+    no_exception(at)
+    table = next(frame.value for frame in at.dataframe if "log_likelihood" in frame.value.columns)
+    assert [(m, f) for m, f in zip(table["method"], table["fold"])] == [("hc", 1), (truth, 1)]
+    assert any(note.value.startswith("Stopped after 1 of 5 folds (2 of 10 method-fold pairs)") for note in at.info)
+    assert at.button(key="cv_run").disabled is False
