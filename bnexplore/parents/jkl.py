@@ -27,32 +27,45 @@ SUFFIXES = (".jkl",)
 """File name endings of score caches (taken off the file's name; ``.gz`` too)."""
 
 
+def _content(line):
+    """Whether a line holds data: not blank, not a '#' comment (BLIP writes those first)."""
+    return bool(line.strip()) and not line.lstrip().startswith("#")
+
+
 class _Lines:
-    """The lines of a cache (not blank, not a '#' comment) with their numbers, read one at a time, errors
-    naming the line."""
+    """The lines of a cache (not blank, not a '#' comment) read one at a time, split only when read (the
+    text's lines are held once, not their tokens), errors naming the line."""
 
     def __init__(self, text, what):
         self.what = what
-        self.rows = [(number, line.split()) for number, line in enumerate(text.splitlines(), 1)
-                     if line.strip() and not line.lstrip().startswith("#")]  # BLIP writes '#' comments first
-        self.at = 0
+        self.lines = text.splitlines()
+        self.content = sum(1 for line in self.lines if _content(line))
+        self.at = 0  # index of the next line to look at
+        self.used = 0  # content lines read
+        self.last = 0  # number of the last line read
 
     def left(self):
-        return len(self.rows) - self.at
+        return self.content - self.used
 
     def fail(self, message, number=None):
-        if number is None:
-            number = self.rows[min(self.at, len(self.rows)) - 1][0] if self.rows else 1
-        return DataError(f"{self.what} line {number}: {message}")
+        return DataError(f"{self.what} line {max(self.last, 1) if number is None else number}: {message}")
 
     def next(self, expected):
-        if self.at >= len(self.rows):
-            last = self.rows[-1][0] if self.rows else 0
-            raise DataError(f"{self.what} line {last + 1}: the file ends where {expected} was expected "
+        while self.at < len(self.lines) and not _content(self.lines[self.at]):
+            self.at += 1
+        if self.at >= len(self.lines):
+            raise DataError(f"{self.what} line {self.last + 1}: the file ends where {expected} was expected "
                             "(truncated, or a count larger than the sets listed)")
-        number, tokens = self.rows[self.at]
         self.at += 1
-        return number, tokens
+        self.used += 1
+        self.last = self.at
+        return self.at, self.lines[self.at - 1].split()
+
+    def following(self):
+        """The number of the next content line (for lines beyond the counts)."""
+        while not _content(self.lines[self.at]):
+            self.at += 1
+        return self.at + 1
 
     def count(self, token, number, what, most):
         """``token`` as a whole number in ``[0, most]``."""
@@ -97,11 +110,11 @@ def _blocks(lines):
             k = lines.count(fields[1], row, "the number of parents", n - 1)
             if len(fields) != 2 + k:
                 raise lines.fail(f"the line says {k} parents but lists {len(fields) - 2}", row)
-            sets.append((row, score, fields[2:]))
+            sets.append((row, score, tuple(fields[2:])))
         blocks.append((number, tokens[0], sets))
     if lines.left():
         raise lines.fail("more lines than the counts declare (a count smaller than the sets listed?)",
-                         lines.rows[lines.at][0])
+                         lines.following())
     return blocks
 
 
