@@ -114,6 +114,7 @@ def learn_on_cache(args, data, options, run):
     ``options`` are the search flags given (checked against the search), ``run(args, work)`` runs
     ``work(progress, stop)`` with the terminal's progress bar and Ctrl-C."""
     from .parents.cached import CacheScorer
+    from .search.candidate_sets import prepare_parent_sets
     from .search.exact import exact_search
     from .search.ordering import ordering_search
 
@@ -134,6 +135,7 @@ def learn_on_cache(args, data, options, run):
                                                           stop=stop, **common))
     else:
         flags = {k: options[k] for k in ("restarts", "seed") if k in options}
+        sets = prepare_parent_sets(scorer, sets, args.max_indegree, 0.0, None)  # given sets are searched as given
         result = run(args, lambda bar, stop: ordering_search(scorer, method=args.algorithm, parents=sets, start=None,
                                                              progress=bar, stop=stop, **flags, **common))
     payload = result.to_json()

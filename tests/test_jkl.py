@@ -193,6 +193,14 @@ def test_cli_writes_a_cache_and_searches_it(asia, tmp_path, capsys):
         assert json.loads(out)["score"] == pytest.approx(optimum, abs=1e-9)
         names = json.loads(result.read_text())["graph"]["nodes"]
         assert names == (sets.names if ASIA in argv else [f"X{v}" for v in range(8)])
+    for algorithm in ("obs", "asobs", "exact"):  # --max-indegree cuts the cache for every search
+        result = tmp_path / f"{algorithm}-1.json"
+        code, out, err = run_cli(capsys, "learn", "--scores", path, "--algorithm", algorithm, "--max-indegree", 1,
+                                 "--quiet", "--json", result)
+        assert code == 0, err
+        arcs = json.loads(result.read_text())["graph"]["arcs"]
+        assert arcs and max(sum(1 for _, v in arcs if v == child) for _, child in arcs) == 1
+        assert json.loads(out)["score"] < optimum - 1
     code, out, err = run_cli(capsys, "enumerate", "--scores", path, "--bf", "1", "--quiet")
     assert code == 0, err
     assert json.loads(out)["opt"] == pytest.approx(optimum, abs=1e-9)
