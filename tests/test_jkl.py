@@ -171,6 +171,11 @@ def test_names_that_do_not_fit_and_unwritable_names_are_refused():
         read_jkl(GOBNILP, names=["a", "b", "z"])
     with pytest.raises(BNExploreError, match="white space"):
         write_jkl(ParentSets(["a b"], [[((), -1.0)]], "bic"), names=True)
+    from bnexplore.parents import write_pss
+
+    for write in (write_jkl, write_pss):
+        with pytest.raises(BNExploreError, match="'a' has a score that is not a finite number"):
+            write(ParentSets(["a"], [[((), -np.inf)]], "bic"))
 
 
 def run_cli(capsys, *argv):

@@ -254,8 +254,8 @@ def write_jkl(parent_sets, path=None, names=False):
     Raises
     ------
     DataError
-        With ``names=True``, for a name with white space in it (the format
-        splits on it).
+        For a score that is not finite; with ``names=True``, for a name with
+        white space in it (the format splits on it).
 
     Examples
     --------
@@ -279,6 +279,9 @@ def write_jkl(parent_sets, path=None, names=False):
     out = [str(parent_sets.n_vars)]
     for v in range(parent_sets.n_vars):
         sets, scores = parent_sets.sets(v), parent_sets.scores(v).tolist()
+        if not all(math.isfinite(s) for s in parent_sets.scores(v).tolist()):
+            raise DataError(f"variable {parent_sets.names[v]!r} has a score that is not a finite number: a score "
+                            "cache holds finite scores only")
         out.append(f"{labels[v]} {len(sets)}")
         out.extend(" ".join([repr(float(s)), str(len(ps)), *(labels[p] for p in ps)]) for ps, s in zip(sets, scores))
     text = "\n".join(out) + "\n"

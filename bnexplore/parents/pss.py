@@ -145,7 +145,8 @@ def write_pss(parent_sets, path=None):
     Raises
     ------
     DataError
-        For a name with white space in it, or one starting with ``#``.
+        For a name with white space in it or starting with ``#``, or a score
+        that is not finite.
 
     Examples
     --------
@@ -169,6 +170,9 @@ def write_pss(parent_sets, path=None):
     out = ["META pss_version = 0.1", f"META score_type = {parent_sets.score_name}"]
     for v, name in enumerate(parent_sets.names):
         out += ["", f"VAR {name}"]
+        if not all(math.isfinite(s) for s in parent_sets.scores(v).tolist()):
+            raise DataError(f"variable {parent_sets.names[v]!r} has a score that is not a finite number: a score "
+                            "cache holds finite scores only")
         out.extend(" ".join([repr(float(s)), *(parent_sets.names[p] for p in ps)])
                    for ps, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()))
     text = "\n".join(out) + "\n"
