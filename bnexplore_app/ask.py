@@ -89,25 +89,28 @@ def interventions_of(entry):
     return st.session_state.setdefault("ask_do", {}).setdefault(entry.name, set())
 
 
-HOW = {"observe": "observe (see)", "intervene": "intervene (do)"}
-
-
 def evidence_controls(entry, network):
     """Pick a variable, a state and whether it is observed or set; remove one piece of evidence or all of it."""
     evidence, setting = evidence_of(entry), interventions_of(entry)
     names = list(network.names)
-    variable = st.selectbox("Observe or set", names, key=f"ask-var-{entry.name}")
+    variable = st.selectbox("Observe or set, and its state", names, key=f"ask-var-{entry.name}")
     states = list(network.states[names.index(variable)])
     current = evidence.get(variable)
+    # the states without their label, and the observe / intervene toggle on the button's line: the controls
+    # end in a 720-pixel window
     observed = st.radio("is in state", states, index=states.index(current) if current in states else 0,
-                        key=f"ask-state-{entry.name}-{variable}", horizontal=len(states) <= 4)
-    how = st.radio("by", list(HOW), format_func=HOW.get, key=f"ask-how-{entry.name}", horizontal=True,
-                   help="Observe: the state is seen, and what caused it is updated too. Intervene: the state is "
-                        "set from outside (do), the arrows into the variable are cut, so its causes keep their "
-                        "probabilities and only what it causes changes (graph surgery, Pearl 2009).")
-    if st.button("Set this evidence", key=f"ask-set-{entry.name}", type="primary"):
+                        key=f"ask-state-{entry.name}-{variable}", horizontal=len(states) <= 4,
+                        label_visibility="collapsed")
+    with st.container(horizontal=True, vertical_alignment="center", gap=None):
+        clicked = st.button("Set this evidence", key=f"ask-set-{entry.name}", type="primary",
+                            help="Toggle do(·) off: the state is observed (seen), and what causes it is updated "
+                                 "too. On: the state is set from outside (an intervention), the arrows into the "
+                                 "variable are cut, so its causes keep their probabilities and only what it causes "
+                                 "changes (graph surgery, Pearl 2009).")
+        intervene = st.toggle("do(·)", key=f"ask-how-{entry.name}")
+    if clicked:
         evidence[variable] = observed
-        (setting.add if how == "intervene" else setting.discard)(variable)
+        (setting.add if intervene else setting.discard)(variable)
         st.rerun()
     if evidence:
         st.markdown("**Evidence**")

@@ -213,7 +213,7 @@ def test_app_ask_view_intervenes(asia):
     at.selectbox(key=f"ask-var-{name}").set_value("lung")
     at.run()
     at.radio(key=f"ask-state-{name}-lung").set_value("yes")
-    at.radio(key=f"ask-how-{name}").set_value("intervene")
+    at.toggle(key=f"ask-how-{name}").set_value(True)
     at.button(key=f"ask-set-{name}").click()
     at.run()
     no_exception(at)
@@ -226,7 +226,7 @@ def test_app_ask_view_intervenes(asia):
     seen = query(asia, ["smoke"], {"lung": "yes"}).posterior["smoke"]["yes"]
     assert f"yes: {seen:.4f} (before evidence" not in page
     # the same variable observed instead: the observation answer
-    at.radio(key=f"ask-how-{name}").set_value("observe")
+    at.toggle(key=f"ask-how-{name}").set_value(False)
     at.button(key=f"ask-set-{name}").click()
     at.run()
     assert at.session_state["ask_do"][name] == set()
@@ -249,7 +249,7 @@ def test_app_ask_view_shows_the_range_across_a_credible_set():
     at.selectbox(key=f"ask-var-{name}").set_value("lung")
     at.run()
     at.radio(key=f"ask-state-{name}-lung").set_value("yes")
-    at.radio(key=f"ask-how-{name}").set_value("intervene")
+    at.toggle(key=f"ask-how-{name}").set_value(True)
     at.button(key=f"ask-set-{name}").click()
     at.run()
     no_exception(at)
