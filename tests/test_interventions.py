@@ -185,6 +185,14 @@ def test_effect_range_over_one_equivalence_class(credible):
         effect_range(cs, "smoke", {"lung": "yes"})
 
 
+def test_effect_range_from_the_data_finds_the_credible_set_first(credible):
+    data, cs = credible
+    direct = effect_range(data, "smoke", {"lung": "yes"}, bf=20)
+    given = effect_range(cs, "smoke", {"lung": "yes"}, data=data)
+    assert direct.members.tolist() == given.members.tolist()
+    assert np.allclose(direct.probabilities, given.probabilities, atol=1e-12)
+
+
 # -- the doors ------------------------------------------------------------------------------
 
 def test_cli_query_takes_do(tmp_path, asia, capsys):
