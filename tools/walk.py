@@ -239,6 +239,7 @@ def import_network(page, path):
     page.locator("[data-testid='stExpander']").filter(has_text="or a network file").locator("summary").click()
     upload(page, "network files", path)
     page.get_by_text(re.compile(f"Imported {re.escape(path.name)}")).first.wait_for()
+    to_top(page.get_by_role("heading", name="4 · Networks"))
 
 
 def missing_em(page):

@@ -14,7 +14,7 @@ Decisions, each enforced by :func:`read_bif`:
   :func:`~bnexplore.bif.write_bif` keeps names other BIF readers cannot take
   (see :func:`~bnexplore.bif.bif_name`); anything else outside the three kinds
   of block, and any brace but those of a variable's list of states, is an error.
-- A file is refused before it is expanded: more than :func:`max_text_bytes` of
+- A file is refused before it is expanded: more than :func:`~bnexplore.bif.max_text_bytes` of
   text, or tables holding more cells together than the expansion bound of
   :mod:`bnexplore.limits` has for float64 numbers, or no variable at all.
 - ``table`` in a conditional block lists the values in the order of the
@@ -38,7 +38,7 @@ from urllib.parse import unquote
 import numpy as np
 
 from bnexplore.bif.network import MAX_CPT_CELLS, Network, check_unique, cycle_text, parent_order
-from bnexplore.bif.source import max_text_bytes, network_text
+from bnexplore.bif.source import network_text
 from bnexplore.errors import BIFError
 from bnexplore.limits import advice, max_expanded_bytes
 
@@ -97,7 +97,7 @@ class _Parser:
 
     Offsets are into the comment-free text, which keeps every newline of the
     original, so line numbers are those of the file. Everything is bounded
-    before it is allocated: the text by :func:`max_text_bytes`, the tables
+    before it is allocated: the text by :func:`~bnexplore.bif.max_text_bytes`, the tables
     together by ``max_cells`` (the expansion bound of :mod:`bnexplore.limits`
     in float64 cells), as a ``default`` row expands a line into a table.
     """

@@ -70,13 +70,11 @@ DEFAULT_TIME_PER_VARIABLE = 1.0
 
 EXPLORE_SHARE = 0.5
 """Share of the time left after the seed graph that parent-set exploration gets (the rest climbs orderings).
-The seed graph's hill climbing itself has no share: it runs until it reaches its local optimum or the
-time limit, as a seed cut short is worse than hill climbing alone in the same time (on wide data with few
-rows it needs most of the time), and the search keeps its graph unless something scores higher."""
+The seed's hill climbing has no share: it runs to its local optimum or the time limit (a seed cut short is
+worse than hill climbing alone in the same time), and its graph is kept unless something scores higher."""
 
 DEFAULT_RESTARTS = 10
-"""Random orderings climbed when neither ``restarts`` nor a time limit is given (with a time limit the
-restarts go on until it)."""
+"""Random orderings climbed when neither ``restarts`` nor a time limit is given (else until the limit)."""
 
 ENDED = {None: "finished", "time limit": "time", "stopped": "stopped"}
 """Why a phase ended, from :attr:`bnexplore.control.Control.reason` once it returned: ``"finished"``
@@ -862,13 +860,12 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                   control, knowledge)
     parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason]
     marks.append(control.clock())
-    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree, control, run,
-                     knowledge)
+    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree,
+                     control, run, knowledge)
     if seed_graph is not None:
         search.seed(*seed_graph)
-    if restarts is None:
-        restarts = None if control.time_limit is not None else DEFAULT_RESTARTS
-    search.restarts(restarts, seed, refine=seed_graph is not None)
+    search.restarts(restarts if restarts is not None or control.time_limit is not None else DEFAULT_RESTARTS,
+                    seed, refine=seed_graph is not None)
     ordering_ended = ENDED[control.reason]
     marks.append(control.clock())
     seed_seconds, parent_seconds, ordering_seconds = np.diff(marks).tolist()
