@@ -48,12 +48,14 @@ def home_content():
                                             "that can play."),
         (PAGES / "4_Networks.py", "4 · Networks", "Look at a learned network: DAG, RPDAG, CPDAG, all the DAGs of its "
                                                 "class, credible classes and arc probabilities, class differences, "
-                                                "how sure each arc is; ask it questions (evidence in, posteriors "
-                                                "out); export."),
+                                                "how sure each arc is; ask it questions (observe or set variables, "
+                                                "posteriors out); export it, or import one, as BIF, XMLBIF, Hugin "
+                                                "NET, GeNIe XDSL, DSC, UAI or a model string."),
         (PAGES / "5_Compare.py", "5 · Compare", "Put networks side by side or on top of each other, against the "
                                               "ground truth: SHD, added / deleted / reversed edges, gap to the "
                                               "optimum; run every search in one click and see them all in one "
-                                              "table, each inside the credible set or not."),
+                                              "table, each inside the credible set or not; judge them by held-out "
+                                              "likelihood on the same folds."),
     ]
     for path, label, text in steps:
         left, right = st.columns([1, 5])
