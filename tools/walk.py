@@ -233,6 +233,17 @@ def export_network(page, folder, format="net"):
     return path
 
 
+def held_out(page):
+    """Compare page: run the held-out likelihood (hill climbing and the ground truth, 5 folds) and look at it."""
+    open_page(page, "5 · Compare")
+    to_top(page.get_by_role("heading", name="Held-out likelihood"))
+    settle(page, lambda: page.locator(".st-key-cv_run button").first.click())
+    page.get_by_text(re.compile(r"^Mean over \d+ folds")).first.wait_for(timeout=SEARCH_WAIT_MS)
+    wait_idle(page)
+    page.locator("[data-testid='stVegaLiteChart'] .marks").first.wait_for()  # the box plot drawn
+    to_top(page.get_by_role("heading", name="Held-out likelihood"))
+
+
 def import_network(page, path):
     """Networks page: open the import and upload the network file at ``path``."""
     open_page(page, "4 · Networks")
@@ -347,6 +358,7 @@ def walk_app(url, out, bomb_mb):
         walk.step(page, "asia: Compare", lambda: open_page(page, "5 · Compare"))
         walk.step(page, "asia: Compare runs every search", lambda: run_every_search(page))
         walk.step(page, "asia: Compare side by side", lambda: choose_radio(page, "Side by side"))
+        walk.step(page, "asia: Compare held-out likelihood", lambda: held_out(page))
         exported = walk.step(page, "asia: export the network as Hugin NET", lambda: export_network(page, downloads))
         if exported is not None:
             walk.step(page, "asia: import that NET file", lambda: import_network(page, exported))
