@@ -86,7 +86,6 @@ def test_bad_numbers_are_one_line_naming_the_flag(capsys, args, words):
 @pytest.mark.parametrize("args, words", [
     (["learn", ASIA, "--time-limit", "abc"], ["--time-limit", "invalid float value: 'abc'", "--help"]),
     (["learn", ASIA, "--seed", "1.5"], ["--seed", "invalid int value"]),
-    (["learn"], ["required: data"]),
     (["nope"], ["invalid choice: 'nope'"]),
     (["learn", ASIA, "--bogus", "1"], ["unrecognized arguments: --bogus 1"]),
     (["query", ASIA_BIF, "--fit", "x"], ["--fit", "invalid choice"]),
@@ -97,6 +96,11 @@ def test_usage_errors_are_one_line_too(capsys, args, words):
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert_one_line(1, err, *words)
+
+
+def test_learn_without_data_says_to_give_data_or_a_score_cache(capsys):
+    """DATA is optional since a search can run on a score cache (``--scores FILE.jkl``, issue 34)."""
+    assert_one_line(*run(capsys, "learn")[::2], "give DATA", "--scores FILE.jkl")
 
 
 @pytest.mark.parametrize("name, words", [
