@@ -24,9 +24,10 @@ Examples
 from bnexplore.bif.fit import fit_network
 from bnexplore.bif.network import Network
 from bnexplore.bif.parse import SUM_TOLERANCE, read_bif
-from bnexplore.bif.source import max_text_bytes, network_text
+from bnexplore.bif.source import max_text_bytes, network_text, save_text
 from bnexplore.bif.sample import log_likelihood, sample, sample_codes
 from bnexplore.bif.write import bif_name, unique_names, write_bif
 
 __all__ = ["Network", "SUM_TOLERANCE", "bif_name", "fit_network", "log_likelihood", "max_text_bytes", "network_text",
-           "read_bif", "sample", "sample_codes", "unique_names", "write_bif"]
+           "read_bif", "sample", "sample_codes", "save_text", "unique_names",
+           "write_bif"]

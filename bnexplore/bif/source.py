@@ -5,6 +5,7 @@ its text through :func:`network_text`, so each has the same bound on what a
 file may hold and reads gzip only through :mod:`bnexplore.limits`.
 """
 
+import gzip
 import re
 import zlib
 from pathlib import Path
@@ -79,6 +80,26 @@ def network_text(source, kind, suffixes, text_marks=("{",)):
     raise BIFError(
         f"cannot read a {kind} network from a {type(source).__name__}; give a path, {kind} text or an open file",
     )
+
+
+def save_text(text, path=None):
+    """Write a network file's ``text`` to ``path`` as UTF-8, gzipped (without a time stamp, so the bytes are
+    the same every time) when the name ends with ``.gz``; nothing without a path. Returns ``text``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> save_text("network n { }", os.path.join(folder, "n.bif.gz"))
+    'network n { }'
+    >>> network_text(os.path.join(folder, "n.bif.gz"), "BIF", (".bif",))
+    ('network n { }', 'n')
+    """
+    if path is not None:
+        path = Path(path)
+        data = text.encode("utf-8")
+        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
+    return text
 
 
 def _text_of(file, what, kind, limit):

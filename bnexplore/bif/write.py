@@ -6,12 +6,12 @@ Names other BIF readers cannot take are written as identifiers
 back and other readers skip.
 """
 
-import gzip
 import itertools
 import re
 import unicodedata
-from pathlib import Path
 from urllib.parse import quote
+
+from bnexplore.bif.source import save_text
 
 _WRITABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
@@ -162,11 +162,7 @@ def write_bif(network, path=None):
     for v in range(network.n_vars):
         parts.append(_probability_text(network, v, names, states))
     text = "".join(parts)
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return text
+    return save_text(text, path)
 
 
 def _original(original, written, what="name"):

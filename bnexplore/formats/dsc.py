@@ -22,14 +22,12 @@ Decisions, each enforced by :func:`read_dsc`:
   (percent-encoded) keeps it, which every other reader skips and :func:`read_dsc` reads back.
 """
 
-import gzip
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 
-from bnexplore.bif import bif_name, network_text, unique_names
+from bnexplore.bif import bif_name, network_text, save_text, unique_names
 from bnexplore.bif.network import check_unique
 from bnexplore.errors import BIFError
 from bnexplore.formats.braces import Scanner, identifier, kept_names, marker, put_back
@@ -406,8 +404,4 @@ def write_dsc(network, path=None):
                  for index, row in zip(np.ndindex(*arities), rows)]
         parts.append(f"probability ( {name} | {', '.join(names[p] for p in parents)} ) {{\n{''.join(lines)}}}\n")
     text = "".join(parts)
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return text
+    return save_text(text, path)

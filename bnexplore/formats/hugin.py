@@ -24,11 +24,9 @@ Decisions, each enforced by :func:`read_net`:
   percent-encoded, that pyAgrum and pgmpy skip and :func:`read_net` reads back.
 """
 
-import gzip
 import re
-from pathlib import Path
 
-from bnexplore.bif import bif_name, network_text, unique_names
+from bnexplore.bif import bif_name, network_text, save_text, unique_names
 from bnexplore.bif.network import check_unique
 from bnexplore.errors import BIFError
 from bnexplore.formats.braces import Scanner, identifier, kept_names, marker, put_back
@@ -357,11 +355,7 @@ def write_net(network, path=None):
         given = f" | {' '.join(names[p] for p in network.parents[v])}" if network.parents[v] else ""
         parts.append(f"potential ( {name}{given} )\n{{\n  data = {_data(network.cpts[v])};\n}}\n")
     text = "".join(parts)
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return text
+    return save_text(text, path)
 
 
 def _data(cpt):

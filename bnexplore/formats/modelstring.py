@@ -25,12 +25,10 @@ Decisions, each enforced by :func:`read_modelstring`:
   what is wrong there.
 """
 
-import gzip
 import re
-from pathlib import Path
 from urllib.parse import unquote
 
-from bnexplore.bif import Network, network_text
+from bnexplore.bif import Network, network_text, save_text
 from bnexplore.bif.network import cycle_text, parent_order
 from bnexplore.errors import BIFError, ResourceError
 from bnexplore.graphs import DAG
@@ -214,8 +212,4 @@ def write_modelstring(network_or_dag, path=None):
     written = [_encoded(name) for name in names]
     text = "".join(f"[{written[v]}{'|' if ps else ''}{':'.join(written[p] for p in ps)}]"
                    for v, ps in enumerate(parents))
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return text
+    return save_text(text, path)

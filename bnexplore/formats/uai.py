@@ -54,16 +54,14 @@ number of evidence sets, each then ``k v1 s1 ...``. Both are read
 one-line form. Neither pyAgrum nor pgmpy reads or writes evidence files.
 """
 
-import gzip
 import io
 import math
 import re
-from pathlib import Path
 from urllib.parse import quote, unquote
 
 import numpy as np
 
-from bnexplore.bif import SUM_TOLERANCE, Network, network_text
+from bnexplore.bif import SUM_TOLERANCE, Network, network_text, save_text
 from bnexplore.bif.network import MAX_CPT_CELLS, check_unique, cycle_text, parent_order
 from bnexplore.errors import BIFError
 from bnexplore.limits import advice, max_expanded_bytes
@@ -425,15 +423,8 @@ def write_uai(network, path=None):
         parts.append(f"{table.size}\n")
         parts.extend(f" {' '.join(map(_number, row))}\n" for row in rows)
     text = "".join(parts)
-    _save(text, path)
+    save_text(text, path)
     return text
-
-
-def _save(text, path):
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
 
 
 def read_uai_evidence(source, network):
@@ -543,5 +534,5 @@ def write_uai_evidence(evidence, network, path=None):
                            "give one of them")
         pairs.append((v, network.states[v].index(label)))
     text = " ".join(map(str, [len(pairs), *(number for pair in sorted(pairs) for number in pair)])) + "\n"
-    _save(text, path)
+    save_text(text, path)
     return text

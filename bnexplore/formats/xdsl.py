@@ -30,16 +30,14 @@ Decisions, each enforced by :func:`read_xdsl` and :func:`write_xdsl`:
   (noisy-MAX, equations, decisions, utilities) are refused with their line.
 """
 
-import gzip
 import math
 import re
 import unicodedata
-from pathlib import Path
 from xml.sax.saxutils import escape
 
 import numpy as np
 
-from bnexplore.bif import network_text, unique_names
+from bnexplore.bif import network_text, save_text, unique_names
 from bnexplore.bif.network import parent_order
 from bnexplore.errors import BIFError
 from bnexplore.formats.xmlnet import TableBudget, decoded, encoded, network_of, parse_xml, table_of, xml_holds
@@ -345,11 +343,7 @@ def write_xdsl(network, path=None):
     parts.append(_genie(network, ids, order))
     parts.append("</smile>\n")
     text = "".join(parts)
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return text
+    return save_text(text, path)
 
 
 def _shown(label, written):

@@ -21,12 +21,10 @@ Decisions, each enforced by :func:`read_xmlbif` and :func:`write_xmlbif`:
   ``PROPERTY`` elements (positions) are skipped; a DOCTYPE of element declarations is read, an ENTITY refused.
 """
 
-import gzip
 import re
-from pathlib import Path
 from xml.sax.saxutils import escape
 
-from bnexplore.bif import bif_name, network_text, unique_names
+from bnexplore.bif import bif_name, network_text, save_text, unique_names
 from bnexplore.errors import BIFError
 from bnexplore.formats.xmlnet import TableBudget, decoded, encoded, network_of, parse_xml, table_of, xml_holds
 
@@ -282,11 +280,7 @@ def write_xmlbif(network, path=None):
         parts.append(f"\t<TABLE>{table}</TABLE>\n</DEFINITION>\n")
     parts.append("</NETWORK>\n</BIF>\n")
     text = "".join(parts)
-    if path is not None:
-        path = Path(path)
-        data = text.encode("utf-8")
-        path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
-    return text
+    return save_text(text, path)
 
 
 def _property(what, original, written, indent):
