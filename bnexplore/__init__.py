@@ -43,6 +43,7 @@ EXPORTS = {
     "scores": ["Scorer"],
     "search": ["CredibleSet", "EffectRange", "credible_set", "effect_range", "exact_search", "learn"],
     "session": ["Session", "load_session", "save_session"],
+    "workbench": ["Edit", "ScoreChange", "Workbench", "score_change"],
 }
 """The module of :mod:`bnexplore` each public name is loaded from."""
 

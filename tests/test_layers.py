@@ -35,8 +35,10 @@ LAYERS = [
     ["bnexplore.data", "bnexplore.knowledge", "bnexplore.result", "bnexplore.junction"],
     # networks with parameters (BIF), local scores, conditional independence tests
     ["bnexplore.bif", "bnexplore.scores", "bnexplore.independence"],
-    # candidate parent sets; inference on a network; views; networks in other files and other libraries
-    ["bnexplore.parents", "bnexplore.inference", "bnexplore.viz", "bnexplore.formats", "bnexplore.interop"],
+    # candidate parent sets; inference on a network; views; networks in other files and other libraries;
+    # hand edits of a network, scored
+    ["bnexplore.parents", "bnexplore.inference", "bnexplore.viz", "bnexplore.formats", "bnexplore.interop",
+     "bnexplore.workbench"],
     # EM on incomplete data: expected counts on the junction tree, parameter EM, completions, imputation
     ["bnexplore.em"],
     # parent-set exploration on a Dask cluster
