@@ -11,13 +11,14 @@ import streamlit as st
 
 from bnexplore import viz
 from bnexplore.scores import SCORES
-from bnexplore_app import ask, em_view, state, views
+from bnexplore_app import ask, edit_view, em_view, state, views
 from bnexplore_app.network_sections import SECTIONS
 from bnexplore_app.page import run_page
 from bnexplore_app.widgets import data_status, export_buttons, import_results, pick_one, show_graph
 
 CLASS_BROWSE_LIMIT = 1000
-VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class", "ask": "Ask it"}
+VIEW_LABELS = {"DAG": "DAG", "RPDAG": "RPDAG", "CPDAG": "CPDAG", "class": "DAGs in class", "ask": "Ask it",
+               "edit": "Edit"}
 GRAPH_WIDTH = 640  # pixels of the graph column in a 1280-pixel window with the sidebar open
 GRAPH_HEIGHT = {False: 420, True: 900}  # most pixels of drawing area: fits a 1280 x 720 window, or tall
 SLIDER_HEIGHT = 90  # pixels a slider above the graph takes
@@ -117,9 +118,10 @@ def page():
                                  format_func=views.label(entries))]
     view = top_right.radio("View", list(VIEW_LABELS), format_func=VIEW_LABELS.get, horizontal=True,
                            key=state.KEEP + "net_view")
-    if view == "ask":
+    if view in ("ask", "edit"):
         positions = state.positions(entry.result.names, entry.result.graph)
-        shown = ask.render(entry, positions, GRAPH_HEIGHT[bool(st.session_state.get(state.KEEP + "net_tall"))])
+        render = ask.render if view == "ask" else edit_view.render
+        shown = render(entry, positions, GRAPH_HEIGHT[bool(st.session_state.get(state.KEEP + "net_tall"))])
     else:
         shown = graph_with_numbers(entry, view)
     if shown is not None:  # else the network cannot be asked (the reason is on the page): import another
