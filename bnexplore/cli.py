@@ -29,9 +29,11 @@ import tomllib
 from pathlib import Path
 
 from . import __version__
+from .cli_edit import add_edit_command
+from .cli_effects import add_effect_range, effect_payload
 from .cli_heldout import add_cv, cv_payload
 from .cli_networks import (add_convert, graph_file, network_endings, network_formats, read_network_file,
-                           truth_graph)
+                           split_assignments, truth_graph)
 from .cli_scores import add_scores_command, add_scores_option, data_or_cache, enumerate_on_cache, learn_on_cache
 from .errors import NO_VALUE, BNExploreError, OptionError, door
 from .formats import format_for
@@ -118,6 +120,7 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
          "folds": "--folds", "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
+         "equivalence_class": "--class", "target": "--target", "do": "--do", "evidence": "--evidence",
          "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB",  # limits.ENVIRONMENT, set outside the command
          **{h.name: "--" + h.name.replace("_", "-") for spec in SCORES.values() for h in spec.hyperparameters},
          **{name: option.flag for name, option in {**searches.options(), **EM_OPTIONS}.items()}}
@@ -454,18 +457,6 @@ def _bootstrap(args, data, knowledge, options):
             "bootstrap": {k: payload[k] for k in ("resamples", "params", "stats")}}
 
 
-def _split_assignments(text, flag):
-    """``"A=yes,B=(0.5, 1.2]"`` as ``[("A", "yes"), ("B", "(0.5, 1.2]")]``: a comma
-    ends an item only when a ``NAME=`` follows it."""
-    items = []
-    for part in re.split(r",(?=[^,=]*=)", text):
-        if "=" not in part or not part.split("=", 1)[0].strip():
-            raise BNExploreError(f"cannot read {part.strip()!r} in {flag}: write VARIABLE=VALUE, separated by commas")
-        name, value = part.split("=", 1)
-        items.append((name.strip(), value.strip()))
-    return items
-
-
 def cmd_query(args):
     from .bif import fit_network
     from .em import em_fit
@@ -473,13 +464,13 @@ def cmd_query(args):
 
     evidence = {}
     for text in args.evidence or ():
-        evidence.update(_split_assignments(text, "--evidence"))
+        evidence.update(split_assignments(text, "--evidence"))
     do = {}
     for text in args.do or ():
-        do.update(_split_assignments(text, "--do"))
+        do.update(split_assignments(text, "--do"))
     likelihood = {}
     for text in args.likelihood or ():
-        for name, values in _split_assignments(text, "--likelihood"):
+        for name, values in split_assignments(text, "--likelihood"):
             try:
                 likelihood[name] = [float(x) for x in re.split(r"[\s,;:]+", values) if x]
             except ValueError:
@@ -664,6 +655,11 @@ def cmd_cv(args):
     _emit(payload, args.json_out, {"summary": payload["summary"], "notes": payload["notes"], "written": args.json_out})
 
 
+def cmd_effect_range(args):
+    data = _read_data(args)
+    _emit(_run_with_progress(args, lambda bar, stop: effect_payload(args, data, bar, stop)), args.json_out)
+
+
 def cmd_bnkl(args):
     from .classifier import cross_validate
     from .data import read_frame
@@ -834,12 +830,19 @@ def build_parser():
 
     add_convert(commands)
     add_scores_command(commands, _add_data_options, _add_score_options, _read_data, _run_with_progress)
+    add_edit_command(commands, _add_data_options, _add_score_options, _read_data)
 
     p = add_cv(commands)
     _add_data_options(p)
     _add_score_options(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_cv)
+
+    p = add_effect_range(commands)
+    _add_data_options(p)
+    _add_score_options(p, default="bic")
+    _add_run_options(p)
+    p.set_defaults(func=cmd_effect_range)
 
     p = commands.add_parser("bnkl", help="two-class network (BNKL): the DAG that best separates two classes")
     p.add_argument("data", help=DATA_HELP + ", with a class column")

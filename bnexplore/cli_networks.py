@@ -12,6 +12,7 @@ another format (:func:`cmd_convert`); like the command line's ``-o`` and
 """
 
 import json
+import re
 from pathlib import Path
 
 from .errors import BNExploreError
@@ -35,6 +36,18 @@ def graph_only(path, spec, needs):
     return BNExploreError(f"{path} is a {spec.title}: a graph without probability tables, and {needs} needs them; "
                           f"fit them to data: bnexplore query DATA --graph {path} fits and queries them (in Python, "
                           "fit_network then write_network keeps them)")
+
+
+def split_assignments(text, flag):
+    """``"A=yes,B=(0.5, 1.2]"`` as ``[("A", "yes"), ("B", "(0.5, 1.2]")]``: a comma
+    ends an item only when a ``NAME=`` follows it."""
+    items = []
+    for part in re.split(r",(?=[^,=]*=)", text):
+        if "=" not in part or not part.split("=", 1)[0].strip():
+            raise BNExploreError(f"cannot read {part.strip()!r} in {flag}: write VARIABLE=VALUE, separated by commas")
+        name, value = part.split("=", 1)
+        items.append((name.strip(), value.strip()))
+    return items
 
 
 def read_network_file(path, needs, format=None):

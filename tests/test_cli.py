@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import bnexplore as bx
-from bnexplore import cli
+from bnexplore import cli, cli_networks
 
 ROOT = Path(__file__).resolve().parent.parent
 ASIA = str(ROOT / "sample_data" / "asia.csv")
@@ -229,7 +229,7 @@ def test_query_data_fits_the_learned_graph_then_answers(capsys, tmp_path):
 
 
 def test_query_reads_states_that_hold_commas():
-    assert cli._split_assignments("A=(0.5, 1.2],B=no", "--evidence") == [("A", "(0.5, 1.2]"), ("B", "no")]
+    assert cli_networks.split_assignments("A=(0.5, 1.2],B=no", "--evidence") == [("A", "(0.5, 1.2]"), ("B", "no")]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...bif.fit import checked_ess, family_layout, fitted_network, observed_counts, posterior_table
-from ...errors import DataError, SearchError
+from ...errors import DataError, SearchError, subject
 from ...inference import MAX_CELLS, query
 from ..subsets import mask_to_parents
 from .sets import CredibleSet
@@ -188,13 +188,15 @@ def effect_range(source, target, do, evidence=None, data=None, ess=1.0, bf=20, e
         credible, data = credible_set(source, bf=bf), source
     if not len(credible):
         raise SearchError("the credible set is empty: the search stopped before the optimum was found")
+    _check_names(credible.names, target, do, evidence)
     if equivalence_class is None:
         members = np.arange(len(credible))
     else:
         ranks = len(credible.classes)
         if isinstance(equivalence_class, bool) or not isinstance(equivalence_class, (int, np.integer)) \
                 or not 1 <= equivalence_class <= ranks:
-            raise SearchError(f"equivalence_class must be a class rank from 1 to {ranks}, got {equivalence_class!r}")
+            raise SearchError(f"{subject('equivalence_class')} must be a class rank from 1 to {ranks}, got "
+                              f"{equivalence_class!r}")
         members = np.asarray(credible.classes[int(equivalence_class) - 1].members)
     networks = {} if networks is None else networks
     missing = [int(i) for i in members if int(i) not in networks]
@@ -206,3 +208,15 @@ def effect_range(source, target, do, evidence=None, data=None, ess=1.0, bf=20, e
     weights = credible.weights[members]
     return EffectRange(target, states, members, probabilities, weights / weights.sum(), dict(do or {}),
                        dict(evidence or {}))
+
+
+def _check_names(names, target, do, evidence):
+    """A DataError naming the first of ``target``, ``do`` and ``evidence``'s variables that is not in ``names``."""
+    asked = [("target", target, target)] + [("do", name, name) for name in do or ()] + [
+        ("evidence", name, name) for name in evidence or ()]
+    for keyword, name, key in asked:
+        if name not in names:
+            shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+            where = subject(keyword, name) if keyword == "target" else subject(keyword, key=key)
+            raise DataError(f"{where}: {name!r} is not a variable of the credible set (its variables: {shown})")
+
