@@ -25,8 +25,16 @@ either way.) Under BDeu the fitted network is the posterior predictive
 distribution, the same for every DAG of an equivalence class, so equivalent
 graphs get equal figures.
 
-Rows with blank cells and weighted rows are refused: a held-out row's
-probability is that of its whole row, and a weight has no test-set meaning.
+Data with blank cells (read with ``missing="em"``) is judged on what it holds
+(Dempster, Laird & Rubin 1977, Section 1: the observed-data likelihood): each
+search learns from the training rows by structural EM (Friedman 1997, as
+:func:`bnexplore.search.learn` does on such data, so only the searches that
+take expected counts), every network's tables are fitted there by EM
+(:func:`bnexplore.em.em_fit`, the BDeu prior, or none for ``"ml"``), and a
+held-out row counts with the probability of its observed cells, its blank cells
+summed out (:func:`bnexplore.em.observed_log_likelihood`). Every method is
+judged on the same observed cells, so the figures compare as before. Weighted
+rows are refused: a weight has no test-set meaning.
 """
 
 import time
@@ -38,7 +46,8 @@ import pandas as pd
 from .bif import fit_network, log_likelihood
 from .bif.fit import checked_ess
 from .control import Control
-from .data import require_complete, require_unweighted
+from .data import require_unweighted
+from .em import em_fit, observed_log_likelihood
 from .errors import OptionError, ScoreError, SearchError, subject
 from .graphs import DAG
 from .options import seed_number, whole_number
@@ -193,7 +202,7 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
     Parameters
     ----------
     data : bnexplore.data.Dataset
-        Complete, unweighted rows.
+        Unweighted rows, complete or with blank cells (see the module docstring).
     methods : dict
         Name -> a search name of :data:`bnexplore.search.SEARCHES` (learned on
         each training set with :func:`bnexplore.search.learn`) or a
@@ -225,7 +234,8 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
     Raises
     ------
     BNExploreError
-        On bad folds, methods, seed or data (blank cells, row weights), before any work.
+        On bad folds, methods, seed or data (row weights; blank cells with a search that cannot learn from
+        them), before any work.
 
     Examples
     --------
@@ -246,10 +256,12 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
     bnexplore.errors.OptionError: folds must be a whole number >= 2 and <= 300, got 1 (from 2 to the data's 300 ...
     """
     control = Control.of(control, progress, time_limit, stop)
-    require_complete(data, "held-out likelihood")
     require_unweighted(data, "held-out likelihood")
     folds = checked_folds(folds, data.n_rows)
     chosen = checked_methods(methods, data.names)
+    blanks = getattr(data, "blank", None) is not None
+    if blanks:
+        _require_expected_counts(chosen)
     seed = seed_number(seed)
     entropy = np.random.SeedSequence(seed).entropy
     ess = checked_ess(ess)
@@ -278,9 +290,15 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
                 if learned.stats.get("stopped"):
                     break
                 graph = learned.graph
-            network = fit_network(graph, train, ess=ess, method=method)
+            if blanks:
+                network = em_fit(graph, train, ess=ess if method == "bdeu" else 0.0, stop=control.should_stop)
+                if control.should_stop():  # the fit was cut short: its tables are not EM's answer
+                    break
+            else:
+                network = fit_network(graph, train, ess=ess, method=method)
             seconds = time.perf_counter() - began
-            value = log_likelihood(network, test.codes[:, test.indices(network.names)]) / test.n_rows
+            value = (observed_log_likelihood(network, test) if blanks
+                     else log_likelihood(network, test.codes[:, test.indices(network.names)])) / test.n_rows
             if value == -np.inf:
                 notes.append(f"{name}, fold {fold}: a held-out row has probability 0 under the maximum-likelihood "
                              "tables (a state or combination the training rows never show); fit with the BDeu "
@@ -294,7 +312,24 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
         notes.insert(0, f"{control.reason} after {folds_done} of {folds} folds ({len(rows)} of {total} method-fold "
                         "pairs): the table holds those that finished")
     control.finish(message=f"{len(rows)} of {total} method-fold pairs")
+    if blanks:
+        notes.append(f"the data keep {int(data.n_blank):,} blank cells: each search learned by structural EM on the "
+                     "training rows, every network's tables fitted by EM, and each held-out row scored by the "
+                     "probability of its observed cells (its blank cells summed out)")
     params = {"folds": folds, "seed": entropy, "ess": ess, "method": method, "score": score,
-              "algorithms": {name: algorithm or GIVEN for name, algorithm, _ in chosen}, "options": options}
+              "algorithms": {name: algorithm or GIVEN for name, algorithm, _ in chosen}, "options": options,
+              **({"missing": "em"} if blanks else {})}
     stats = {"seconds": time.perf_counter() - started, "stopped": control.reason, "folds_done": folds_done}
     return HeldOutResult([name for name, _, _ in chosen], rows, assignment, params, stats, notes)
+
+
+def _require_expected_counts(chosen):
+    """Refuse, before any work, a search that cannot learn from blank cells (structural EM runs a search on
+    expected counts)."""
+    able = [name for name, spec in SEARCHES.items() if spec.expected_counts]
+    for _, algorithm, given in chosen:
+        if given is None and not SEARCHES[algorithm].expected_counts:
+            raise SearchError(f"{algorithm} cannot learn from data with blank cells (structural EM runs a search on "
+                              f"expected counts, which {', '.join(able)} can): choose one of those, or load the data "
+                              f"with {subject('missing', 'drop')} or {subject('missing', 'state')}")
+

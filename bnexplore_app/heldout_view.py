@@ -76,17 +76,18 @@ def section(entries):
     """The section: pickers, Run, progress, then the summary, the box plot and the table of the last run."""
     st.subheader("Held-out likelihood")
     data = state.dataset()
-    if state.has_blanks(data):
-        st.info("Held-out likelihood needs complete rows, and the data keep blank cells: on the Data page choose "
-                "*Missing values*: drop, or a state of its own.")
-        return
     job = st.session_state.get("cv_job")
     busy = job is not None and job.running
     if job is not None and not busy:
         job.collected = True  # shown below in this run: the panel need not rerun the page for it
     networks = given_networks(entries)
     left, middle, folds_col, seed_col, run_col = st.columns([4, 4, 1, 1, 1], vertical_alignment="bottom")
-    searches = left.multiselect("Searches (learned on each training set)", list(SEARCHES),
+    blanks = state.has_blanks(data)
+    able = [key for key, spec in SEARCHES.items() if spec.expected_counts or not blanks]
+    kept = st.session_state.get(state.KEEP + "cv_searches")
+    if kept is not None:  # searches picked on complete data that cannot learn from these blanks leave the pick
+        st.session_state[state.KEEP + "cv_searches"] = [key for key in kept if key in able]
+    searches = left.multiselect("Searches (learned on each training set)", able,
                                 default=["hc"], key=state.KEEP + "cv_searches",
                                 format_func=lambda key: f"{key}: {SEARCHES[key].label}")
     picked = middle.multiselect("Networks (taken as they are)", list(networks), key="cv_networks",
@@ -105,7 +106,10 @@ def section(entries):
     st.caption(f"Each method's tables are fitted on the training rows with the BDeu prior (equivalent sample size "
                f"{float(st.session_state['settings']['ess']):g}, the Tune page's), so a state the training rows never "
                "show keeps some mass; the searches use the Tune page's score, in-degree bound and knowledge. Higher "
-               "is better: the natural log of the held-out rows' probability, per row.")
+               "is better: the natural log of the held-out rows' probability, per row." + (
+                   " The data keep blank cells: the searches learn by structural EM (so only those that can are "
+                   "offered), the tables are fitted by EM, and a held-out row counts with the probability of its "
+                   "observed cells." if blanks else ""))
     if job is None or busy or job.data_key != st.session_state["data_key"]:
         return
     for _, message in job.errors:

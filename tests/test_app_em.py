@@ -188,6 +188,36 @@ def test_compare_runs_every_search_that_can_learn_from_blanks_by_structural_em(a
     assert "run the exact search (or a credible set) on complete rows (*Missing values: drop*)" in captions
 
 
+def test_held_out_likelihood_on_blank_data_scores_the_observed_cells(at):
+    """Compare's cross-validation on the blank survey: only searches that learn by structural EM are offered,
+    and the table holds the library's figures for the same folds (tables by EM, blanks summed out)."""
+    from bnexplore.heldout import cross_validate_networks
+
+    data = with_em(at)
+    go(at, "5_Compare")
+    picker = at.multiselect(key="keep.cv_searches")
+    assert [option.split(":")[0] for option in picker.options] == [key for key, spec in SEARCHES.items()
+                                                                   if spec.expected_counts]
+    picker.set_value(["hc"])
+    at.number_input(key="keep.cv_folds").set_value(3)
+    at.number_input(key="keep.cv_seed").set_value(4)
+    at.run()
+    assert "held-out row counts with the probability of its observed cells" in " ".join(c.value for c in at.caption)
+    at.button(key="cv_run").click()
+    at.run()
+    job = at.session_state["cv_job"]
+    assert job.wait(600), "the cross-validation did not finish"
+    at.run()
+    no_exception(at)
+    assert not job.errors, job.errors
+    table = next(frame.value for frame in at.dataframe if "log_likelihood" in frame.value.columns)
+    settings = at.session_state["settings"]
+    expected = cross_validate_networks(data, {"hc": "hc"}, folds=3, seed=4, ess=float(settings["ess"]),
+                                       score=settings["score"], max_indegree=settings.get("max_indegree") or None)
+    assert list(table["log_likelihood"]) == pytest.approx(list(expected.table()["log_likelihood"]), rel=1e-9)
+    assert any("blank cells" in block.value for block in at.info)
+
+
 def test_a_saved_session_keeps_the_blanks(at, downloads):
     data = with_em(at)
     assert start_search(at, "hc").wait(300), "the search did not finish"

@@ -3,6 +3,7 @@ computed here by counting (the BDeu posterior mean, or maximum likelihood) and s
 of the test rows; the folds are the seed's and the same for every method; a given DAG is never relearned; a
 stop keeps what finished and says so; bad input is refused in the words of its door."""
 
+import itertools
 import json
 import math
 
@@ -12,6 +13,7 @@ import pytest
 from bnexplore import heldout
 from bnexplore.cli import main
 from bnexplore.data import Dataset
+from bnexplore.em import em_fit
 from bnexplore.errors import BNExploreError, OptionError
 from bnexplore.graphs import DAG
 from bnexplore.heldout import cross_validate_networks, fold_assignment
@@ -200,8 +202,52 @@ def test_bad_input_is_refused_before_any_work():
     with pytest.raises(BNExploreError, match="ess must be a finite number >= 0"):
         cross_validate_networks(data, {"e": DAG.empty(NAMES)}, ess=-1)
     blank = Dataset.from_codes([[0, 1], [-1, 0], [1, 1], [0, 0]], names=["a", "b"], missing="em")
-    with pytest.raises(BNExploreError, match="held-out likelihood"):
-        cross_validate_networks(blank, {"e": DAG.empty(["a", "b"])}, folds=2)
+    with pytest.raises(BNExploreError, match="pc cannot learn from data with blank cells .* missing='drop'"):
+        cross_validate_networks(blank, {"e": DAG.empty(["a", "b"]), "p": "pc"}, folds=2)
+
+
+def blanked(data, rate=0.15, seed=3):
+    """``data`` with each cell blank with probability ``rate`` (read as ``missing="em"``)."""
+    codes = np.array(data.codes, dtype=np.int64)
+    codes[np.random.default_rng(seed).random(codes.shape) < rate] = -1
+    return Dataset.from_codes(codes, names=data.names, arities=data.arities, missing="em")
+
+
+def summed_log_likelihood(network, test):
+    """Per test row: log of the sum, over every completion of its blank cells, of the product of the network's
+    table entries (the blank cells summed out by brute force)."""
+    total = 0.0
+    arities = [len(states) for states in network.states]
+    for row, blank in zip(test.codes, test.blank):
+        free = np.flatnonzero(blank)
+        p = 0.0
+        for states in itertools.product(*(range(arities[v]) for v in free)):
+            full = np.array(row, dtype=np.int64)
+            full[free] = states
+            p += math.prod(float(network.cpts[v][tuple(full[list(network.parents[v])]) + (full[v],)])
+                           for v in range(len(arities)))
+        total += math.log(p)
+    return total / test.n_rows
+
+
+@pytest.mark.parametrize("method, ess", [("bdeu", 1.0), ("ml", 0.0)])
+def test_blank_cells_score_the_observed_cells_under_tables_fitted_by_em(method, ess):
+    data = blanked(random_data(n=120))
+    given = DAG.from_arcs([("a", "b"), ("b", "c")], NAMES)
+    result = cross_validate_networks(data, {"given": given, "hc": "hc"}, folds=3, seed=5, ess=max(ess, 1.0),
+                                     method=method)
+    assert result.params["missing"] == "em" and "blank cells" in result.notes[-1]
+    rows = result.table().set_index(["method", "fold"])
+    for fold in (1, 2, 3):
+        train, test = folds_of(result, data, fold)
+        network = em_fit(given, train, ess=ess if method == "ml" else 1.0)
+        assert rows.loc[("given", fold), "log_likelihood"] == pytest.approx(summed_log_likelihood(network, test),
+                                                                            rel=1e-9)
+        learned = learn(train, "hc", seed=result.params["seed"])  # structural EM, as on the training rows
+        assert learned.extra["em"]["iterations"]
+        fitted = em_fit(learned.graph, train, ess=ess if method == "ml" else 1.0)
+        assert rows.loc[("hc", fold), "log_likelihood"] == pytest.approx(summed_log_likelihood(fitted, test),
+                                                                         rel=1e-9)
 
 
 # -- the command line ------------------------------------------------------------------------------------------
@@ -239,6 +285,18 @@ def test_the_cv_command_refuses_bad_flags_in_one_line(root, capsys):
     assert capsys.readouterr().err == "error: give at least one --algorithm or --graph to cross-validate\n"
     assert main(["cv", ASIA, "--graph", ASIA_BIF, "--folds", "6000"]) == 1
     assert capsys.readouterr().err.startswith("error: --folds must be a whole number >= 2 and <= 5,000, got 6000")
+
+
+@pytest.mark.filterwarnings("ignore:column .respondent_id. looks like a row identifier")
+def test_the_cv_command_learns_from_blank_cells_with_missing_em(root, capsys):
+    survey = "tests/fixtures/survey.csv"
+    flags = ["--missing", "em", "--discretize", "quantile:3", "--folds", "3", "--seed", "2", "--quiet"]
+    assert main(["cv", survey, "--algorithm", "hc", *flags]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert any("blank cells" in note for note in payload["notes"])
+    assert all(math.isfinite(row["log_likelihood"]) for row in payload["table"])
+    assert main(["cv", survey, "--algorithm", "pc", *flags]) == 1
+    assert capsys.readouterr().err.startswith("error: pc cannot learn from data with blank cells")
 
 
 # -- the app ---------------------------------------------------------------------------------------------------
