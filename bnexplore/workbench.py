@@ -375,6 +375,8 @@ class Workbench:
         The network now.
     history : list of ScoreChange
         The applied edits, oldest first (what :meth:`undo` takes back, last first).
+    start_score : float
+        The score of the starting network (the sum of its local scores).
 
     Examples
     --------
@@ -398,7 +400,7 @@ class Workbench:
         self.history = []
         self._undone = []
         self._start_class = graph.cpdag()
-        self._start_total = total_score(graph, scorer)
+        self.start_score = total_score(graph, scorer)
 
     def current_class(self):
         """The CPDAG of the network now (computed once per graph: kept on the edit that made it)."""
@@ -449,10 +451,14 @@ class Workbench:
         """There is an undone edit to redo."""
         return bool(self._undone)
 
+    def score(self):
+        """The score of the network now: the sum of its local scores, each from the scorer's cache."""
+        return total_score(self.graph, self.scorer)
+
     def log_bayes_factor(self):
         """The score of the network now minus the start's: ln BF of the edited network against the start
         under BDeu and K2 (each family's score from the scorer's cache, so undo and redo restore it exactly)."""
-        return total_score(self.graph, self.scorer) - self._start_total
+        return self.score() - self.start_score
 
     def class_moves(self):
         """The arcs ``(tail, head)`` by name whose reversal keeps the equivalence class: the covered arcs

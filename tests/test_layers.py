@@ -48,7 +48,8 @@ LAYERS = [
     # what runs searches: classifier, bootstrap, held-out likelihood, saved sessions
     ["bnexplore.classifier", "bnexplore.bootstrap", "bnexplore.heldout", "bnexplore.session"],
     # doors: the warm-up, the command line, the package's public names
-    ["bnexplore.warmup", "bnexplore.cli_networks", "bnexplore.cli_heldout", "bnexplore.cli_scores", "bnexplore.cli",
+    ["bnexplore.warmup", "bnexplore.cli_networks", "bnexplore.cli_heldout", "bnexplore.cli_scores", "bnexplore.cli_edit",
+     "bnexplore.cli_effects", "bnexplore.cli",
      "bnexplore.__main__", "bnexplore"],
     # the app
     ["bnexplore_app", "app_pages", "app"],
