@@ -48,7 +48,7 @@ def test_python_api_example_runs(monkeypatch, capsys, tmp_path):
 
 def test_every_command_is_tested():
     assert {c.split()[3] for c in cli_commands()} == {"sample", "score", "learn", "enumerate", "bnkl", "query", "compare",
-                                                      "convert", "cv", "scores", "effect-range"}
+                                                      "convert", "cv", "scores", "effect-range", "edit"}
 
 
 @pytest.mark.slow
