@@ -165,12 +165,14 @@ def edit_of(edit, graph):
     OptionError
         For a kind not in :data:`EDIT_KINDS`, or an edit that is not three items.
     """
-    if not isinstance(edit, Edit):
-        if not isinstance(edit, (tuple, list)) or len(edit) != 3:
-            raise OptionError(f"{subject('edit', edit)} is not an edit: give Edit(kind, tail, head) or a "
-                              f"(kind, tail, head) tuple with kind one of {', '.join(EDIT_KINDS)}")
-        kind = checked_kind(edit[0])
-        edit = Edit(kind, *(node_name(x, graph, edit) for x in edit[1:]))
+    if isinstance(edit, Edit):
+        given = (edit.kind, edit.tail, edit.head)
+    elif isinstance(edit, (tuple, list)) and len(edit) == 3:
+        given = (checked_kind(edit[0]), *edit[1:])
+    else:
+        raise OptionError(f"{subject('edit', edit)} is not an edit: give Edit(kind, tail, head) or a "
+                          f"(kind, tail, head) tuple with kind one of {', '.join(EDIT_KINDS)}")
+    edit = Edit(given[0], *(node_name(x, graph, given) for x in given[1:]))
     u, v = (node_index(x, graph, edit) for x in (edit.tail, edit.head))
     names = graph.names
     if u == v:
@@ -188,13 +190,13 @@ def edit_of(edit, graph):
 
 
 def node_name(node, graph, edit):
-    """The name of ``node`` (a name or an index of ``graph``) in an edit tuple."""
+    """The name of ``node`` (a name or an index of ``graph``) in the edit ``(kind, tail, head)``."""
     if isinstance(node, str):
         return node
     try:
         return graph.names[graph.index(node)]
     except SearchError:
-        raise SearchError(f"{subject('edit', tuple(edit))}: no node {node!r} in the network "
+        raise SearchError(f"{subject('edit', edit)}: no node {node!r} in the network "
                           f"(indices 0..{graph.n - 1})") from None
 
 

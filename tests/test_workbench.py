@@ -269,6 +269,7 @@ def test_edits_by_index_and_by_edit_object_agree():
     by_index = score_change(graph, ("add", 0, 2), scorer)
     assert by_index.edit == Edit("add", "v0", "v2") and str(by_index.edit) == "add v0 → v2"
     assert score_change(graph, Edit("add", "v0", "v2"), scorer) == by_index
+    assert score_change(graph, Edit("add", 0, 2), scorer) == by_index  # an Edit may name nodes by index too
 
 
 # -- the workbench -------------------------------------------------------------------------------------------------
