@@ -42,8 +42,6 @@ EDITED_COLOR = viz.ONLY_B_COLOR
 DELETED_COLOR = viz.FAINT_COLOR
 ALGORITHM = "edited by hand"
 """The ``algorithm`` of a kept edited network (the results table's column)."""
-HAND_EDITS = "hand_edits"
-"""The key of ``Result.extra`` a kept edited network records its start and edits under."""
 
 
 @dataclass
@@ -110,12 +108,13 @@ def render(entry, positions, most):
     bench, key = bench_of(entry, scorer)
     graph_column, side = st.columns([3, 2])
     with side:
-        controls(entry, bench, key, scorer)
+        controls(entry, bench)
         outcome(entry, bench)
+        start_button(entry, bench, key, scorer)
     work = bench.workbench
-    drawing = edited_drawing(entry, work, scorer)
-    start = literal(entry.name) if bench.origin == "network" else "the empty graph"
     count = len(work.history)
+    drawing = edited_drawing(entry, work, scorer, default_name(entry, bench))
+    start = literal(entry.name) if bench.origin == "network" else "the empty graph"
     with graph_column:
         show_graph(drawing, positions,
                    f"{count} edit{'' if count == 1 else 's'} from {start}. Arrows are arcs; thicker arcs add more to "
@@ -126,18 +125,11 @@ def render(entry, positions, most):
     return drawing, positions
 
 
-def controls(entry, bench, key, scorer):
-    """Where to start, the move, its arc, Apply, Undo and Redo; a click changes the workbench and runs the
+def controls(entry, bench):
+    """The move, its arc, Apply, Undo and Redo; a click changes the workbench and runs the
     page again, so everything drawn shows the network after it."""
     work = bench.workbench
     prefix = f"edit-{entry.name}"
-    empty = bench.origin == "empty"
-    if st.button("Start again from this network" if empty else "Start from the empty graph", key=f"{prefix}-start",
-                 help="Drop the edits and start again from the network chosen above, or from a graph without arcs "
-                      "(to build a network arc by arc)."):
-        start = entry.result.graph if empty else DAG.empty(entry.result.graph.names)
-        st.session_state["edit_benches"][key] = Bench(Workbench(start, scorer), "network" if empty else "empty")
-        st.rerun()
     move = st.radio("Move", list(MOVES), format_func=MOVES.get, key=state.KEEP + "edit_move", horizontal=True,
                     help="Add, delete or reverse one arc; *Reverse within the class* offers only the covered arcs "
                          "(Pa(head) = Pa(tail) + tail, Chickering 1995), whose reversal keeps the equivalence class.")
@@ -155,6 +147,18 @@ def controls(entry, bench, key, scorer):
     if undo or redo:
         done = work.undo() if undo else work.redo()
         bench.outcome = ("undo" if undo else "redo", done) if done is not None else ()
+        st.rerun()
+
+
+def start_button(entry, bench, key, scorer):
+    """Start again: from the empty graph, or from the network chosen above (the edits are dropped)."""
+    empty = bench.origin == "empty"
+    if st.button("Start again from this network" if empty else "Start from the empty graph",
+                 key=f"edit-{entry.name}-start",
+                 help="Drop the edits and start again from the network chosen above, or from a graph without arcs "
+                      "(to build a network arc by arc)."):
+        start = entry.result.graph if empty else DAG.empty(entry.result.graph.names)
+        st.session_state["edit_benches"][key] = Bench(Workbench(start, scorer), "network" if empty else "empty")
         st.rerun()
 
 
@@ -179,26 +183,28 @@ def arc_choice(work, move, prefix):
 
 
 def outcome(entry, bench):
-    """What the last click did, and the edited network against the start."""
+    """What the last click did: an edit refused (the cycle named), undone, or done (its total change, then the
+    edited network against the start, then each changed node and the class change)."""
     what, value = bench.outcome or (None, None)
+    done = what in ("apply", "redo") and not value.refused
     if what == "error":
         st.error(without_links(value))
     elif what == "undo":
         st.caption(without_links(f"Undone: {value.edit}."))
-    elif what in ("apply", "redo"):
-        change_panel(entry, value, redone=what == "redo")
+    elif what == "apply" and value.refused:
+        st.error(without_links(f"Refused: {value.refused}. The network is unchanged."))
+    elif done:
+        st.metric(without_links(f"{'Redone' if what == 'redo' else 'Score change'}: {value.edit}"),
+                  signed(value.change), help=f"The {score_text(entry.result)} score after the edit minus before "
+                                             f"(natural log, higher is better): exactly {value.change!r}.")
     against_start(entry, bench)
+    if done:
+        change_details(entry, value)
 
 
-def change_panel(entry, change, redone=False):
-    """One edit: refused with the cycle named, or the change of each changed node, the total and the class."""
-    if change.refused:
-        st.error(without_links(f"Refused: {change.refused}. The network is unchanged."))
-        return
+def change_details(entry, change):
+    """One done edit: the local score of each node whose parents changed, and the class change."""
     spec = SCORES[entry.result.score_name]
-    st.metric(without_links(f"{'Redone' if redone else 'Score change'}: {change.edit}"), signed(change.change),
-              help=f"The {score_text(entry.result)} score after the edit minus before (natural log, higher is "
-                   f"better): exactly {change.change!r}.")
     frame = pd.DataFrame([(name, before, after, after - before) for name, before, after in change.nodes],
                          columns=["node", "before", "after", "change"])
     st.dataframe(frame, hide_index=True, width="stretch", column_config={
@@ -240,7 +246,7 @@ def against_start(entry, bench):
                          "factor.")
 
 
-def edited_drawing(entry, work, scorer):
+def edited_drawing(entry, work, scorer, title):
     """The network now: arcs as thick as their score contribution, the last edit highlighted."""
     graph = work.graph
     contribution = viz.arc_contributions(scorer, graph)
@@ -251,7 +257,7 @@ def edited_drawing(entry, work, scorer):
                         f"<br>local score {scorer.local(name, parents):.4f}")
     drawing = viz.pdag_drawing(graph, arc_weights=contribution, arc_titles=views.arc_titles(entry, contribution),
                                node_titles=titles, weight_label="thicker arc = adds more to the score (hover)",
-                               title=f"{entry.name} — edited")
+                               title=title)
     return highlighted(drawing, work.history[-1].edit) if work.history else drawing
 
 
@@ -272,7 +278,8 @@ def highlighted(drawing, edit):
 
 
 def default_name(entry, bench):
-    """The name a kept edited network gets unless the user types one."""
+    """What the edited network is ("hc · BDeu(1) · asia 5k + 2 edits"): the picture's title, and the name a kept
+    edited network gets unless the user types one."""
     count = len(bench.workbench.history)
     start = entry.name if bench.origin == "network" else "empty graph"
     return f"{start} + {count} edit{'' if count == 1 else 's'}"
@@ -302,5 +309,5 @@ def keep(entry, bench, scorer, name):
     label = entry.data_label if data_key == entry.data_key else st.session_state["data_label"]
     start = entry.name if bench.origin == "network" else "the empty graph"
     result = views.scored_result(work.graph, ALGORITHM, scorer, extra={
-        HAND_EDITS: {"from": start, "edits": [str(change.edit) for change in work.history]}})
+        views.HAND_EDITS: {"from": start, "edits": [str(change.edit) for change in work.history]}})
     return state.add_result(name, result, data, data_key, label)

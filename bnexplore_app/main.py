@@ -49,7 +49,8 @@ def home_content():
         (PAGES / "4_Networks.py", "4 · Networks", "Look at a learned network: DAG, RPDAG, CPDAG, all the DAGs of its "
                                                 "class, credible classes and arc probabilities, class differences, "
                                                 "how sure each arc is; ask it questions (observe or set variables, "
-                                                "posteriors out); export it, or import one, as BIF, XMLBIF, Hugin "
+                                                "posteriors out); edit it by hand and see the score change node by "
+                                                "node; export it, or import one, as BIF, XMLBIF, Hugin "
                                                 "NET, GeNIe XDSL, DSC, UAI or a model string."),
         (PAGES / "5_Compare.py", "5 · Compare", "Put networks side by side or on top of each other, against the "
                                               "ground truth: SHD, added / deleted / reversed edges, gap to the "

@@ -38,6 +38,9 @@ BLANK_SCORES = ("The data keep blank cells: a structural EM run's score is its e
 IMPORTED = "network file"
 """The ``algorithm`` of a result imported from a network file (its graph, and its tables in
 ``extra[FILE_NETWORK]``)."""
+HAND_EDITS = "hand_edits"
+"""The key of ``Result.extra`` that says a result was edited by hand in the Networks page's Edit view:
+``{"from": the network it started from, "edits": ["add a → b", ...]}`` (:mod:`bnexplore_app.edit_view`)."""
 FILE_NETWORK = "file_network"
 """The key of ``Result.extra`` that says a result was imported from a network file: ``{"format": its name in
 :data:`bnexplore.formats.FORMATS`, "bif": its tables}`` (see :func:`kept_file`)."""
@@ -57,6 +60,11 @@ def what_it_is(entry):
         tables = ("with its own probability tables" if saved.get("bif") is not None else
                   "a graph without probability tables")
         return f"Imported from a {spec.title if spec else 'network'} file, {tables}."
+    edited = result.extra.get(HAND_EDITS) if isinstance(result.extra, dict) else None
+    if isinstance(edited, dict) and isinstance(edited.get("edits"), list):
+        count = len(edited["edits"])
+        return (f"Edited by hand in the Edit view ({count} edit{'' if count == 1 else 's'}), scored on "
+                f"{entry.data_label}.")
     seconds = result.stats.get("seconds")
     took = f" in {seconds:.2f} s" if seconds is not None else ""
     stopped = f"; {stopped_text(result)}" if result.stats.get("stopped") else ""

@@ -6,6 +6,8 @@ import pytest
 
 from bnexplore.graphs import DAG
 from bnexplore.scores import Scorer
+from bnexplore.session import Session
+from bnexplore_app import state
 from bnexplore_app.edit_view import signed
 from test_app import go, load_sample, new_session, no_exception
 from test_app_views import learn_here
@@ -138,11 +140,19 @@ def test_keep_the_edited_network_as_a_new_one(at):
     expected = DAG.from_arcs(sorted(arcs | {("xray", "either"), ("asia", "smoke")}), truth.names)
     assert kept.result.graph == expected
     assert kept.result.score == pytest.approx(fresh_scorer(at).total(expected), abs=1e-9)
-    assert kept.result.extra["hand_edits"] == {"from": TRUTH, "edits": ["reverse either → xray", "add asia → smoke"]}
+    edits = ["reverse either → xray", "add asia → smoke"]
+    assert kept.result.extra["hand_edits"] == {"from": TRUTH, "edits": edits}
     assert kept.data_key == at.session_state["data_key"]
     box = at.selectbox(key="net_pick_box")
     assert "my asia" in box.options and box.value == "my asia"  # the picker moved to it
     assert "Kept as `my asia`" in " ".join(s.value for s in at.success)
+    # the other views say what it is
+    at.radio(key="keep.net_view").set_value("DAG")
+    at.run()
+    assert "Edited by hand in the Edit view (2 edits), scored on sample asia." in " ".join(c.value for c in at.caption)
+    # a saved session carries it, with its edits
+    (saved,) = [r for r in Session.loads(state.snapshot(at.session_state).dumps()).results if r.name == "my asia"]
+    assert saved.result.graph == expected and saved.result.extra["hand_edits"]["edits"] == edits
     # it is one of the networks everywhere: Compare offers it
     go(at, "5_Compare")
     assert "my asia" in at.multiselect(key="cmp_networks").options
