@@ -86,7 +86,7 @@ def returned_text(name, em):
     last = em["iterations"][-1]["iteration"]
     text = f"{name} returned iteration {em['returned']} of {last}"
     text += (" (the last)." if em["returned"] == last else
-             ", not the last: " + (em.get("note") or "an earlier iteration had the better observed-data BIC") + ".")
+             ", not the last: " + (em.get("note") or "an earlier iteration had the better observed-data score") + ".")
     return text
 
 
@@ -101,7 +101,7 @@ def job_section(job):
     show_chart(likelihood_chart(frame, {name: em["returned"] for name, em in finished.items()}),
                "Structural EM: observed-data log-likelihood per iteration"
                + (f" of {names[0]}" if len(names) == 1 else ""),
-               CAPTION + " Red: the iteration the run returned, the one with the best observed-data BIC.",
+               CAPTION + " Red: the iteration the run returned, the one with the best observed-data score (the search's score corrected from the completed rows to the observed cells).",
                height=CHART_HEIGHT)
     for name, em in finished.items():
         (st.caption if em["returned"] == em["iterations"][-1]["iteration"] else st.warning)(returned_text(name, em))

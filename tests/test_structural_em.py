@@ -70,6 +70,7 @@ def test_on_complete_data_it_is_the_plain_search(algorithm):
     assert em.extra["em"]["note"] is None and em.extra["em"]["blank_cells"] == 0
     fitted = em_fit(plain.graph, data)
     assert steps[0]["log_likelihood"] == pytest.approx(fitted.fit["log_likelihoods"][-1])
+    assert steps[0]["observed_score"] == pytest.approx(steps[0]["expected_score"], rel=1e-12)  # nothing to complete
 
 
 def test_on_weighted_data_the_bic_counts_the_total_weight():
@@ -94,7 +95,7 @@ def blanks_as_a_state(data):
     return Dataset.from_codes(codes, arities=arities + 1, names=data.names)
 
 
-def test_every_iteration_is_rated_and_the_best_observed_bic_returned(blanks):
+def test_every_iteration_is_rated_and_the_best_observed_score_returned(blanks):
     result = structural_em(blanks, "hc")
     em = result.extra["em"]
     steps = em["iterations"]
@@ -104,11 +105,11 @@ def test_every_iteration_is_rated_and_the_best_observed_bic_returned(blanks):
     assert steps[0]["arcs"] == start.graph.n_edges > 0 and steps[0]["changes"] == 0
     n_rows = blanks.n_rows
     for step in steps:
-        assert step.keys() == {"iteration", "log_likelihood", "observed_bic", "expected_score", "arcs", "changes",
-                               "seconds"}
+        assert step.keys() == {"iteration", "log_likelihood", "observed_bic", "observed_score", "expected_score",
+                               "arcs", "changes", "seconds"}
         assert step["observed_bic"] < step["log_likelihood"] < 0
-    best = max(steps, key=lambda step: step["observed_bic"])
-    assert em["returned"] == steps[-1]["iteration"] and steps[-1]["observed_bic"] == best["observed_bic"]
+    best = max(steps, key=lambda step: step["observed_score"])
+    assert em["returned"] == steps[-1]["iteration"] and steps[-1]["observed_score"] == best["observed_score"]
     assert em["note"] is None and em["rows"] == n_rows and em["completions"] == 1
     assert steps[-1]["changes"] == 0  # it stopped because the graph repeated
     network = em_fit(result.graph, blanks)  # to convergence: each iteration stops EM at TOLERANCE
@@ -117,17 +118,65 @@ def test_every_iteration_is_rated_and_the_best_observed_bic_returned(blanks):
                                                       - math.log(n_rows) / 2 * parameters, rel=10 * TOLERANCE)
 
 
-def test_a_network_with_a_worse_observed_bic_than_an_earlier_one_is_not_returned_and_the_note_says_so():
-    codes = np.random.default_rng(3).integers(0, 3, (150, 6))  # independent variables
-    codes[np.random.default_rng(4).random(codes.shape) < 0.15] = -1
-    data = Dataset.from_codes(codes, missing="em")
-    result = structural_em(data, "hc", ess=50)  # BDeu with a large ess draws arcs that BIC does not pay for
+def three_records():
+    """Five variables, a quarter of the cells blank: structural EM visits three graphs (seed 56)."""
+    rng = np.random.default_rng(56)
+    a = rng.integers(0, 3, 200)
+    codes = np.column_stack([a, (a + rng.integers(0, 2, 200)) % 3, rng.integers(0, 3, 200), rng.integers(0, 2, 200),
+                             (a > 0) ^ (rng.random(200) < .3)])
+    codes[rng.random(codes.shape) < 0.25] = -1
+    return Dataset.from_codes(codes, missing="em")
+
+
+@pytest.mark.parametrize("which", ["repeats the start", "three graphs"])
+def test_each_rating_is_cheeseman_stutz_on_the_completed_rows_the_graph_was_scored_on(blanks, monkeypatch, which):
+    """Record k: the search's score of graph k on completed table k (the start: on the first), plus the
+    observed-data log-likelihood at network k's tables, minus the completed rows' weighted log-likelihood at
+    them, each recomputed here from the tables and completed rows the run used; a graph met again keeps the
+    rating of its first record (one network, one rating)."""
+    from bnexplore.search import structural_em as module
+
+    tables, networks = [], []
+    real_completed, real_fit = module.completed_data, module.em_fit
+    monkeypatch.setattr(module, "completed_data", lambda *a, **k: tables.append(real_completed(*a, **k)) or tables[-1])
+    monkeypatch.setattr(module, "em_fit", lambda *a, **k: networks.append(real_fit(*a, **k)) or networks[-1])
+    data = blanks if which == "repeats the start" else three_records()
+    steps = structural_em(data, "hc", score="bdeu", ess=2.0).extra["em"]["iterations"]
+    assert len(steps) >= 2 and len(tables) == len(steps) - 1
+    assert any(step["changes"] for step in steps) == (which == "three graphs")
+    first_met = {}  # graph -> (its network, its record)
+    for k, step in enumerate(steps):
+        table = tables[max(k - 1, 0)]
+        key = None
+        if k == 0 or step["changes"]:
+            network = networks[len(first_met)]
+            key = network.dag().adj.tobytes()
+            assert key not in first_met
+            first_met[key] = (network, step)
+        else:  # the previous graph again: its network, its rating
+            network, earlier = list(first_met.values())[-1]
+            assert step["observed_score"] == earlier["observed_score"]
+        graph = network.dag()
+        expected = Scorer(table, score="bdeu", ess=2.0).total(graph)
+        assert step["expected_score"] == pytest.approx(expected, rel=1e-12)
+        assert step["log_likelihood"] == max(network.fit["run_log_likelihoods"])
+        if key is not None:
+            completed = 0.0
+            for v in range(network.n_vars):
+                index = tuple(np.asarray(table.codes)[:, [*network.parents[v], v]].T.astype(np.intp))
+                completed += float(table.weights @ np.log(network.cpts[v][index]))
+            assert step["observed_score"] == pytest.approx(expected + step["log_likelihood"] - completed, rel=1e-12)
+
+
+def test_a_network_rated_below_an_earlier_one_ends_the_run_is_not_returned_and_the_note_says_so():
+    result = structural_em(three_records(), "hc")  # its third graph draws an arc its rating does not pay for
     em = result.extra["em"]
     steps = em["iterations"]
-    assert steps[-1]["arcs"] > 0 and steps[0]["observed_bic"] > max(step["observed_bic"] for step in steps[1:])
-    assert em["returned"] == 0 and result.graph.n_edges == steps[0]["arcs"]
-    assert em["note"].startswith("the start has the best observed-data BIC") and "iteration 2" in em["note"]
-    assert result.score == steps[0]["expected_score"]
+    assert [step["iteration"] for step in steps] == [0, 1, 2]
+    assert steps[2]["observed_score"] < steps[1]["observed_score"] and steps[2]["changes"] > 0
+    assert em["returned"] == 1 and result.graph.n_edges == steps[1]["arcs"]
+    assert em["note"].startswith("iteration 1 has the best observed-data score") and "iteration 2" in em["note"]
+    assert result.score == steps[1]["expected_score"]
 
 
 def test_stop_after_k_checks_is_deterministic_and_returns_the_best_so_far(blanks):
@@ -139,8 +188,8 @@ def test_stop_after_k_checks_is_deterministic_and_returns_the_best_so_far(blanks
         assert run.stats["stopped"] == "stopped"
         steps = run.extra["em"]["iterations"]
         assert 1 <= len(steps) < len(full.extra["em"]["iterations"])
-        assert run.extra["em"]["returned"] == max(steps, key=lambda step: (step["observed_bic"], step["iteration"]))[
-            "iteration"]
+        assert run.extra["em"]["returned"] == max(steps, key=lambda step: (step["observed_score"],
+                                                                           step["iteration"]))["iteration"]
     assert runs[0].graph == runs[1].graph
     assert [s["log_likelihood"] for s in runs[0].extra["em"]["iterations"]] == [
         s["log_likelihood"] for s in runs[1].extra["em"]["iterations"]]
