@@ -220,6 +220,29 @@ def walk_views(walk, page, data):
         nodes_outside(page)))
 
 
+def edit_arc(page, network, tail, head):
+    """Networks page, Edit view of ``network``: add the arc tail → head and wait for its score change."""
+    open_page(page, "4 · Networks")
+    if page.get_by_role("combobox", name="Network", exact=True).input_value() != network:
+        choose_option(page, page.locator("[data-testid='stSelectbox']").filter(has_text="Network").first, network)
+    networks(page, re.compile("^Edit$"))
+    for label, node in (("From", tail), ("To", head)):
+        choose_option(page, page.locator("[data-testid='stSelectbox']").filter(
+            has=page.get_by_text(label, exact=True)).first, node)
+    settle(page, lambda: page.get_by_role("button", name="Apply").click())
+    page.get_by_text(f"Score change: add {tail} → {head}").first.wait_for()
+
+
+def keep_edited(page, name):
+    """Edit view: name the edited network and keep it; wait until the page says it is kept."""
+    field = page.get_by_label("Name of the new network")
+    field.fill(name)
+    settle(page, lambda: field.press("Enter"))
+    settle(page, lambda: page.get_by_role("button", name="Keep as a new network").click())
+    page.get_by_text(f"Kept as {name}").first.wait_for()
+    wait_idle(page)
+
+
 def export_network(page, folder, format="net"):
     """Networks page: pick ``format`` in the export row and download the network; it must read back."""
     spec = FORMATS[format]
@@ -352,6 +375,9 @@ def walk_app(url, out, bomb_mb):
             page.get_by_text("Kept as candidates").first.scroll_into_view_if_needed()))
         walk_searches(walk, page, "asia")
         walk_views(walk, page, "asia")
+        walk.step(page, "asia: Edit, add smoke → dysp to the truth", lambda: edit_arc(
+            page, "ground truth: asia", "smoke", "dysp"))
+        walk.step(page, "asia: keep the edited network", lambda: keep_edited(page, "asia edited"))
         walk.step(page, "asia: replay three steps", lambda: replay(page))
         for search in ("pc", "ges", "mmhc"):
             walk.step(page, f"asia: replay three steps of {search}", lambda search=search: replay(page, f"^{search}"))
