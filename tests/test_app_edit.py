@@ -210,3 +210,22 @@ def test_a_network_without_its_data_says_why_it_cannot_be_edited():
     infos = " ".join(i.value for i in at.info)
     assert "no data to score its edits on" in infos
     assert not at.get("iframe") and not at.main.button  # no graph, no controls
+
+
+def test_under_k2_a_reversal_within_the_class_says_the_score_may_differ():
+    at = new_session()
+    go(at, "2_Tune")
+    at.radio(key="tune_score").set_value("k2")
+    at.run()
+    go(at, "4_Networks")
+    at.radio(key="keep.net_view").set_value("edit")
+    at.run()
+    apply(at, "class", "smoke", "lung")
+    scorer = Scorer(at.session_state["dataset"], score="k2")
+    expected = (scorer.local("smoke", ["lung"]) + scorer.local("lung", [])
+                - scorer.local("smoke", []) - scorer.local("lung", ["smoke"]))
+    assert abs(expected) > 1e-3  # K2 is not score-equivalent: the same class, another score
+    assert metrics(at)["Score change: reverse smoke → lung"] == signed(expected)
+    captions = " ".join(c.value for c in at.caption)
+    assert "Same equivalence class" in captions and "K2 is not score-equivalent" in captions
+    assert f"ln Bayes factor against the start: **{signed(expected)}** (K2)" in " ".join(m.value for m in at.markdown)
