@@ -79,7 +79,7 @@ def why_not(entry):
     if data is None:
         return ("This network was learned on other data than the data in use, so there are no data to score its "
                 "edits on: load those data (or edit a network of the data in use).")
-    if entry.result.score_name not in SCORES:
+    if not isinstance(entry.result.score_name, str) or entry.result.score_name not in SCORES:  # an import's: any JSON
         return "This network's score is not one bnexplore knows, so its edits cannot be scored."
     return "Every row of the data has a blank cell, so there is nothing to score the edits on."
 

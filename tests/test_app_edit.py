@@ -229,3 +229,18 @@ def test_under_k2_a_reversal_within_the_class_says_the_score_may_differ():
     captions = " ".join(c.value for c in at.caption)
     assert "Same equivalence class" in captions and "K2 is not score-equivalent" in captions
     assert f"ln Bayes factor against the start: **{signed(expected)}** (K2)" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_network_whose_score_is_unknown_says_why_it_cannot_be_edited(at):
+    import json
+
+    import bnexplore as bx
+
+    saved = json.loads(bx.learn(at.session_state["dataset"], algorithm="hc", score="bdeu").dumps())
+    saved["score_name"] = ["bdeu"]  # an imported file may hold any JSON there
+    at.file_uploader(key="net_import").set_value(("odd.json", json.dumps(saved).encode(), "application/json"))
+    at.run()
+    no_exception(at)
+    assert at.radio(key="keep.net_view").value == "edit"
+    assert "score is not one bnexplore knows" in " ".join(i.value for i in at.info)
+    assert not at.get("iframe") and not at.error
