@@ -69,9 +69,10 @@ DEFAULT_TIME_PER_VARIABLE = 1.0
 """Seconds per variable for parent-set identification when no budget is given."""
 
 EXPLORE_SHARE = 0.5
-"""Share of the time left after the seed graph that parent-set exploration gets (the rest climbs orderings).
-The seed's hill climbing has no share: it runs to its local optimum or the time limit (a seed cut short is
-worse than hill climbing alone in the same time), and its graph is kept unless something scores higher."""
+"""Share of the time left after the seed graph that parent-set exploration gets, as a deadline (a per-variable
+budget alone was overrun: each variable's one-parent sets cost more than its slice on wide data); the rest climbs
+orderings. The seed's hill climbing has no share: it runs to its local optimum or the time limit (a seed cut short
+is worse than hill climbing alone in the same time), and its graph is kept unless something scores higher."""
 
 DEFAULT_RESTARTS = 10
 """Random orderings climbed when neither ``restarts`` nor a time limit is given (else until the limit)."""
@@ -766,7 +767,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
 
     A ``time_limit`` is split by progress, not by fixed shares: hill
     climbing runs until its local optimum (or the limit), the explorer gets
-    :data:`EXPLORE_SHARE` of what is left, the ordering climbs the rest, and
+    :data:`EXPLORE_SHARE` of what is left (and stops there), the ordering climbs the rest, and
     the best graph of any phase (the seed's included) is returned, so the
     result is never below hill climbing alone in the same time. Without a
     restart count the restarts go on until the limit (Scanagatta et al.
@@ -822,9 +823,8 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         ``parent_sets_evaluated``,
         ``candidates`` (explored sets kept, in all), ``swaps``,
         ``insertions``, ``restarts``, ``orderings`` (OBS and ASOBS readings),
-        ``seed_score`` (the seed graph), ``pool_added``
-        (sets added around adopted graphs), ``polish_steps`` (hill-climbing
-        moves of the refinements) and ``refinements`` (ordering climbs from
+        ``seed_score`` (the seed graph), ``pool_added`` (sets added around adopted graphs),
+        ``polish_steps`` (hill-climbing moves of the refinements) and ``refinements`` (ordering climbs from
         adopted graphs); ``extra["candidates"]`` maps each variable to its
         number of explored candidates and ``extra["ordering"]`` is a
         topological order of the result (names). The trajectory has one step
@@ -854,11 +854,12 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
         seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
     marks.append(control.clock())
-    remaining = control.remaining
-    candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations,
-                                  None if remaining is None else EXPLORE_SHARE * remaining, workers, scheduler,
-                                  control, knowledge)
-    parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason]
+    share = None if control.remaining is None else max(EXPLORE_SHARE * control.remaining, 1e-6)
+    explore = control if share is None else Control(progress=control.progress, time_limit=share,
+                                                    stop=control.should_stop, clock=control.clock)
+    candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations, share, workers,
+                                  scheduler, explore, knowledge)
+    parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
     marks.append(control.clock())
     search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree,
                      control, run, knowledge)
@@ -872,8 +873,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     parent_lists = search.best
     order = DAG.from_parents(parent_lists, scorer.names).topological_order()
     counts = candidate_sets.counts()
-    extra = {"candidates": dict(zip(scorer.names, counts.tolist())),
-             "ordering": [scorer.names[v] for v in order]}
+    extra = {"candidates": dict(zip(scorer.names, counts.tolist())), "ordering": [scorer.names[v] for v in order]}
     return run.result(parent_lists, extra=extra, parent_seconds=parent_seconds, parent_ended=parent_ended,
                       parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
                       seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
