@@ -67,7 +67,7 @@ def test_drop_without_a_complete_row_learns_the_empty_graph():
 
 def _run(network, seed, pattern, em, drop, state, complete, em_seconds=2.0):
     def method(shd, seconds=1.0):
-        return {"shd": shd, "seconds": seconds}
+        return {"shd": shd, "seconds": seconds, "cpu_seconds": seconds / 2}
 
     return {"network": network, "seed": seed, "pattern": pattern, "blank": 0.1, "complete_rows": 10,
             "complete": method(complete), "em": method(em, em_seconds), "drop": method(drop), "state": method(state)}
@@ -84,7 +84,8 @@ def test_the_target_counts_wins_over_both_and_the_worst_time_ratio():
     assert t["shd_within"] == 8  # 13 > 1.25 x 9
     assert t["max_time_ratio"] == 12.0 and not t["met"]["time"]
     lines = bench.summary(runs, bench.METHODS)
-    assert lines[2] == "| alarm | mcar10 | 10.0 | 10 | 10 / 12 / 11 / 9 | 7 of 9 | 2.0x, 12.0x | 9 |"
+    assert lines[2] == "| alarm | mcar10 | 10.0 | 10 | 10 / 12 / 11 / 9 | 7 of 9 | 2.0x, 12.0x | 2.0x, 12.0x | 9 |"
+    assert t["median_cpu_ratio"] == 2.0 and t["max_cpu_ratio"] == 12.0
 
 
 def test_a_quick_run_writes_every_run_and_method_to_its_json(tmp_path, capsys):

@@ -70,7 +70,8 @@ def test_on_complete_data_it_is_the_plain_search(algorithm):
     assert em.extra["em"]["note"] is None and em.extra["em"]["blank_cells"] == 0
     fitted = em_fit(plain.graph, data)
     assert steps[0]["log_likelihood"] == pytest.approx(fitted.fit["log_likelihoods"][-1])
-    assert steps[0]["observed_score"] == pytest.approx(steps[0]["expected_score"], rel=1e-12)  # nothing to complete
+    penalty = steps[0]["expected_score"] - Scorer(data, score="ll").total(plain.graph)  # nothing to complete
+    assert steps[0]["observed_score"] == pytest.approx(steps[0]["log_likelihood"] + penalty, rel=1e-12)
 
 
 def test_on_weighted_data_the_bic_counts_the_total_weight():
@@ -119,7 +120,7 @@ def test_every_iteration_is_rated_and_the_best_observed_score_returned(blanks):
 
 
 def three_records():
-    """Five variables, a quarter of the cells blank: structural EM visits three graphs (seed 56)."""
+    """Five variables, a quarter of the cells blank: structural EM visits four graphs (seed 56)."""
     rng = np.random.default_rng(56)
     a = rng.integers(0, 3, 200)
     codes = np.column_stack([a, (a + rng.integers(0, 2, 200)) % 3, rng.integers(0, 3, 200), rng.integers(0, 2, 200),
@@ -128,12 +129,12 @@ def three_records():
     return Dataset.from_codes(codes, missing="em")
 
 
-@pytest.mark.parametrize("which", ["repeats the start", "three graphs"])
+@pytest.mark.parametrize("which", ["repeats the start", "four graphs"])
 def test_each_rating_is_cheeseman_stutz_on_the_completed_rows_the_graph_was_scored_on(blanks, monkeypatch, which):
-    """Record k: the search's score of graph k on completed table k (the start: on the first), plus the
-    observed-data log-likelihood at network k's tables, minus the completed rows' weighted log-likelihood at
-    them, each recomputed here from the tables and completed rows the run used; a graph met again keeps the
-    rating of its first record (one network, one rating)."""
+    """Record k: the observed-data log-likelihood at network k's tables plus the search's score of graph k on
+    completed table k (the start: on the first) minus that table's maximised log-likelihood, recomputed here
+    from the tables and completed rows the run used; a graph met again keeps the rating of its first record
+    (one network, one rating)."""
     from bnexplore.search import structural_em as module
 
     tables, networks = [], []
@@ -143,7 +144,7 @@ def test_each_rating_is_cheeseman_stutz_on_the_completed_rows_the_graph_was_scor
     data = blanks if which == "repeats the start" else three_records()
     steps = structural_em(data, "hc", score="bdeu", ess=2.0).extra["em"]["iterations"]
     assert len(steps) >= 2 and len(tables) == len(steps) - 1
-    assert any(step["changes"] for step in steps) == (which == "three graphs")
+    assert any(step["changes"] for step in steps) == (which == "four graphs")
     first_met = {}  # graph -> (its network, its record)
     for k, step in enumerate(steps):
         table = tables[max(k - 1, 0)]
@@ -160,23 +161,34 @@ def test_each_rating_is_cheeseman_stutz_on_the_completed_rows_the_graph_was_scor
         expected = Scorer(table, score="bdeu", ess=2.0).total(graph)
         assert step["expected_score"] == pytest.approx(expected, rel=1e-12)
         assert step["log_likelihood"] == max(network.fit["run_log_likelihoods"])
-        if key is not None:
-            completed = 0.0
+        if key is not None:  # the maximised log-likelihood counted here: sum of N_ijk log(N_ijk / N_ij)
+            codes, weights, most = np.asarray(table.codes), table.weights, 0.0
             for v in range(network.n_vars):
-                index = tuple(np.asarray(table.codes)[:, [*network.parents[v], v]].T.astype(np.intp))
-                completed += float(table.weights @ np.log(network.cpts[v][index]))
-            assert step["observed_score"] == pytest.approx(expected + step["log_likelihood"] - completed, rel=1e-12)
+                family = [*network.parents[v], v]
+                counts = {}
+                for row, w in zip(map(tuple, codes[:, family]), weights):
+                    counts[row] = counts.get(row, 0.0) + w
+                parent_counts = {}
+                for row, n in counts.items():
+                    parent_counts[row[:-1]] = parent_counts.get(row[:-1], 0.0) + n
+                most += sum(n * math.log(n / parent_counts[row[:-1]]) for row, n in counts.items())
+            assert step["observed_score"] == pytest.approx(step["log_likelihood"] + expected - most, rel=1e-12)
+
+
+def test_with_bic_the_rating_is_the_observed_bic(blanks):
+    for step in structural_em(three_records(), "hc", score="bic").extra["em"]["iterations"]:
+        assert step["observed_score"] == pytest.approx(step["observed_bic"], rel=1e-12)
 
 
 def test_a_network_rated_below_an_earlier_one_ends_the_run_is_not_returned_and_the_note_says_so():
-    result = structural_em(three_records(), "hc")  # its third graph draws an arc its rating does not pay for
+    result = structural_em(three_records(), "hc")  # its fourth graph draws an arc its rating does not pay for
     em = result.extra["em"]
     steps = em["iterations"]
-    assert [step["iteration"] for step in steps] == [0, 1, 2]
-    assert steps[2]["observed_score"] < steps[1]["observed_score"] and steps[2]["changes"] > 0
-    assert em["returned"] == 1 and result.graph.n_edges == steps[1]["arcs"]
-    assert em["note"].startswith("iteration 1 has the best observed-data score") and "iteration 2" in em["note"]
-    assert result.score == steps[1]["expected_score"]
+    assert [step["iteration"] for step in steps] == [0, 1, 2, 3]
+    assert steps[3]["observed_score"] < steps[2]["observed_score"] and steps[3]["changes"] > 0
+    assert em["returned"] == 2 and result.graph.n_edges == steps[2]["arcs"] < steps[3]["arcs"]
+    assert em["note"].startswith("iteration 2 has the best observed-data score") and "iteration 3" in em["note"]
+    assert result.score == steps[2]["expected_score"]
 
 
 def test_stop_after_k_checks_is_deterministic_and_returns_the_best_so_far(blanks):

@@ -85,7 +85,7 @@ def sample(network, n, seed=None):
     return pd.DataFrame(columns)
 
 
-def log_likelihood(network, codes, weights=None):
+def log_likelihood(network, codes):
     """Natural-log probability of a table under a network, summed over rows.
 
     Parameters
@@ -93,21 +93,11 @@ def log_likelihood(network, codes, weights=None):
     network : Network
     codes : array_like of int
         ``n_rows x n_vars`` state codes, columns in network order.
-    weights : array_like of float, optional
-        One per row (a weighted table, e.g. structural EM's completed rows):
-        each row's log probability counts that many times.
 
     Returns
     -------
     float
-        ``sum over rows of weight * log P(row)``; ``-inf`` if a row has probability 0.
-
-    Examples
-    --------
-    >>> from bnexplore.bif import Network
-    >>> net = Network("rain", ["rain"], [["no", "yes"]], [[]], [[0.25, 0.75]])
-    >>> bool(np.isclose(log_likelihood(net, [[0], [1]], weights=[2.0, 1.0]), 2 * np.log(0.25) + np.log(0.75)))
-    True
+        ``sum over rows of log P(row)``; ``-inf`` if a row has probability 0.
 
     Raises
     ------
@@ -115,10 +105,6 @@ def log_likelihood(network, codes, weights=None):
         If the table has the wrong number of columns or a code out of range.
     """
     codes = _checked_codes(network, codes)
-    if weights is not None:
-        weights = np.asarray(weights, dtype=np.float64)
-        if weights.shape != (codes.shape[0],):
-            raise DataError(f"{codes.shape[0]} rows but {weights.size} weights; give one weight per row")
     arities = network.arities
     total = 0.0
     with np.errstate(divide="ignore"):
@@ -128,7 +114,7 @@ def log_likelihood(network, codes, weights=None):
             index = codes[:, v].astype(np.intp)
             if config is not None:
                 index += config * arities[v]
-            total += float(flat[index].sum() if weights is None else weights @ flat[index])
+            total += float(flat[index].sum())
     return total
 
 

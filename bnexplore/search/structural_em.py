@@ -28,9 +28,10 @@ for the scores Friedman studies raises the observed-data score; since the
 search's score on expected counts is only a proxy for it, every network is
 rated by its observed-data score in the search's own terms, the
 Cheeseman-Stutz approximation (Cheeseman & Stutz 1996; Chickering & Heckerman
-1997, Section 3): the search's score of its graph on the completed rows, plus
-the observed-data log-likelihood at its tables, minus the completed rows'
-log-likelihood at the same tables. The network rated best is returned, saying
+1997, Section 3): the observed-data log-likelihood at its tables plus the
+score's penalty on the completed rows its graph was scored on (the search's
+score there minus their maximised log-likelihood, the ``ll`` score); for BIC
+this is exactly the observed-data BIC. The network rated best is returned, saying
 so when it is not the last, and the run stops as soon as a network is rated
 below an earlier one: the later iterations then mostly follow the noise of the
 sampled completions. Rating by the observed-data BIC instead, whatever the
@@ -53,7 +54,7 @@ import time
 
 import numpy as np
 
-from ..bif import fit_network, log_likelihood
+from ..bif import fit_network
 from ..control import Control
 from ..data import Dataset, code_dtype
 from ..em import em_fit
@@ -95,9 +96,10 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
 
     Every network visited, the start included, is rated by its observed-data
     score, the Cheeseman-Stutz approximation in the search's score (Chickering
-    & Heckerman 1997): its expected score plus the observed-data
-    log-likelihood at its EM tables minus the log-likelihood of the completed
-    rows it was scored on at those tables. The best is returned, and
+    & Heckerman 1997): the observed-data log-likelihood at its EM tables plus
+    its expected score minus the maximised log-likelihood of the completed
+    rows it was scored on (the score's penalty there; with ``score="bic"``
+    the rating is the observed-data BIC). The best is returned, and
     ``extra["em"]["note"]`` says so when it is not the last one. Its
     observed-data BIC (the observed-data log-likelihood minus ``log(N) / 2``
     times its free parameters) is reported beside it.
@@ -328,15 +330,14 @@ class Run:
         network = self.networks[-1]
         observed = max(network.fit["run_log_likelihoods"])
         parameters = sum(t.size // t.shape[-1] * (t.shape[-1] - 1) for t in network.cpts)
-        completed_log_likelihood = log_likelihood(network, completed.codes, getattr(completed, "weights", None))
+        penalty = float(result.score) - Scorer(completed, score="ll").total(result.graph)  # score - max. LL
         differ = result.graph.adj.astype(bool) != previous.adj.astype(bool)
         self.log_likelihood = observed
         self.results.append(result)
         self.history.append({
             "iteration": iteration, "log_likelihood": observed,
             "observed_bic": observed - math.log(self.rows) / 2 * parameters,
-            "observed_score": (float(result.score) + observed - completed_log_likelihood if repeat is None
-                               else self.history[repeat]["observed_score"]),
+            "observed_score": observed + penalty if repeat is None else self.history[repeat]["observed_score"],
             "expected_score": float(result.score), "arcs": int(result.graph.n_edges),
             "changes": int(np.triu(differ | differ.T, 1).sum()), "seconds": time.perf_counter() - self.start})
         self.control.report(iteration / self.em_iterations, f"structural EM, iteration {iteration}: "
