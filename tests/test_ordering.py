@@ -17,9 +17,10 @@ from bnexplore.parents import ParentSets
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.search.hillclimb import hill_climb
-from bnexplore.search.ordering import (Candidates, Climb, _around, _Pool, _undominated, asobs, asobs_step,
+from bnexplore.search.ordering import (Candidates, Climb, _Pool, asobs, asobs_step,
                                        climb_swaps, insert, insertion_gains, obs, ordering_search, swap_delta,
                                        swap_deltas, topological_order)
+from bnexplore.search.pool_sets import around, undominated
 from test_scores import random_dag_data
 
 
@@ -252,10 +253,10 @@ def test_candidates_for_other_variables_are_refused(problem):
 # -- the seed graph: hill climbing's sets in the candidates, refinement ------------
 
 def test_around_lists_the_sets_next_to_a_parent_set():
-    assert _around((1, 3), 0, 5, cap=5) == {(), (1,), (3,), (1, 3), (1, 2, 3), (1, 3, 4)}
-    assert _around((1, 3), 0, 5, cap=2) == {(), (1,), (3,), (1, 3)}
+    assert around((1, 3), 0, 5, cap=5) == {(), (1,), (3,), (1, 3), (1, 2, 3), (1, 3, 4)}
+    assert around((1, 3), 0, 5, cap=2) == {(), (1,), (3,), (1, 3)}
     big = tuple(range(1, 9))  # more than SUBSETS_UP_TO parents: only the subsets one smaller, and the empty set
-    assert _around(big, 0, 10, cap=10) == ({(), big, big + (9,)} | {big[:i] + big[i + 1:] for i in range(8)})
+    assert around(big, 0, 10, cap=10) == ({(), big, big + (9,)} | {big[:i] + big[i + 1:] for i in range(8)})
 
 
 def test_undominated_sets_give_every_ordering_the_same_choice():
@@ -264,7 +265,7 @@ def test_undominated_sets_give_every_ordering_the_same_choice():
         n = int(rng.integers(2, 7))
         ps = random_candidates(rng, n, max_sets=10)
         lists = candidate_lists(ps)
-        pruned = [sorted(_undominated(dict(items)), key=lambda item: -item[1]) for items in lists]
+        pruned = [sorted(undominated(dict(items)), key=lambda item: -item[1]) for items in lists]
         for v, (items, kept) in enumerate(zip(lists, pruned)):
             scored = dict(items)
             assert set(kept) <= set(items)
@@ -294,6 +295,56 @@ def test_pool_reproduces_a_graph_on_its_topological_order(problem):
         assert cands.score(chosen) >= scorer.total(graph) - 1e-9 * abs(scorer.total(graph))
         for v, ps in enumerate(graph):
             assert tuple(ps) in pool.scored[v] and () in pool.scored[v]
+
+
+def random_graph(rng, n):
+    order = rng.permutation(n)
+    graph = [[] for _ in range(n)]
+    for i, v in enumerate(order):
+        graph[v] = sorted(rng.choice(order[:i], min(i, int(rng.integers(0, 4))), replace=False).tolist())
+    return graph
+
+
+def test_pool_gives_every_ordering_the_choice_of_all_the_sets_around_its_graphs(problem):
+    """The pool keeps a set one parent larger than a graph's only when it beats the graph's set (the
+    one-parent sets of every node were held in full before: n (n - 1) entries, most no better than the
+    empty set on wide data), yet every ordering gets the OBS choice of the explored sets and all the sets
+    around the graphs added, scored in full."""
+    scorer, found = problem
+    n, rng = scorer.n_vars, np.random.default_rng(11)
+    pool = _Pool(scorer, found, None)
+    graphs = [random_graph(rng, n) for _ in range(3)]
+    for k, graph in enumerate(graphs):
+        pool.add(graph)
+        if k == 0:  # the graph's own sets stay; a larger set (not explored) only when it beats the graph's
+            for v, ps in enumerate(graph):
+                centre, explored = tuple(ps), set(found.sets(v))
+                larger = [c for c in pool.scored[v] if len(c) == len(centre) + 1 and c not in explored]
+                assert centre in pool.scored[v] and len(larger) < n - 1 - len(centre)
+                assert all(pool.scored[v][c] > pool.scored[v][centre] for c in larger if set(centre) < set(c))
+    full = [dict(zip(found.sets(v), found.scores(v).tolist())) for v in range(n)]
+    for graph in [[[]] * n] + graphs:
+        for v, ps in enumerate(graph):
+            for c in around(tuple(ps), v, n, n):
+                full[v][c] = scorer.local(v, c)
+    lists = [sorted(items.items(), key=lambda item: -item[1]) for items in full]
+    cands = pool.candidates()
+    for _ in range(20):
+        order = rng.permutation(n)
+        chosen, _ = cands.obs(np.asarray(order, np.int64))
+        assert cands.score(chosen) == pytest.approx(naive.obs_total(lists, order.tolist()))
+
+
+def test_pool_expands_a_parent_set_once(problem):
+    """A graph adopted again (or a node whose parents did not change) looks nothing up: the sets it
+    dropped as no better than the graph's are not generated and looked up again."""
+    scorer, found = problem
+    graph = random_graph(np.random.default_rng(12), scorer.n_vars)
+    pool = _Pool(scorer, found, None)
+    pool.add(graph)
+    added, lookups = pool.added, scorer.stats()["local_score_lookups"]
+    pool.add(graph)
+    assert pool.added == added and scorer.stats()["local_score_lookups"] == lookups
 
 
 @pytest.mark.parametrize("method", ["asobs", "obs"])

@@ -59,6 +59,7 @@ from ..parents.explore import explore_parent_sets
 from ..scores import kernels
 from .dagstate import PAIR_BYTES, check_pass_memory
 from .hillclimb import hill_climb
+from .pool_sets import around, undominated
 from .run import SearchRun
 
 METHODS = ("asobs", "obs")
@@ -84,7 +85,7 @@ number of restarts), ``"time"`` (the time limit) or ``"stopped"`` (the stop flag
 
 POOL_PAIR_BYTES = 400
 """Bytes per ordered pair of variables the candidate pool holds beyond the seed's hill climbing: every
-node's one-parent sets (:func:`_around`), in a dict, the undominated lists and two packed copies (measured:
+node's one-parent sets (:func:`~bnexplore.search.pool_sets.around`), in a dict, the undominated lists and two packed copies (measured:
 about 300 on 800 variables, peak to peak against hill climbing)."""
 
 
@@ -496,43 +497,11 @@ def climb_restart(cands, order, method, control, counters):
     return best, best_score
 
 
-SUBSETS_UP_TO = 6
-"""A seed graph's parent sets of up to this many parents join the candidates with all
-their subsets; larger ones with the subsets one parent smaller."""
-
-
-def _around(parents, v, n, cap):
-    """Parent sets around ``parents`` (a sorted tuple) of node ``v``: the set, its
-    subsets (all of them up to :data:`SUBSETS_UP_TO` parents, else those one
-    parent smaller), the empty set, and every set one parent larger (up to ``cap``)."""
-    k = len(parents)
-    sizes = range(k + 1) if k <= SUBSETS_UP_TO else (0, k - 1, k)
-    sets = {sub for size in sizes for sub in itertools.combinations(parents, size)}
-    if k < cap:
-        sets.update(tuple(sorted(parents + (u,))) for u in range(n) if u != v and u not in parents)
-    return sets
-
-
-def _undominated(scored):
-    """The sets of ``{set: score}`` that score above every smaller set they
-    contain (checked through the chain of sets one parent smaller, as
-    :meth:`bnexplore.parents.explore._Family.kept` does): no ordering can
-    prefer a dominated set to its subset."""
-    best_within, kept = {}, []
-    for c in sorted(scored, key=lambda c: (len(c), c)):
-        below = max([best_within[c[:i] + c[i + 1:]] for i in range(len(c)) if c[:i] + c[i + 1:] in best_within]
-                    + [-np.inf])
-        best_within[c] = max(scored[c], below)
-        if scored[c] > below:
-            kept.append((c, scored[c]))
-    return kept
-
-
 class _Pool:
     """The candidate parent sets of a search, growing as it goes.
 
     It starts from the explored sets and gains, for every graph the search
-    adopts, the sets :func:`_around` its parent sets (their scores come from
+    adopts, the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (their scores come from
     the scorer, mostly from the cache hill climbing filled), so the OBS choice
     on a topological order of that graph reproduces it and an ordering climb
     can only improve on it. :meth:`candidates` is rebuilt when sets were added.
@@ -556,6 +525,7 @@ class _Pool:
                        for v in range(parent_sets.n_vars)]
         self.added = 0
         self._kept = [None] * scorer.n_vars  # per node, its undominated sets (None: to recompute)
+        self._expanded = [set() for _ in range(scorer.n_vars)]  # per node, the parent sets added around
         self._cands = None
         self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
 
@@ -566,26 +536,32 @@ class _Pool:
         return self.control is not None and self.control.should_stop()
 
     def add(self, parent_lists):
-        """Add the sets around a graph (parent lists), scored in batches between stop checks;
-        after a stop, only the graph's own parent sets of the nodes not reached."""
-        n = self.scorer.n_vars
-        keys = []
-        for v, ps in enumerate(parent_lists):
-            keys += [(v, c) for c in _around(tuple(sorted(ps)), v, n, self.cap)
-                     if c not in self.scored[v] and self._ok(v, c)]
+        """Add the sets around a graph's parent sets not expanded before, scored in batches between stop
+        checks; after a stop, only the graph's own parent sets of the nodes not reached. A set one parent
+        larger than the graph's is kept only when it scores above it (else no ordering would choose it)."""
+        n, keys = self.scorer.n_vars, []
+        centres = [tuple(sorted(ps)) for ps in parent_lists]
+        for v, centre in enumerate(centres):
+            if centre not in self._expanded[v]:
+                self._expanded[v].add(centre)
+                sets = [c for c in around(centre, v, n, self.cap) if c not in self.scored[v] and self._ok(v, c)]
+                keys += sorted(((v, c) for c in sets), key=lambda key: len(key[1]) > len(centre))
             if len(keys) >= self.per_check or v == n - 1:
-                self._score(keys)
+                self._score(keys, centres)
                 keys = []
                 if v < n - 1 and self._stopped():
-                    own = [(w, tuple(sorted(p))) for w, p in enumerate(parent_lists) if w > v]
-                    self._score([(w, c) for w, c in own if c not in self.scored[w] and self._ok(w, c)])
+                    own = [(w, c) for w, c in enumerate(centres) if w > v]
+                    self._score([(w, c) for w, c in own if c not in self.scored[w] and self._ok(w, c)], centres)
                     return
 
-    def _score(self, keys):
+    def _score(self, keys, centres):
+        """Score ``keys`` (each node's sets up to its centre first) and keep them, but the sets larger
+        than the centre that score no higher than it."""
         if keys:
             for (v, c), value in zip(keys, self.scorer.lookup(keys).tolist()):
-                self.scored[v][c] = value
-                self._kept[v] = None
+                if len(c) <= len(centres[v]) or value > self.scored[v].get(centres[v], -np.inf):
+                    self.scored[v][c] = value
+                    self._kept[v] = None
             self.added += len(keys)
             self._cands = None
 
@@ -596,7 +572,7 @@ class _Pool:
                 if kept is None:
                     if work >= self.per_check:
                         work, stopped = 0, stopped or self._stopped()
-                    self._kept[v] = list(self.scored[v].items()) if stopped else _undominated(self.scored[v])
+                    self._kept[v] = list(self.scored[v].items()) if stopped else undominated(self.scored[v])
                     work += len(self.scored[v])
             self._cands = Candidates(ParentSets(self.scorer.names, self._kept, self.scorer.score_name))
         return self._cands
