@@ -120,7 +120,8 @@ def render(entry, positions, most):
                    f"{count} edit{'' if count == 1 else 's'} from {start}. Arrows are arcs; thicker arcs add more to "
                    f"the {score_text(entry.result)} score (hover an arc for its contribution, a node for its local "
                    "score). The last edit is drawn thick in orange (a deleted arc dashed and faint). To export the "
-                   "edited network itself, keep it as a new network first.", width=GRAPH_WIDTH, most=most)
+                   "edited network itself, keep it as a new network first."
+                   + " " + state.scored_rows_note(views.data_for(entry)[0]), width=GRAPH_WIDTH, most=most)
         keep_controls(entry, bench, scorer)
     return drawing, positions
 

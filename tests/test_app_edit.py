@@ -244,3 +244,25 @@ def test_a_network_whose_score_is_unknown_says_why_it_cannot_be_edited(at):
     assert at.radio(key="keep.net_view").value == "edit"
     assert "score is not one bnexplore knows" in " ".join(i.value for i in at.info)
     assert not at.get("iframe") and not at.error
+
+
+def test_on_data_with_blanks_the_edits_are_scored_on_the_complete_rows_and_the_caption_says_so():
+    from test_app_em import with_em
+
+    app = new_session()
+    go(app, "1_Data")
+    data = with_em(app)
+    name = "hc on the survey"
+    learned = learn_here(app, name)
+    app.selectbox(key="net_pick_box").set_value(name)
+    app.radio(key="keep.net_view").set_value("edit")
+    app.run()
+    no_exception(app)
+    assert "rows without a blank cell" in " ".join(c.value for c in app.caption)
+    work = bench(app, name).workbench
+    tail, head = work.candidates("delete")[0]
+    apply(app, "delete", tail, head, name=name)
+    assert not app.error, [e.value for e in app.error]
+    complete = Scorer(data.complete_rows(), score="bdeu", ess=1.0)  # the rows a score can count
+    expected = complete.total(bench(app, name).workbench.graph) - complete.total(learned.graph)
+    assert metrics(app)[f"Score change: delete {tail} → {head}"] == signed(expected)
