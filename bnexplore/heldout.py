@@ -52,7 +52,7 @@ from .errors import OptionError, ScoreError, SearchError, subject
 from .graphs import DAG
 from .options import seed_number, whole_number
 from .result import to_plain
-from .search import SEARCHES, learn, search_spec
+from .search import SEARCHES, expected_count_searches, learn, search_spec
 
 GIVEN = "given"
 """The ``algorithm`` a given DAG is recorded under in the table."""
@@ -326,7 +326,7 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
 def _require_expected_counts(chosen):
     """Refuse, before any work, a search that cannot learn from blank cells (structural EM runs a search on
     expected counts)."""
-    able = [name for name, spec in SEARCHES.items() if spec.expected_counts]
+    able = expected_count_searches()
     for _, algorithm, given in chosen:
         if given is None and not SEARCHES[algorithm].expected_counts:
             raise SearchError(f"{algorithm} cannot learn from data with blank cells (structural EM runs a search on "

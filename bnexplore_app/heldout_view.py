@@ -18,7 +18,7 @@ import streamlit as st
 
 from bnexplore.graphs import DAG
 from bnexplore.heldout import cross_validate_networks
-from bnexplore.search import SEARCHES
+from bnexplore.search import SEARCHES, expected_count_searches
 from bnexplore_app import jobs, knowledge_ui, runs, state, views, warmup
 from bnexplore_app.jobs import SearchJob, Task
 from bnexplore_app.widgets import show_chart, text_column_width
@@ -83,7 +83,7 @@ def section(entries):
     networks = given_networks(entries)
     left, middle, folds_col, seed_col, run_col = st.columns([4, 4, 1, 1, 1], vertical_alignment="bottom")
     blanks = state.has_blanks(data)
-    able = [key for key, spec in SEARCHES.items() if spec.expected_counts or not blanks]
+    able = expected_count_searches() if blanks else list(SEARCHES)
     kept = st.session_state.get(state.KEEP + "cv_searches")
     if kept is not None:  # searches picked on complete data that cannot learn from these blanks leave the pick
         st.session_state[state.KEEP + "cv_searches"] = [key for key in kept if key in able]

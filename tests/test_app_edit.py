@@ -176,14 +176,20 @@ def test_start_from_the_empty_graph(at):
         m.value for m in at.markdown)
 
 
-def test_under_bic_the_difference_is_called_a_score_difference_not_a_bayes_factor():
+def edit_view_under(score):
+    """A new session on asia with ``score`` chosen on the Tune page, on the Edit view of its ground truth."""
     at = new_session()
     go(at, "2_Tune")
-    at.radio(key="tune_score").set_value("bic")
+    at.radio(key="tune_score").set_value(score)
     at.run()
     go(at, "4_Networks")
     at.radio(key="keep.net_view").set_value("edit")
     at.run()
+    return at
+
+
+def test_under_bic_the_difference_is_called_a_score_difference_not_a_bayes_factor():
+    at = edit_view_under("bic")
     apply(at, "delete", "smoke", "lung")
     scorer = fresh_scorer(at, "bic")
     expected = scorer.local("lung", []) - scorer.local("lung", ["smoke"])
@@ -213,13 +219,7 @@ def test_a_network_without_its_data_says_why_it_cannot_be_edited():
 
 
 def test_under_k2_a_reversal_within_the_class_says_the_score_may_differ():
-    at = new_session()
-    go(at, "2_Tune")
-    at.radio(key="tune_score").set_value("k2")
-    at.run()
-    go(at, "4_Networks")
-    at.radio(key="keep.net_view").set_value("edit")
-    at.run()
+    at = edit_view_under("k2")
     apply(at, "class", "smoke", "lung")
     scorer = Scorer(at.session_state["dataset"], score="k2")
     expected = (scorer.local("smoke", ["lung"]) + scorer.local("lung", [])
