@@ -126,6 +126,55 @@ def reachability(adj):
     return reach
 
 
+def legal_moves(adj, reach, allow_add, white, room):
+    """Sets of the legal additions, deletions and reversals ``(u, v)`` of a DAG, by their definitions."""
+    n = len(adj)
+    add, delete, reverse = set(), set(), set()
+    for u in range(n):
+        for v in range(n):
+            if adj[u][v] and not white[u][v]:
+                delete.add((u, v))
+                if allow_add[v][u] and room[u]:
+                    reverse.add((u, v))
+            if (allow_add[u][v] and not adj[u][v] and not adj[v][u] and not reach[v][u] and room[v]):
+                add.add((u, v))
+    return add, delete, reverse
+
+
+def best_move(delta, add, delete, reverse, adj, tol):
+    """``(op, u, v, gain)`` of the best move in the sets (op 0 add, 1 delete, 2 reverse, -1 none).
+
+    Within a kind the first move in row-major order within ``tol`` of the
+    kind's best wins; a deletion must beat the addition, a reversal both, by
+    more than ``tol``; a reversal is taken only if the DAG stays acyclic
+    (checked by building the reversed graph and searching it for a cycle).
+    """
+    n = len(delta)
+    best = (-1, -1, -1, -math.inf)
+
+    def first_within(moves, gain):
+        moves = sorted((m for m in moves if gain(m) > -math.inf), key=lambda m: m[0] * n + m[1])
+        if not moves:
+            return None
+        top = max(gain(m) for m in moves)
+        return next(m for m in moves if gain(m) >= top - tol)
+
+    for kind, moves in ((0, add), (1, delete)):
+        m = first_within(moves, lambda m: delta[m[0]][m[1]])
+        if m is not None and (best[0] < 0 or delta[m[0]][m[1]] > best[3] + tol):
+            best = (kind, m[0], m[1], delta[m[0]][m[1]])
+    floor = best[3] + tol if best[0] >= 0 else -math.inf
+    rev_gain = lambda m: delta[m[0]][m[1]] + delta[m[1]][m[0]]  # noqa: E731
+    left = {m for m in reverse if rev_gain(m) > floor}
+    while (m := first_within(left, rev_gain)) is not None:
+        reversed_ = [list(row) for row in adj]
+        reversed_[m[0]][m[1]], reversed_[m[1]][m[0]] = False, True
+        if not any(reachability(reversed_)[a][a] for a in range(n)):
+            return 2, m[0], m[1], rev_gain(m)
+        left.discard(m)
+    return best
+
+
 # -- RPDAG search (bnexplore.search.rpdag) ------------------------------------
 
 def partial_reach(adj, starts, banned):
@@ -971,36 +1020,39 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
     return total, -1
 
 
-def group_sample_patterns(patterns, counts, out_start, uniform_start, uniforms, cap, arities, parent_start, parents,
-                          child_start, children, cpt_start, cpt, out_codes, out_weights):
+def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr, members, touched_ptr, touched,
+                          out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents, cpt_start, cpt,
+                          out_codes, out_weights, child_start=None, children=None):
     """Each group's posterior by summing the full joint over every completion; ``k`` systematic draws at the
     quantiles ``(j + u) / k`` (zero-probability states skipped), dealt to the rows by a Fisher-Yates shuffle
-    with the group's next uniforms; weights ``count / k``."""
-    for p, pattern in enumerate(patterns):
-        start, k = out_start[p], out_start[p + 1] - out_start[p]
+    with the group's next uniforms; weights ``count / k``. The groups are found afresh from the graph
+    (``child_start``, ``children``: the layout the kernel reads is ignored)."""
+    for n_th, p in enumerate(pick):
+        pattern = patterns[p]
+        start = out_start[n_th]
         rows = [[int(x) for x in pattern] for _ in range(k)]
         joint = [(row, _joint(row, arities, parent_start, parents, cpt_start, cpt))
                  for row in _completions_of(pattern, arities)]
-        n_groups, gstart, members = blank_groups(pattern, parent_start, parents, child_start, children)
+        n_groups, gstart, found = blank_groups(pattern, parent_start, parents, child_start, children)
         for g in range(n_groups):
-            group = [int(v) for v in members[gstart[g]:gstart[g + 1]]]
+            group = [int(v) for v in found[gstart[g]:gstart[g + 1]]]
             states = list(itertools.product(*(range(int(arities[b])) for b in group)))
             mass = [sum(x for row, x in joint if tuple(row[b] for b in group) == s) for s in states]
             total = sum(mass)
             if total <= 0:
                 mass, total = [1.0] * len(states), float(len(states))
-            at = uniform_start[p] + g * k
+            at = uniform_start[n_th] + g * k
             deal = []
             for j in range(k):
                 quantile = (j + uniforms[at]) / k
-                cumulative, pick = 0.0, None
+                cumulative, chosen = 0.0, None
                 for i, m in enumerate(mass):
                     cumulative += m / total
                     if m > 0:
-                        pick = i
+                        chosen = i
                         if cumulative > quantile:
                             break
-                deal.append(pick)
+                deal.append(chosen)
             for j in range(k - 1, 0, -1):
                 i = int(uniforms[at + j] * (j + 1))
                 deal[i], deal[j] = deal[j], deal[i]

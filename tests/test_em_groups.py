@@ -126,25 +126,37 @@ def test_the_mixed_e_step_is_exercised(propagate_past_the_bound):
     assert True in kinds
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_group_sample_patterns_agrees_with_its_twin(seed):
-    network, _, arrays, patterns, counts = case(seed)
-    k = int(np.random.default_rng(seed).integers(1, 7))
-    keep = groups.enumerable_patterns(patterns, 4096, *graph_arrays(arrays), arrays.arities)
-    patterns, counts = patterns[keep], counts[keep]
-    out_start = np.arange(len(patterns) + 1, dtype=np.int64) * k
-    draws = k * (patterns < 0).sum(axis=1)
+def sample_groups(module, arrays, patterns, counts, pick, k, seed, blocks=1):
+    """``k`` completions of each picked pattern by ``module.group_sample_patterns``, on group_layout's layout."""
+    layout = groups.group_layout(patterns, counts, 4096, arrays.arities, *graph_arrays(arrays), arrays.cpt_start,
+                                 arrays.cpt.size)
+    out_start = np.arange(len(pick), dtype=np.int64) * k
+    draws = k * (patterns[pick] < 0).sum(axis=1)
     uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
     uniforms = np.random.default_rng(seed).random(int(draws.sum()))
-    results = []
-    for module in (groups, naive):
-        codes = np.zeros((int(out_start[-1]), patterns.shape[1]), np.int64)
-        weights = np.zeros(int(out_start[-1]))
-        module.group_sample_patterns(patterns, counts, out_start, uniform_start, uniforms, 4096, arrays.arities,
-                                     *graph_arrays(arrays), arrays.cpt_start, arrays.cpt, codes, weights)
-        results.append((codes, weights))
-    np.testing.assert_array_equal(results[0][0], results[1][0])
-    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    codes = np.zeros((len(pick) * k, patterns.shape[1]), np.int64)
+    weights = np.zeros(len(pick) * k)
+    extra = {"child_start": arrays.child_start, "children": arrays.children} if module is naive else {}
+    module.group_sample_patterns(blocks, patterns, counts, pick, *layout[:-1], out_start, uniform_start, uniforms, k,
+                                 4096, arrays.arities, arrays.parent_start, arrays.parents, arrays.cpt_start,
+                                 arrays.cpt, codes, weights, **extra)
+    return codes, weights
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_group_sample_patterns_agrees_with_its_twin(seed):
+    """Some of the patterns, picked in a random order, on one thread's block and on three."""
+    network, _, arrays, patterns, counts = case(seed)
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 7))
+    keep = groups.enumerable_patterns(patterns, 4096, *graph_arrays(arrays), arrays.arities)
+    patterns, counts = patterns[keep], counts[keep]
+    pick = rng.permutation(len(patterns))[:max(1, len(patterns) * 2 // 3)]
+    want = sample_groups(naive, arrays, patterns, counts, pick, k, seed)
+    for blocks in (1, 3):
+        codes, weights = sample_groups(groups, arrays, patterns, counts, pick, k, seed, blocks)
+        np.testing.assert_array_equal(codes, want[0])
+        np.testing.assert_allclose(weights, want[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -152,14 +164,7 @@ def test_each_group_is_drawn_its_posterior_share_of_the_rows_to_within_one(seed)
     """Systematic sampling: a group state of posterior p is drawn floor(k p) or ceil(k p) times of k."""
     network, _, arrays, patterns, counts = case(seed, zeros=0.0)
     k = 3
-    out_start = np.arange(len(patterns) + 1, dtype=np.int64) * k
-    draws = k * (patterns < 0).sum(axis=1)
-    uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
-    codes = np.zeros((int(out_start[-1]), patterns.shape[1]), np.int64)
-    weights = np.zeros(int(out_start[-1]))
-    groups.group_sample_patterns(patterns, counts, out_start, uniform_start,
-                                 np.random.default_rng(seed).random(int(draws.sum())), 4096, arrays.arities,
-                                 *graph_arrays(arrays), arrays.cpt_start, arrays.cpt, codes, weights)
+    codes, weights = sample_groups(groups, arrays, patterns, counts, np.arange(len(patterns)), k, seed)
     np.testing.assert_allclose(weights, np.repeat(counts / k, k))
     net = (arrays.arities, arrays.parent_start, arrays.parents, arrays.cpt_start, arrays.cpt)
     for p, pattern in enumerate(patterns):

@@ -33,14 +33,15 @@ functions the first builds on (:func:`family_probability`,
 serve :mod:`bnexplore.em.imputation` too.
 """
 
+import numba
 import numpy as np
 from numba import njit, prange
 
 from ..data import Dataset, code_dtype
-from ..errors import DataError, option
+from ..errors import DataError, OptionError, option
 from ..options import seed_number, whole_number
 from ..resources import check_memory
-from .groups import MAX_GROUP_STATES, enumerable_patterns, group_sample_patterns
+from .groups import MAX_GROUP_STATES, enumerable_patterns, group_layout, group_sample_patterns
 
 COMPLETIONS = 1
 """Default completions per incomplete row. Each is a row of the completed data, which every search step
@@ -50,6 +51,10 @@ alarm with a tenth of the cells blank, completed under the true network, the cli
 truth with one completion per row as with 32 (and 32 make the table about ten times as long), and structural
 EM on alarm and insurance lands closer with one than with 4, 8 or 32 (more rows enumerated, as fractions,
 drew fewer true arcs on insurance)."""
+
+SAMPLE_BLOCK_PATTERNS = 2000
+"""Patterns per thread when completions are drawn group by group: below that, starting a thread costs about
+what drawing them does (as :data:`bnexplore.em.expected.GROUP_BLOCK_PATTERNS` for the E-step)."""
 
 MERGE_COPIES = 4
 """Copies of the completed codes alive at once while identical rows are merged (the codes, their padded
@@ -172,11 +177,32 @@ def row_patterns(data):
     counts : ndarray of float64
         How many rows each pattern stands for.
     """
-    rows = np.flatnonzero(data.blank.any(axis=1))
-    marker = np.asarray(data.arities, dtype=np.int64)
+    return blank_patterns(data.codes, data.blank, data.arities)
+
+
+def blank_patterns(codes, blank, arities):
+    """:func:`row_patterns` of codes, their blank mask and their columns' arities.
+
+    The patterns come in the order of :func:`distinct_rows` with a blank cell
+    coded as its column's arity, whatever the codes' type: the E-step
+    (:class:`bnexplore.em.expected.EStep`) and :func:`completed_data` number
+    the patterns alike and so can share the E-step's layout of them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([[0, 1], [0, 0], [1, 1], [0, 0]], np.uint8)
+    >>> blank = np.array([[False, True], [False, False], [True, False], [False, True]])
+    >>> rows, patterns, inverse, counts = blank_patterns(codes, blank, [2, 2])
+    >>> rows.tolist(), patterns.tolist(), inverse.tolist(), counts.tolist()
+    ([0, 2, 3], [[0, -1], [-1, 1]], [0, 1, 0], [2.0, 1.0])
+    """
+    rows = np.flatnonzero(blank.any(axis=1))
+    marker = np.asarray(arities, dtype=np.int64)
     wide = code_dtype(int(marker.max(initial=1)) + 1)
-    codes = np.where(data.blank[rows], marker.astype(wide), data.codes[rows].astype(wide))
-    unique, inverse = distinct_rows(codes)
+    marked = np.where(blank[rows], marker.astype(wide), np.asarray(codes)[rows].astype(wide))
+    unique, inverse = distinct_rows(marked)
+    del marked
     patterns = unique.astype(np.int64)
     patterns[patterns == marker] = -1
     return rows, patterns, inverse, np.bincount(inverse, minlength=len(unique)).astype(np.float64)
@@ -357,7 +383,7 @@ def complete_patterns(patterns, counts, exact, out_start, uniform_start, uniform
                 out_weights[start + j] = counts[p] / size
 
 
-def completed_data(network, data, completions=COMPLETIONS, seed=0):
+def completed_data(network, data, completions=COMPLETIONS, seed=0, estep=None):
     """The completed data set of structural EM: each incomplete row as its completions, weighted.
 
     Every row with blank cells becomes the completions of its blank cells,
@@ -382,6 +408,14 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
         At most this many completions per incomplete row (>= 1).
     seed : int
         Seed of the sampled completions: same seed, same data set.
+    estep : bnexplore.em.EStep, optional
+        The E-step of the network's structure on this data, as parameter EM
+        (:func:`bnexplore.em.em_fit`) prepared it: its distinct incomplete
+        rows and their groups of blank cells are taken from it instead of
+        found again (structural EM completes the data under each network it
+        has just fitted). Its network must have the variables in the data's
+        column order and the parents of ``network``; the completed data is the
+        same with it as without.
 
     Returns
     -------
@@ -395,7 +429,8 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     DataError
         When the network does not match the data's columns.
     OptionError
-        When ``completions`` is not a whole number >= 1 or ``seed`` not a whole number >= 0.
+        When ``completions`` is not a whole number >= 1 or ``seed`` not a whole number >= 0, or ``estep`` is
+        not of this network's structure on this data.
     ResourceError
         When the completed rows would not fit in the memory available (the message says to lower
         ``completions``), before anything is allocated.
@@ -419,7 +454,13 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     if getattr(data, "blank", None) is None:
         return data
     arrays = NetworkArrays(network, data)
-    rows, patterns, _, counts = row_patterns(data)
+    if estep is None:
+        rows, patterns, _, counts = row_patterns(data)
+        incomplete = len(rows)
+    else:
+        _check_estep(estep, network, data)
+        patterns, counts = estep.pattern_codes.astype(np.int64), estep.pattern_weights
+        incomplete = int(round(counts.sum()))
     joint = arrays.completions_of(patterns, completions)
     grouped = joint > completions
     grouped[grouped] = enumerable_patterns(patterns[grouped], MAX_GROUP_STATES, arrays.parent_start, arrays.parents,
@@ -434,7 +475,7 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     itemsize = data.codes.dtype.itemsize
     draws = completions * (patterns[grouped] < 0).sum(axis=1)
     check_memory(n_out * (MERGE_COPIES * (data.n_vars * itemsize + 7) + 5 * 8) + (n_uniforms + draws.sum()) * 8,
-                 f"the completed data ({len(rows):,} incomplete rows with up to {completions:,} completions each, "
+                 f"the completed data ({incomplete:,} incomplete rows with up to {completions:,} completions each, "
                  f"{n_out:,} rows in all)",
                  hint=f"lower {option('completions')} (now {completions:,}), or use fewer rows or columns")
     rng = np.random.default_rng(seed)
@@ -443,12 +484,14 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     complete_patterns(patterns[others], counts[others], exact, out_start, uniform_start, rng.random(n_uniforms),
                       *arrays.kernel_arguments(), out_codes, out_weights)
     if len(grouped):
-        starts = np.arange(len(grouped) + 1, dtype=np.int64) * completions + int(out_start[-1])
+        starts = np.arange(len(grouped), dtype=np.int64) * completions + int(out_start[-1])
         uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
-        group_sample_patterns(patterns[grouped], counts[grouped], starts, uniform_start, rng.random(int(draws.sum())),
-                              MAX_GROUP_STATES, arrays.arities, arrays.parent_start, arrays.parents,
-                              arrays.child_start, arrays.children, arrays.cpt_start, arrays.cpt, out_codes,
-                              out_weights)
+        uniforms = rng.random(int(draws.sum()))
+        for source, at in _group_layouts(arrays, patterns, counts, grouped, estep):
+            group_sample_patterns(min(numba.get_num_threads(), len(at) // SAMPLE_BLOCK_PATTERNS + 1), *source, starts[at],
+                                  uniform_start[at], uniforms, completions, MAX_GROUP_STATES, arrays.arities,
+                                  arrays.parent_start, arrays.parents, arrays.cpt_start, arrays.cpt, out_codes,
+                                  out_weights)
     codes = np.concatenate([np.ascontiguousarray(data.codes[complete]), out_codes])
     weights = np.concatenate([np.ones(len(complete)), out_weights])
     keep = weights > 0
@@ -456,6 +499,34 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0):
     merged, inverse = distinct_rows(codes)
     summed = np.bincount(inverse, weights=weights, minlength=len(merged))
     return Dataset(merged, data.arities, data.names, data.states, warnings=data.warnings, weights=summed)
+
+
+def _group_layouts(arrays, patterns, counts, grouped, estep):
+    """The sources :func:`group_sample_patterns` draws the ``grouped`` patterns from, each with the positions
+    in ``grouped`` it serves: the E-step's layout for the patterns it sums group by group (when given), a layout
+    found here for the others."""
+    rest = np.arange(len(grouped))
+    if estep is not None and len(estep.enumerated):
+        inside = np.isin(grouped, estep.enumerated)
+        at = np.flatnonzero(inside)
+        pick = np.searchsorted(estep.enumerated, grouped[at])
+        yield (estep.enumerated_codes, estep.pattern_weights[estep.enumerated], pick, *estep.groups), at
+        rest = np.flatnonzero(~inside)
+    if len(rest):
+        own = patterns[grouped[rest]]
+        layout = group_layout(own, counts[grouped[rest]], MAX_GROUP_STATES, arrays.arities, arrays.parent_start,
+                              arrays.parents, arrays.child_start, arrays.children, arrays.cpt_start, arrays.cpt.size)
+        yield (own, counts[grouped[rest]], np.arange(len(rest)), *layout[:-1]), rest
+
+
+def _check_estep(estep, network, data):
+    """Refuse an E-step that is not of ``network``'s structure on ``data`` (in the data's column order)."""
+    mine = estep.network
+    if (list(mine.names) != [str(name) for name in data.names] or list(network.names) != list(mine.names)
+            or [list(p) for p in mine.parents] != [list(p) for p in network.parents]
+            or estep.rows != data.n_rows or estep.blank_cells != int(np.count_nonzero(data.blank))):
+        raise OptionError(f"{option('estep')} must be the E-step of the network's structure on this data, its "
+                          f"variables in the data's column order (as em_fit prepares it); leave it out otherwise")
 
 
 def completion_layout(arrays, patterns, completions):

@@ -23,14 +23,14 @@ import numba
 import numpy as np
 
 from bnexplore.bif import Network
-from bnexplore.bif.fit import observed_counts
+from bnexplore.bif.fit import family_layout, observed_counts
 from bnexplore.errors import DataError, ResourceError, subject
 from bnexplore.inference import MAX_CELLS, InferenceEngine
 from bnexplore.junction import expected_family_counts_blocks, junction_tree
 from bnexplore.options import positive_number
 from bnexplore.resources import check_memory
 
-from .completions import NetworkArrays, distinct_rows
+from .completions import NetworkArrays, blank_patterns
 from .groups import MAX_GROUP_STATES, enumerable_patterns, group_expected_counts, group_layout
 
 CHUNK_CELLS = 2e7
@@ -132,19 +132,17 @@ class EStep:
                      + cells * 8 * (1 + self.blocks),
                      f"EM on {len(incomplete):,} incomplete rows", f"use fewer rows or variables, or load the data "
                      f"with {subject('missing', 'drop')}")
-        marked = np.where(blank[incomplete], -1, codes[incomplete]).astype(dtype)
-        unique, inverse = distinct_rows(marked)
-        del marked
+        _, unique, inverse, _ = blank_patterns(codes, blank, arities)  # completed_data's order of the patterns
         first = np.empty(len(unique), np.int64)
         first[inverse[::-1]] = np.arange(len(inverse))[::-1]
-        self.pattern_codes = np.ascontiguousarray(unique)
+        self.pattern_codes = np.ascontiguousarray(unique.astype(dtype))
         self.pattern_rows = incomplete[first]
         row_weights = np.ones(len(incomplete)) if weights is None else weights[incomplete]
         self.pattern_weights = np.bincount(inverse.reshape(-1), weights=row_weights, minlength=len(unique))
         self.patterns = len(unique)
         self.arrays = arrays = NetworkArrays(network, network)
         self.group_states = int(group_states)
-        wide = self.pattern_codes.astype(np.int64)
+        wide = unique
         graph = (arrays.parent_start, arrays.parents, arrays.child_start, arrays.children, arrays.arities)
         enumerable = (enumerable_patterns(wide, self.group_states, *graph) if self.group_states > 0
                       else np.zeros(self.patterns, bool))
@@ -180,6 +178,40 @@ class EStep:
         fam_off[1:] = np.cumsum([n.size for n in self.observed])
         self.family = (fam_ptr, np.array([u for f in families for u in f], np.int64), engine.assigned,
                        fam_optr[:-1].copy(), np.array(fam_ostr, np.int64), fam_off)
+
+    @classmethod
+    def of(cls, dag, data, max_cells=MAX_CELLS):
+        """The E-step of a DAG's structure on data, as :func:`bnexplore.em.em_fit` prepares it.
+
+        Its network has the DAG's variables and parents, the data's states and
+        uniform tables (:meth:`run` is then given the tables to use).
+
+        Parameters
+        ----------
+        dag : bnexplore.graphs.DAG or similar
+            Anything with ``.n``, ``.names`` and ``.parents(v)``; its variables are columns of the data.
+        data, max_cells
+            As for :class:`EStep`.
+
+        Returns
+        -------
+        EStep
+
+        Examples
+        --------
+        >>> from bnexplore.data import Dataset
+        >>> from bnexplore.graphs import DAG
+        >>> data = Dataset.from_codes([[0, 0], [1, -1], [-1, 1]], names=["rain", "wet"], missing="em")
+        >>> estep = EStep.of(DAG.from_arcs([("rain", "wet")], ["rain", "wet"]), data)
+        >>> estep.network.parents, estep.patterns
+        ([[], [0]], 2)
+        """
+        columns, parents, _ = family_layout(dag, data)
+        states = [[str(s) for s in data.states[c]] for c in columns]
+        skeleton = Network("fitted", [str(name) for name in dag.names], states, parents,
+                           [np.full(tuple(len(states[u]) for u in ps + [v]), 1.0 / len(states[v]))
+                            for v, ps in enumerate(parents)])
+        return cls(skeleton, data, max_cells)
 
     def run(self, cpts=None, control=None, counts=True):
         """Expected counts and the observed-data log-likelihood under ``cpts``.

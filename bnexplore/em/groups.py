@@ -303,58 +303,65 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
 
 
 @njit(cache=True, parallel=True)
-def group_sample_patterns(patterns, counts, out_start, uniform_start, uniforms, cap, arities, parent_start, parents,
-                          child_start, children, cpt_start, cpt, out_codes, out_weights):
-    """Completions of each pattern drawn from its exact posterior, one group at a time (stratified).
+def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr, members, touched_ptr, touched,
+                          out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents, cpt_start, cpt,
+                          out_codes, out_weights):
+    """``k`` completions of each picked pattern drawn from its exact posterior, one group at a time (stratified).
 
-    Pattern ``p`` fills the ``k = out_start[p + 1] - out_start[p]`` rows from
-    ``out_start[p]``, each weighted ``counts[p] / k``. Each group of its blank
-    cells (:func:`blank_groups`, at most ``cap`` joint states each) draws its
-    ``k`` states by systematic sampling from its posterior (the ``j``-th draw
-    at the quantile ``(j + u) / k`` for one uniform ``u``: each state is drawn
-    its posterior share of the ``k`` times, to within one), and those draws are
-    dealt to the ``k`` rows in a random order (a Fisher-Yates shuffle), so the
-    groups are drawn independently as they are in the posterior. Group ``g``
-    reads ``k`` uniforms from ``uniforms[uniform_start[p] + g * k]`` on. A
-    group whose observed cells have probability 0 is drawn uniformly.
+    The ``i``-th picked pattern, ``p = pick[i]``, fills the ``k`` rows from
+    ``out_start[i]``, each weighted ``counts[p] / k``. Each group of its blank
+    cells (as :func:`group_layout` laid them out for ``patterns``, at most
+    ``cap`` joint states each) draws its ``k`` states by systematic sampling
+    from its posterior (the ``j``-th draw at the quantile ``(j + u) / k`` for
+    one uniform ``u``: each state is drawn its posterior share of the ``k``
+    times, to within one), and those draws are dealt to the ``k`` rows in a
+    random order (a Fisher-Yates shuffle), so the groups are drawn
+    independently as they are in the posterior. Group ``g`` of the pattern
+    reads ``k`` uniforms from ``uniforms[uniform_start[i] + g * k]`` on. A
+    group whose observed cells have probability 0 is drawn uniformly. The
+    picked patterns are cut into ``blocks`` pieces run in parallel, each with
+    its own work arrays.
     """
-    n_patterns, n = patterns.shape
-    for p in prange(n_patterns):
-        start = out_start[p]
-        k = out_start[p + 1] - start
-        mark = np.full(n, -1, np.int64)
+    n_picked = pick.shape[0]
+    n = patterns.shape[1]
+    for b in prange(blocks):
         buffer = np.empty(cap)
         deal = np.empty(k, np.int64)
-        row = patterns[p].copy()
-        for j in range(k):
+        row = np.empty(n, np.int64)
+        for i in range(b * n_picked // blocks, (b + 1) * n_picked // blocks):
+            p = pick[i]
+            start = out_start[i]
             for v in range(n):
-                out_codes[start + j, v] = row[v]
-            out_weights[start + j] = counts[p] / k
-        n_groups, gstart, members = blank_groups(row, parent_start, parents, child_start, children)
-        for g in range(n_groups):
-            group = members[gstart[g]:gstart[g + 1]]
-            touched = group_touched(group, child_start, children, mark, g)
-            size = group_posterior(row, group, touched, arities, parent_start, parents, cpt_start, cpt, cap, buffer)
-            total = buffer[:size].sum()
-            if total <= 0:
-                buffer[:size] = 1.0
-                total = float(size)
-            at = uniform_start[p] + g * k
-            state = 0
-            cumulative = buffer[0] / total
+                row[v] = patterns[p, v]
             for j in range(k):
-                quantile = (j + uniforms[at]) / k
-                while cumulative <= quantile and state < size - 1:
-                    state += 1
-                    cumulative += buffer[state] / total
-                pick = state
-                while buffer[pick] <= 0 and pick > 0:  # rounding past the last state of positive weight
-                    pick -= 1
-                deal[j] = pick
-            for j in range(k - 1, 0, -1):
-                i = int(uniforms[at + j] * (j + 1))
-                deal[i], deal[j] = deal[j], deal[i]
-            for j in range(k):
-                set_group_state(row, group, deal[j], arities)
-                for v in group:
+                for v in range(n):
                     out_codes[start + j, v] = row[v]
+                out_weights[start + j] = counts[p] / k
+            for g in range(group_ptr[p + 1] - group_ptr[p]):
+                group = members[member_ptr[group_ptr[p] + g]:member_ptr[group_ptr[p] + g + 1]]
+                families = touched[touched_ptr[group_ptr[p] + g]:touched_ptr[group_ptr[p] + g + 1]]
+                size = group_posterior(row, group, families, arities, parent_start, parents, cpt_start, cpt, cap,
+                                       buffer)
+                total = buffer[:size].sum()
+                if total <= 0:
+                    buffer[:size] = 1.0
+                    total = float(size)
+                at = uniform_start[i] + g * k
+                state = 0
+                cumulative = buffer[0] / total
+                for j in range(k):
+                    quantile = (j + uniforms[at]) / k
+                    while cumulative <= quantile and state < size - 1:
+                        state += 1
+                        cumulative += buffer[state] / total
+                    chosen = state
+                    while buffer[chosen] <= 0 and chosen > 0:  # rounding past the last state of positive weight
+                        chosen -= 1
+                    deal[j] = chosen
+                for j in range(k - 1, 0, -1):
+                    s = int(uniforms[at + j] * (j + 1))
+                    deal[s], deal[j] = deal[j], deal[s]
+                for j in range(k):
+                    set_group_state(row, group, deal[j], arities)
+                    for v in group:
+                        out_codes[start + j, v] = row[v]

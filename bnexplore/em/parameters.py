@@ -29,7 +29,7 @@ MAX_RESTARTS = 1000
 
 
 def em_fit(dag, data, ess=1.0, tolerance=1e-6, max_iterations=100, restarts=0, seed=None, start=None,
-           progress=None, time_limit=None, stop=None, control=None, max_cells=MAX_CELLS):
+           progress=None, time_limit=None, stop=None, control=None, max_cells=MAX_CELLS, estep=None):
     """Fit the tables of a DAG to data with blank cells by EM.
 
     Each iteration is an M-step, the BDeu posterior mean ``(E[N_ijk] + ess / (q r)) /
@@ -78,6 +78,11 @@ def em_fit(dag, data, ess=1.0, tolerance=1e-6, max_iterations=100, restarts=0, s
         the best fit so far is returned with ``fit["stopped"]`` set.
     max_cells : float
         Refuse a junction tree with more cells than this (ResourceError).
+    estep : EStep, optional
+        The E-step of this DAG on this data, prepared already
+        (:meth:`EStep.of`; its network has the DAG's variables, the data's
+        states and the DAG's parents): used instead of preparing it again, as
+        structural EM shares it with :func:`bnexplore.em.completions.completed_data`.
 
     Returns
     -------
@@ -122,19 +127,18 @@ def em_fit(dag, data, ess=1.0, tolerance=1e-6, max_iterations=100, restarts=0, s
     restarts = whole_number(restarts, "restarts", 0, MAX_RESTARTS)
     seed = seed_number(seed)
     control = Control.of(control, progress, time_limit, stop)
-    columns, parents, _ = family_layout(dag, data)
-    names = [str(name) for name in dag.names]
-    states = [[str(s) for s in data.states[c]] for c in columns]
+    if estep is None:
+        estep = EStep.of(dag, data, max_cells)
+    names, states, parents = estep.network.names, estep.network.states, [list(p) for p in estep.network.parents]
+    if [str(name) for name in dag.names] != names or family_layout(dag, data)[1] != parents:
+        raise OptionError(f"{subject('estep')} must be the E-step of this DAG on this data (EStep.of(dag, data)); "
+                          f"leave it out otherwise")
     if start is not None:
         _check_start(start, names, states, parents)
-    skeleton = Network("fitted", names, states, parents,
-                       [np.full(tuple(len(states[u]) for u in ps + [v]), 1.0 / len(states[v]))
-                        for v, ps in enumerate(parents)])
-    estep = EStep(skeleton, data, max_cells)
     starts = [start.cpts if start is not None else _available_cases(estep, ess)]
     rng = np.random.default_rng(seed)
     starts += [[rng.dirichlet(np.ones(t.shape[-1]), size=t.size // t.shape[-1]).reshape(t.shape)
-                for t in skeleton.cpts] for _ in range(restarts)]
+                for t in estep.network.cpts] for _ in range(restarts)]
     best, runs = None, []
     budget = max_iterations * len(starts)
     for number, tables in enumerate(starts):

@@ -43,7 +43,9 @@ the later iterations reached 38-41).
 
 What keeps an iteration cheap: parameter EM's E-step sums each row's
 independent groups of blank cells apart (:mod:`bnexplore.em.groups`; the
-junction tree only for rows with a large group), and the completed data holds
+junction tree only for rows with a large group), the completed data is drawn
+from the groups that same E-step laid out for the network (one
+:class:`~bnexplore.em.EStep` per network, shared), and it holds
 :data:`~bnexplore.em.completions.COMPLETIONS` completion per incomplete row by
 default, drawn from the row's exact posterior, so the searches climb on a
 table no longer than the data.
@@ -57,7 +59,7 @@ import numpy as np
 from ..bif import fit_network
 from ..control import Control
 from ..data import Dataset, code_dtype
-from ..em import em_fit
+from ..em import EStep, em_fit
 from ..em.completions import COMPLETIONS, completed_data
 from ..errors import SearchError
 from ..graphs import DAG
@@ -217,6 +219,7 @@ class Run:
         self.results = []  # the Result of each record
         self.networks = []  # the fitted network of each record
         self.log_likelihood = None
+        self.estep = None  # the E-step of the last network fitted, which completes the data under it
 
     def learn(self):
         """Iterate from the start graph; the best iteration's Result."""
@@ -227,7 +230,7 @@ class Run:
             if iteration > 1 and self.control.should_stop():
                 break
             completed = completed_data(self.networks[-1], self.data, self.completions,
-                                       None if self.seed is None else self.seed + iteration - 1)
+                                       None if self.seed is None else self.seed + iteration - 1, estep=self.estep)
             scorer = Scorer(completed, score=self.score, ess=self.ess)
             if iteration == 1:  # the start is rated on the first completed data, whatever stops the run
                 self._record(0, self._graph_result(scorer, graph), graph, completed)
@@ -295,8 +298,9 @@ class Run:
         is parameter EM's first iteration from the previous network, so it needs fewer E-steps than from
         the available cases."""
         start = None if completed is None else fit_network(graph, completed, ess=self.ess)
+        self.estep = EStep.of(graph, self.data)
         self.networks.append(em_fit(graph, self.data, ess=self.ess, tolerance=TOLERANCE, start=start,
-                                    control=self._step(iteration)))
+                                    control=self._step(iteration), estep=self.estep))
 
     def _search(self, scorer, graph, iteration):
         """The M-step's graph: the best on ``scorer`` of the search from the empty graph (or the required arcs),
