@@ -13,7 +13,8 @@ from fakes import FakeClock, StopAfter
 from bnexplore.errors import BNExploreError
 from bnexplore.graphs import is_acyclic
 from bnexplore.scores import Scorer
-from bnexplore.search.dagstate import reachability
+from bnexplore.scores import scorer as scorer_module
+from bnexplore.search.dagstate import best_move, legal_moves, reachability
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from test_scores import random_dag_data
 
@@ -71,6 +72,54 @@ def test_reachability_matches_naive():
             for j in range(i + 1, n):
                 adj[order[i], order[j]] = rng.random() < 0.3
         assert (reachability(adj) == naive.reachability(adj)).all()
+
+
+def random_move_state(rng, n):
+    """A random DAG with its reachability, constraint masks and deltas full of ties and -inf."""
+    order = rng.permutation(n)
+    adj = np.zeros((n, n), np.bool_)
+    for i in range(n):
+        for j in range(i + 1, n):
+            adj[order[i], order[j]] = rng.random() < 0.35
+    allow = (rng.random((n, n)) < 0.85) & ~np.eye(n, dtype=np.bool_)
+    white = adj & (rng.random((n, n)) < 0.2)
+    room = rng.random(n) < 0.8
+    delta = rng.integers(-4, 5, (n, n)) * 0.5 + rng.choice([0.0, 1e-12, -1e-12], (n, n))
+    delta[rng.random((n, n)) < 0.1] = -np.inf
+    return adj, reachability(adj), allow, white, room, delta
+
+
+def test_move_choice_kernels_match_naive():
+    """legal_moves and best_move against their twins, with tied gains and cyclic reversals."""
+    rng = np.random.default_rng(5)
+    kinds, skipped = set(), 0
+    for trial in range(300):
+        n = int(rng.integers(2, 9))
+        adj, reach, allow, white, room, delta = random_move_state(rng, n)
+        masks = legal_moves(adj, reach, allow, white, room)
+        expected = naive.legal_moves(adj.tolist(), reach.tolist(), allow.tolist(), white.tolist(), room.tolist())
+        for mask, want in zip(masks, expected):
+            assert set(zip(*map(list, np.nonzero(mask)))) == want
+        tol = [0.0, 1e-9, 0.6][trial % 3]
+        got = best_move(delta, *masks, adj, reach, tol)
+        want = naive.best_move(delta.tolist(), *expected, adj.tolist(), tol)
+        assert (int(got[0]), int(got[1]), int(got[2])) == want[:3] and got[3] == want[3], trial
+        kinds.add(int(got[0]))
+        reversals = np.where(masks[2], delta + delta.T, -np.inf)
+        skipped += int(got[0]) in (0, 1) and reversals.max(initial=-np.inf) > got[3] + tol  # it closed a cycle
+    assert kinds == {-1, 0, 1, 2} and skipped > 0
+
+
+def test_a_full_cache_of_added_parents_changes_nothing_but_memory(problem, monkeypatch):
+    """Past CACHED_ADDITIONS entries the added parents' scores are computed, not cached: same climb."""
+    data, _ = problem
+    whole = hill_climb(Scorer(data, "bic"), restarts=3, seed=2)
+    monkeypatch.setattr(scorer_module, "CACHED_ADDITIONS", 20)
+    scorer = Scorer(data, "bic")
+    capped = hill_climb(scorer, restarts=3, seed=2)
+    assert capped.graph == whole.graph and capped.score == whole.score
+    assert [(s["op"], s["args"]) for s in capped.trajectory] == [(s["op"], s["args"]) for s in whole.trajectory]
+    assert capped.stats["local_scores_computed"] > whole.stats["local_scores_computed"]  # not cached: computed again
 
 
 @pytest.mark.parametrize("score", ["bdeu", "bic"])

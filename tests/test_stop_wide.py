@@ -98,10 +98,10 @@ def test_a_time_limit_ends_an_ordering_search_in_the_pool(wide, check_every_10_c
 
 @pytest.mark.parametrize("algorithm", ["hc", "tabu", "rpdag", "asobs"])
 def test_a_first_pass_that_cannot_fit_is_refused_before_it_starts(wide, monkeypatch, algorithm):
-    monkeypatch.setattr(resources, "available_memory", lambda: 20 << 20)  # 20 MiB left
+    monkeypatch.setattr(resources, "available_memory", lambda: 2 << 20)  # 2 MiB left
     scorer = Scorer(wide)
     with pytest.raises(ResourceError, match=r"over 400 variables \(a score for each of the 159,600 possible arcs"
-                                            r".* needs .* but only 20\.0 MiB is available; use fewer variables"):
+                                            r".* needs .* but only 2\.0 MiB is available; use fewer variables"):
         learn(wide, algorithm, scorer=scorer)
     assert scorer.computed == 0  # refused before any score was computed
 

@@ -21,6 +21,14 @@ from . import kernels
 from .registry import ESS, LL, MAX_ESS, SCORES, score_spec
 
 
+CACHED_ADDITIONS = 100_000
+"""Cache entries below which :meth:`Scorer.toggles` caches the scores of added parents: about
+20 MB of dict entries (a tuple key in a tuple, a float). A local search on a few dozen variables
+stays below it for many restarts, which meet cached families again; its first pass over wide data
+(2.4 million one-parent families on 1,556 variables) goes past it, and there the cache would only
+hold families never met again."""
+
+
 def pack_parent_sets(parent_sets):
     """Pack parent sets into the ``(parents, sizes)`` arrays the kernels take.
 
@@ -197,34 +205,47 @@ class Scorer:
         """``s(child, parents xor {u})`` for every ``u`` in ``others``.
 
         The scores a local search needs to add or delete one parent; all
-        arguments are trusted ints (no checks), ``parents`` a set. Missing
-        additions are computed together by
+        arguments are trusted (no checks), ``parents`` a set of ints,
+        ``others`` an int array. The additions are computed together by
         :func:`~bnexplore.scores.kernels.added_parent_scores`, which counts
-        the shared parents once.
+        the shared parents once; the deletions (and additions too large for a
+        dense table) are looked up. Additions are cached, and looked up first,
+        only while the cache holds fewer than :data:`CACHED_ADDITIONS`
+        entries: a local search's first pass over wide data scores all
+        ``n (n - 1)`` one-parent families and meets almost none of them
+        again, so caching them would cost memory and time for nothing.
         """
-        keys = [(child, tuple(sorted(parents ^ {u}))) for u in others]
-        cache = self._cache
-        if cache is None:
-            return self.lookup(keys)
+        others = np.asarray(others, np.int64)
         base = np.array(sorted(parents), np.int64)
         room = self.dense_cells / (float(np.prod(self.arities[base], dtype=np.float64)) * self.arities[child])
-        added = [u for u, key in zip(others, keys)
-                 if u not in parents and key not in cache and self.arities[u] <= room]
-        if len(added) > 1:
-            parallel = kernels.parallel_pays(len(added), self.rows)
-            extras = np.array(added, np.int64)
-            if self.weighted:
-                kernel = (kernels.weighted_added_parent_scores if parallel
-                          else kernels.weighted_added_parent_scores_serial)
-                values = kernel(self.cols, self.arities, child, base, extras, self.weights, self._code, self.ess)
-            else:
-                kernel = kernels.added_parent_scores if parallel else kernels.added_parent_scores_serial
-                values = kernel(self.cols, self.arities, child, base, extras, self._code, self.ess)
-            self._count(len(added), len(added) * (len(base) + 2))
-            for u, value in zip(added, values.tolist()):
-                cache[(child, tuple(sorted(parents | {u})))] = value
-            self.hits -= len(added)  # the look-up below finds them in the cache
-        return self.lookup(keys)
+        adding = ~np.isin(others, base) & (self.arities[others] <= room)
+        cache = self._cache if self._cache is not None and len(self._cache) < CACHED_ADDITIONS else None
+        keys = {}
+        if cache is not None:
+            for t in np.flatnonzero(adding).tolist():
+                keys[t] = key = (child, tuple(sorted(parents | {int(others[t])})))
+                adding[t] = key not in cache
+        out = np.empty(len(others))
+        rest = np.flatnonzero(~adding)
+        if len(rest):
+            out[rest] = self.lookup([keys.get(t) or (child, tuple(sorted(parents ^ {int(others[t])})))
+                                     for t in rest.tolist()])
+        extras = others[adding]
+        if len(extras):
+            out[adding] = values = self._added_parent_scores(child, base, extras)
+            self._count(len(extras), len(extras) * (len(base) + 2))
+            if cache is not None:
+                cache.update(zip((keys[t] for t in np.flatnonzero(adding).tolist()), values.tolist()))
+        return out
+
+    def _added_parent_scores(self, child, base, extras):
+        """``s(child, base + {u})`` for every ``u`` in ``extras`` (dense tables), in parallel when it pays."""
+        parallel = kernels.parallel_pays(len(extras), self.rows)
+        if self.weighted:
+            kernel = kernels.weighted_added_parent_scores if parallel else kernels.weighted_added_parent_scores_serial
+            return kernel(self.cols, self.arities, child, base, extras, self.weights, self._code, self.ess)
+        kernel = kernels.added_parent_scores if parallel else kernels.added_parent_scores_serial
+        return kernel(self.cols, self.arities, child, base, extras, self._code, self.ess)
 
     def lookup(self, keys):
         """Scores of ``(child, sorted parent tuple)`` keys (trusted, no checks)."""

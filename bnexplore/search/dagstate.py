@@ -19,9 +19,16 @@ from ..resources import check_memory, format_bytes
 from ..scores import kernels
 
 PAIR_BYTES = 260
-"""Bytes per ordered pair of variables the first pass of a local search holds: the cached local
-score of the arc (a dict entry keyed by a tuple in a tuple, about 200), its delta (8), and the
-n x n masks and temporaries of the move choice (measured: 250 on 1,500 variables)."""
+"""Bytes per ordered pair of variables the first pass of a search that caches every arc's score
+holds (RPDAG search, GES): the cached local score of the arc (a dict entry keyed by a tuple in a
+tuple, about 200), its delta (8), and the n x n masks and temporaries of the move choice."""
+
+DAG_PAIR_BYTES = 40
+"""Bytes per ordered pair of variables a DAG local search (:class:`DagState`) holds: its delta (8),
+the n x n boolean masks of the state and of the move choice (adjacency, reachability, allowed,
+required, the legal additions, deletions and reversals: 7) and a step's temporaries (measured: about 31
+on 1,556 variables). Its first pass does not cache every score
+(:data:`bnexplore.scores.scorer.CACHED_ADDITIONS`)."""
 
 
 def memory_needed(n, pair_bytes=PAIR_BYTES):
@@ -84,6 +91,101 @@ def reachability(adj):
     return reach
 
 
+@njit(cache=True)
+def legal_moves(adj, reach, allow_add, white, room):
+    """Masks of the legal additions, deletions and reversals of a DAG.
+
+    An addition ``u -> v`` must be allowed (``allow_add``), absent in both
+    directions, must not close a cycle (no path ``v -> ... -> u``:
+    ``reach[v, u]``) and ``v`` must have room for a parent (``room[v]``); a
+    deletion must not remove a required arc (``white``); a reversal is a
+    deletion whose reverse arc is allowed and whose tail has room. Reversals
+    are checked for cycles only when chosen (:func:`best_move`).
+
+    Returns
+    -------
+    add, delete, reverse : bool arrays (n, n)
+    """
+    n = adj.shape[0]
+    add = np.zeros((n, n), np.bool_)
+    delete = np.zeros((n, n), np.bool_)
+    reverse = np.zeros((n, n), np.bool_)
+    for u in range(n):
+        for v in range(n):
+            if adj[u, v]:
+                if not white[u, v]:
+                    delete[u, v] = True
+                    reverse[u, v] = allow_add[v, u] and room[u]
+            elif allow_add[u, v] and room[v] and not adj[v, u] and not reach[v, u]:
+                add[u, v] = True
+    return add, delete, reverse
+
+
+@njit(cache=True)
+def _first_best(delta, mask, tol):
+    """Flat index of the first masked delta within ``tol`` of the largest masked one, or -1."""
+    n = delta.shape[0]
+    top = -np.inf
+    for u in range(n):
+        for v in range(n):
+            if mask[u, v] and delta[u, v] > top:
+                top = delta[u, v]
+    if top == -np.inf:
+        return -1
+    for u in range(n):
+        for v in range(n):
+            if mask[u, v] and delta[u, v] >= top - tol:
+                return u * n + v
+    return -1
+
+
+@njit(cache=True)
+def best_move(delta, add, delete, reverse, adj, reach, tol):
+    """The best move the masks allow: ``(op, u, v, gain)``, op 0 add, 1 delete, 2 reverse, -1 none.
+
+    The gain of an addition or deletion of ``u -> v`` is ``delta[u, v]``, of
+    a reversal ``delta[u, v] + delta[v, u]``. Moves within ``tol`` of the
+    best of their kind tie and the first in row-major order wins; a deletion
+    must beat the best addition, and a reversal the better of both, by more
+    than ``tol``. A reversal that would close a cycle (another path from u to
+    v) is skipped and the next best taken.
+    """
+    n = delta.shape[0]
+    op, bu, bv, gain = -1, -1, -1, -np.inf
+    for kind, mask in ((0, add), (1, delete)):
+        t = _first_best(delta, mask, tol)
+        if t >= 0:
+            u, v = t // n, t % n
+            if op < 0 or delta[u, v] > gain + tol:
+                op, bu, bv, gain = kind, u, v, delta[u, v]
+    floor = gain + tol if op >= 0 else -np.inf
+    tails, heads = np.nonzero(reverse)
+    gains = np.empty(len(tails))
+    for k in range(len(tails)):
+        gains[k] = delta[tails[k], heads[k]] + delta[heads[k], tails[k]]
+    alive = gains > floor
+    while True:
+        top = -np.inf
+        for k in range(len(gains)):
+            if alive[k] and gains[k] > top:
+                top = gains[k]
+        if top == -np.inf:
+            break
+        k = 0
+        while not (alive[k] and gains[k] >= top - tol):
+            k += 1
+        u, v = tails[k], heads[k]
+        cycle = False
+        for w in range(n):
+            if adj[u, w] and reach[w, v]:
+                cycle = True
+                break
+        if not cycle:
+            return 2, u, v, gains[k]
+        alive[k] = False
+    return op, bu, bv, gain
+
+
 class DagState:
     """The current DAG of a local search and everything its moves need.
 
@@ -105,7 +207,7 @@ class DagState:
 
     def __init__(self, scorer, parents, max_indegree=None, control=None, allowed=None):
         n = scorer.n_vars
-        check_pass_memory(n, "the local search")
+        check_pass_memory(n, "the local search", DAG_PAIR_BYTES)
         self.scorer = scorer
         self.n = n
         self.max_indegree = n if max_indegree is None else int(max_indegree)
@@ -158,10 +260,12 @@ class DagState:
                     return
                 work = 0
             ps = self.parents[v]
-            room = len(ps) < self.max_indegree
-            others = [u for u in range(self.n) if u != v and (u in ps or (room and self.allowed[u, v]))]
+            mask = self.allowed[:, v].copy() if len(ps) < self.max_indegree else np.zeros(self.n, np.bool_)
+            mask[list(ps)] = True
+            mask[v] = False
+            others = np.flatnonzero(mask)
             self.delta[:, v] = -np.inf
-            if others:
+            if len(others):
                 self.delta[others, v] = self.scorer.toggles(v, ps, others) - self.local[v]
             work += len(others)
 

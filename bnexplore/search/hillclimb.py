@@ -16,8 +16,8 @@ from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..numerics import tie_tolerance
-from .dagstate import DagState
-from .run import SearchRun, first_best
+from .dagstate import DagState, best_move, legal_moves
+from .run import SearchRun
 
 OPS = ("add", "delete", "reverse")
 _PERTURB_CAP = 100
@@ -85,44 +85,20 @@ class _Constraints:
         return parents
 
     def legal(self, state):
-        """Masks of the legal adds, deletes and reversals of ``state``.
-
-        An addition u -> v must not close a cycle (no path v -> ... -> u);
-        reversals are checked for cycles only when chosen (see
-        :meth:`DagState.reversal_is_acyclic`).
-        """
-        adj = state.adj
-        add = self.allow_add & ~adj & ~adj.T & ~state.reach.T
+        """Masks of the legal adds, deletes and reversals of ``state`` (see
+        :func:`~bnexplore.search.dagstate.legal_moves`)."""
         room = state.indegree() < state.max_indegree
-        add &= room[None, :]
-        delete = adj & ~self.white
-        reverse = delete & self.allow_add.T & room[:, None]
-        return add, delete, reverse
+        return legal_moves(state.adj, state.reach, self.allow_add, self.white, room)
 
 
 def _pick(state, add, delete, reverse, tol):
     """The best move allowed by the masks as ``(op, (u, v), delta)``, or None.
 
     Moves within ``tol`` of the best count as tied and the first wins (see
-    :func:`first_best`).
+    :func:`~bnexplore.search.dagstate.best_move`).
     """
-    delta = state.delta
-    best = None
-    for op, mask in (("add", add), ("delete", delete)):
-        vals = np.where(mask, delta, -np.inf)
-        t = first_best(vals, tol)
-        if t >= 0 and (best is None or vals.flat[t] > best[2] + tol):
-            best = (op, divmod(t, state.n), float(vals.flat[t]))
-    rev = np.where(reverse, delta + delta.T, -np.inf).ravel()
-    if best is not None:
-        rev[rev <= best[2] + tol] = -np.inf
-    while (t := first_best(rev, tol)) >= 0:
-        u, v = divmod(t, state.n)
-        if state.reversal_is_acyclic(u, v):
-            best = ("reverse", (u, v), float(rev[t]))
-            break
-        rev[t] = -np.inf
-    return best
+    op, u, v, delta = best_move(state.delta, add, delete, reverse, state.adj, state.reach, tol)
+    return None if op < 0 else (OPS[op], (int(u), int(v)), float(delta))
 
 
 def _best_move(state, constraints, tol, tabu=None, aspiration=np.inf):
@@ -137,7 +113,7 @@ def _best_move(state, constraints, tol, tabu=None, aspiration=np.inf):
     ``evaluated`` counts the neighbours considered (the paper's Ind).
     """
     add, delete, reverse = constraints.legal(state)
-    evaluated = int(add.sum() + delete.sum() + reverse.sum())
+    evaluated = np.count_nonzero(add) + np.count_nonzero(delete) + np.count_nonzero(reverse)
     best = _pick(state, add, delete, reverse, tol)
     if tabu is not None and best is not None and best[2] <= aspiration:
         op, (u, v) = best[:2]
