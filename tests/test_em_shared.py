@@ -78,3 +78,29 @@ def test_an_e_step_of_another_structure_is_refused():
     other = blanked(network, 50, 0.3, 99)
     with pytest.raises(OptionError, match="estep"):
         completed_data(network, data, estep=EStep.of(dag, other))
+
+
+def test_an_e_step_prepared_from_a_previous_one_runs_as_one_prepared_afresh():
+    """Structural EM passes each network's E-step to the next: the data-only pieces are reused (the same
+    objects), the structure's own are not; on other data nothing is taken from it."""
+    network, data = case(3, 0.3)
+    dag = network.dag()
+    arcs = dag.to_json()["arcs"]
+    other_dag = DAG.from_arcs(arcs[1:], dag.names)
+    first = EStep.of(dag, data)
+    shared = EStep.of(other_dag, data, previous=first)
+    fresh = EStep.of(other_dag, data)
+    assert shared.distinct is first.distinct and shared.family_counts is first.family_counts
+    tables = em_fit(other_dag, data).cpts
+    for estep in (shared, EStep.of(other_dag, data, previous=shared)):
+        (counts, log_likelihood), (want, want_log_likelihood) = estep.run(tables), fresh.run(tables)
+        assert log_likelihood == want_log_likelihood
+        for a, b in zip(counts, want):
+            np.testing.assert_array_equal(a, b)
+    elsewhere = blanked(network, 90, 0.3, 7)
+    moved = EStep.of(dag, elsewhere, previous=first)
+    assert moved.distinct is not first.distinct
+    (counts, log_likelihood), (want, want_log_likelihood) = moved.run(), EStep.of(dag, elsewhere).run()
+    assert log_likelihood == want_log_likelihood
+    for a, b in zip(counts, want):
+        np.testing.assert_array_equal(a, b)

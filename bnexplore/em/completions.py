@@ -463,7 +463,10 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0, estep=None):
         incomplete = int(round(counts.sum()))
     joint = arrays.completions_of(patterns, completions)
     grouped = joint > completions
-    grouped[grouped] = enumerable_patterns(patterns[grouped], MAX_GROUP_STATES, arrays.parent_start, arrays.parents,
+    unknown = grouped.copy()  # the patterns not known to be enumerable (the E-step's enumerated ones are)
+    if estep is not None and estep.group_states <= MAX_GROUP_STATES:
+        unknown[estep.enumerated] = False
+    grouped[unknown] = enumerable_patterns(patterns[unknown], MAX_GROUP_STATES, arrays.parent_start, arrays.parents,
                                            arrays.child_start, arrays.children, arrays.arities)
     others = np.flatnonzero(~grouped)
     exact, out_start, uniform_start, n_uniforms = completion_layout(arrays, patterns[others], completions)

@@ -77,6 +77,12 @@ class EStep:
         junction tree); so are the others when they are at most
         :data:`FEW_PROPAGATED` and their groups have at most
         :data:`~bnexplore.em.groups.MAX_GROUP_STATES` states.
+    previous : EStep, optional
+        An E-step of another structure on the same data (the same object,
+        the same variables and states in the same order): what depends on the
+        data alone (its distinct incomplete rows, the counts of the families
+        both structures have) is taken from it, not computed again, as
+        structural EM prepares one E-step per network.
 
     Attributes
     ----------
@@ -92,24 +98,34 @@ class EStep:
         How many rows (or how much weight) each stands for.
     """
 
-    def __init__(self, network, data, max_cells=MAX_CELLS, group_states=GROUP_STATES):
+    def __init__(self, network, data, max_cells=MAX_CELLS, group_states=GROUP_STATES, previous=None):
         if not isinstance(network, Network):
             raise DataError(f"EM needs a bnexplore Network (read_bif or fit_network), got {type(network).__name__}")
         max_cells = positive_number(max_cells, "max_cells", unit=" of cells")
         self.network = network
-        codes, blank, weights = _columns(network, data)
+        shared = previous if (previous is not None and previous.source is data
+                              and previous.network.names == network.names
+                              and previous.network.states == network.states) else None
+        self.source = data
+        self.columns = codes, blank, weights = _columns(network, data) if shared is None else shared.columns
         n_rows, n_vars = codes.shape
         self.rows = n_rows
         self.blank_cells = 0 if blank is None else int(np.count_nonzero(blank))
         arities = network.arities.astype(np.int64)
         parents = network.parents
         families = [list(parents[v]) + [v] for v in range(n_vars)]
-        whole = [None if blank is None else ~blank[:, f].any(axis=1) for f in families]
-        self.observed = [observed_counts(codes, weights, v, parents[v], arities, rows=whole[v]).astype(np.float64)
-                         for v in range(n_vars)]
         complete = slice(None) if blank is None else ~blank.any(axis=1)
-        self.complete = [observed_counts(codes, weights, v, parents[v], arities, rows=complete).astype(np.float64)
-                         for v in range(n_vars)]
+        # the counts of a family over the rows where it is observed whole, and over the complete rows
+        self.family_counts = {} if shared is None else shared.family_counts
+        for v, family in enumerate(families):
+            key = tuple(family)
+            if key not in self.family_counts:
+                whole = None if blank is None else ~blank[:, family].any(axis=1)
+                self.family_counts[key] = tuple(
+                    observed_counts(codes, weights, v, parents[v], arities, rows=rows).astype(np.float64)
+                    for rows in (whole, complete))
+        self.observed = [self.family_counts[tuple(family)][0] for family in families]
+        self.complete = [self.family_counts[tuple(family)][1] for family in families]
         self.complete_rows = np.arange(n_rows)[complete]
         self.codes = codes
         self.patterns = 0
@@ -132,7 +148,11 @@ class EStep:
                      + cells * 8 * (1 + self.blocks),
                      f"EM on {len(incomplete):,} incomplete rows", f"use fewer rows or variables, or load the data "
                      f"with {subject('missing', 'drop')}")
-        _, unique, inverse, _ = blank_patterns(codes, blank, arities)  # completed_data's order of the patterns
+        if shared is None or shared.patterns == 0:
+            self.distinct = blank_patterns(codes, blank, arities)[1:3]  # completed_data's order of the patterns
+        else:
+            self.distinct = shared.distinct
+        unique, inverse = self.distinct
         first = np.empty(len(unique), np.int64)
         first[inverse[::-1]] = np.arange(len(inverse))[::-1]
         self.pattern_codes = np.ascontiguousarray(unique.astype(dtype))
@@ -180,7 +200,7 @@ class EStep:
                        fam_optr[:-1].copy(), np.array(fam_ostr, np.int64), fam_off)
 
     @classmethod
-    def of(cls, dag, data, max_cells=MAX_CELLS):
+    def of(cls, dag, data, max_cells=MAX_CELLS, previous=None):
         """The E-step of a DAG's structure on data, as :func:`bnexplore.em.em_fit` prepares it.
 
         Its network has the DAG's variables and parents, the data's states and
@@ -190,7 +210,7 @@ class EStep:
         ----------
         dag : bnexplore.graphs.DAG or similar
             Anything with ``.n``, ``.names`` and ``.parents(v)``; its variables are columns of the data.
-        data, max_cells
+        data, max_cells, previous
             As for :class:`EStep`.
 
         Returns
@@ -211,7 +231,7 @@ class EStep:
         skeleton = Network("fitted", [str(name) for name in dag.names], states, parents,
                            [np.full(tuple(len(states[u]) for u in ps + [v]), 1.0 / len(states[v]))
                             for v, ps in enumerate(parents)])
-        return cls(skeleton, data, max_cells)
+        return cls(skeleton, data, max_cells, previous=previous)
 
     def run(self, cpts=None, control=None, counts=True):
         """Expected counts and the observed-data log-likelihood under ``cpts``.

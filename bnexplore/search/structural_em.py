@@ -298,7 +298,7 @@ class Run:
         is parameter EM's first iteration from the previous network, so it needs fewer E-steps than from
         the available cases."""
         start = None if completed is None else fit_network(graph, completed, ess=self.ess)
-        self.estep = EStep.of(graph, self.data)
+        self.estep = EStep.of(graph, self.data, previous=self.estep)  # the data-only pieces prepared once per run
         self.networks.append(em_fit(graph, self.data, ess=self.ess, tolerance=TOLERANCE, start=start,
                                     control=self._step(iteration), estep=self.estep))
 
