@@ -47,9 +47,20 @@ def blank_groups(pattern, parent_start, parents, child_start, children):
     group = np.full(n, -1, np.int64)
     members = np.empty(n, np.int64)
     start = np.zeros(n + 1, np.int64)
-    stack = np.empty(n, np.int64)
+    g = fill_blank_groups(pattern, parent_start, parents, child_start, children, group, members, start,
+                          np.empty(n, np.int64))
+    return g, start[:g + 1].copy(), members[:start[g]].copy()
+
+
+@njit(cache=True)
+def fill_blank_groups(pattern, parent_start, parents, child_start, children, group, members, start, stack):
+    """:func:`blank_groups` written into work arrays (one slot per variable, ``start`` one more): returns
+    ``n_groups``, group ``g`` is ``members[start[g]:start[g + 1]]``. ``group`` must be -1 everywhere and is
+    left so: the kernels that lay out many patterns allocate nothing per pattern."""
+    n = pattern.shape[0]
     placed = 0
     g = 0
+    start[0] = 0
     for s in range(n):
         if pattern[s] >= 0 or group[s] >= 0:
             continue
@@ -79,33 +90,35 @@ def blank_groups(pattern, parent_start, parents, child_start, children):
                         group[u] = g
                         stack[top] = u
                         top += 1
-        members[start[g]:placed] = np.sort(members[start[g]:placed])
+        for i in range(start[g] + 1, placed):  # insertion sort: a group is a few variables
+            v = members[i]
+            j = i - 1
+            while j >= start[g] and members[j] > v:
+                members[j + 1] = members[j]
+                j -= 1
+            members[j + 1] = v
         g += 1
         start[g] = placed
-    return g, start[:g + 1].copy(), members[:placed].copy()
+    for t in range(placed):
+        group[members[t]] = -1
+    return g
 
 
 @njit(cache=True)
-def group_touched(members, child_start, children, mark, label):
+def group_touched(members, child_start, children, mark, label, out):
     """The families whose CPT entry changes with the completion of ``members`` (the members and their
-    children), in increasing order; ``mark`` (int64, one per variable) is scratch, set to ``label`` there."""
-    count = 0
+    children), written in increasing order into ``out`` (room for the members and their children); returns
+    how many. ``mark`` (int64, one per variable) is scratch, set to ``label`` there."""
     for v in members:
-        if mark[v] != label:
-            mark[v] = label
-            count += 1
+        mark[v] = label
         for t in range(child_start[v], child_start[v + 1]):
-            c = children[t]
-            if mark[c] != label:
-                mark[c] = label
-                count += 1
-    out = np.empty(count, np.int64)
-    k = 0
+            mark[children[t]] = label
+    count = 0
     for v in range(mark.shape[0]):
         if mark[v] == label:
-            out[k] = v
-            k += 1
-    return out
+            out[count] = v
+            count += 1
+    return count
 
 
 @njit(cache=True)
@@ -120,9 +133,13 @@ def group_states(members, arities, cap):
 @njit(cache=True)
 def enumerable_patterns(patterns, cap, parent_start, parents, child_start, children, arities):
     """Whether every group of each pattern's blank cells has at most ``cap`` joint states."""
+    n = patterns.shape[1]
     out = np.ones(patterns.shape[0], np.bool_)
+    group, members, start, stack = np.full(n, -1, np.int64), np.empty(n, np.int64), np.empty(n + 1, np.int64), \
+        np.empty(n, np.int64)
     for p in range(patterns.shape[0]):
-        n_groups, start, members = blank_groups(patterns[p], parent_start, parents, child_start, children)
+        n_groups = fill_blank_groups(patterns[p], parent_start, parents, child_start, children, group, members, start,
+                                     stack)
         for g in range(n_groups):
             if group_states(members[start[g]:start[g + 1]], arities, cap) > cap:
                 out[p] = False
@@ -203,22 +220,25 @@ def group_layout(patterns, weights, cap, arities, parent_start, parents, child_s
     touched = np.empty(bound, np.int64)
     untouched = np.zeros(n_cells)
     mark = np.full(n, -1, np.int64)
+    hit = np.zeros(n, np.bool_)
+    in_group, group_members, start, stack = np.full(n, -1, np.int64), np.empty(n, np.int64), \
+        np.empty(n + 1, np.int64), np.empty(n, np.int64)
     g_all = 0
     t_all = 0
     for p in range(n_patterns):
         row = patterns[p]
-        n_groups, start, group_members = blank_groups(row, parent_start, parents, child_start, children)
-        hit = np.zeros(n, np.bool_)
+        n_groups = fill_blank_groups(row, parent_start, parents, child_start, children, in_group, group_members, start,
+                                     stack)
+        hit[:] = False
         for g in range(n_groups):
             group = group_members[start[g]:start[g + 1]]
             members[member_ptr[g_all]:member_ptr[g_all] + group.shape[0]] = group
             member_ptr[g_all + 1] = member_ptr[g_all] + group.shape[0]
-            families = group_touched(group, child_start, children, mark, g_all)
-            touched[t_all:t_all + families.shape[0]] = families
-            t_all += families.shape[0]
-            touched_ptr[g_all + 1] = t_all
-            for f in families:
+            count = group_touched(group, child_start, children, mark, g_all, touched[t_all:])
+            for f in touched[t_all:t_all + count]:
                 hit[f] = True
+            t_all += count
+            touched_ptr[g_all + 1] = t_all
             g_all += 1
         group_ptr[p + 1] = g_all
         for v in range(n):
