@@ -247,8 +247,14 @@ class Scorer:
         kernel = kernels.added_parent_scores if parallel else kernels.added_parent_scores_serial
         return kernel(self.cols, self.arities, child, base, extras, self._code, self.ess)
 
-    def lookup(self, keys):
-        """Scores of ``(child, sorted parent tuple)`` keys (trusted, no checks)."""
+    def lookup(self, keys, remember=True):
+        """Scores of ``(child, sorted parent tuple)`` keys (trusted, no checks).
+
+        The cache is read; with ``remember`` (the default) the scores computed
+        join it. A caller that keeps what it needs itself and meets most keys
+        once (the ordering search's pool: every set one parent larger than a
+        graph's) passes False, so the cache does not grow by millions.
+        """
         out = np.empty(len(keys))
         cache = self._cache
         if cache is None:
@@ -268,7 +274,8 @@ class Scorer:
                                        *pack_parent_sets([k[1] for k in todo]))
             found = dict(zip(todo, values.tolist()))
             if cache is not None:
-                cache.update(found)
+                if remember:
+                    cache.update(found)
                 self.hits += len(missing) - len(todo)
             for t in missing:
                 out[t] = found[keys[t]]

@@ -216,7 +216,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     state = DagState(scorer, constraints.start(scorer, start), max_indegree, control, constraints.allow_add)
     extra = _start_extra(state, scorer)
     _climb(state, constraints, run, _tolerance(state))
-    best = state.copy()
+    best = state  # never changed again: each restart climbs a copy (one state fewer held on wide data)
     rng = np.random.default_rng(seed)
     for _ in range(int(restarts)):
         if control.should_stop():
@@ -225,7 +225,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
         _perturb(state, constraints, run, rng, perturb)
         _climb(state, constraints, run, _tolerance(state))
         if state.score > best.score + _tolerance(state):
-            best = state.copy()
+            best = state
     return run.result(best.parent_lists(), extra=extra)
 
 

@@ -501,8 +501,8 @@ class _Pool:
     """The candidate parent sets of a search, growing as it goes.
 
     It starts from the explored sets and gains, for every graph the search
-    adopts, the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (their scores come from
-    the scorer, mostly from the cache hill climbing filled), so the OBS choice
+    adopts, the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (scored by the scorer,
+    which does not cache them: the pool keeps what it needs), so the OBS choice
     on a topological order of that graph reproduces it and an ordering climb
     can only improve on it. :meth:`candidates` is rebuilt when sets were added.
     With ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the
@@ -558,7 +558,7 @@ class _Pool:
         """Score ``keys`` (each node's sets up to its centre first) and keep them, but the sets larger
         than the centre that score no higher than it."""
         if keys:
-            for (v, c), value in zip(keys, self.scorer.lookup(keys).tolist()):
+            for (v, c), value in zip(keys, self.scorer.lookup(keys, remember=False).tolist()):
                 if len(c) <= len(centres[v]) or value > self.scored[v].get(centres[v], -np.inf):
                     self.scored[v][c] = value
                     self._kept[v] = None
