@@ -77,6 +77,11 @@ than that, and on alarm (10,000 rows, a tenth of the cells blank) it gave the ne
 about half the time."""
 
 
+WHOLE = 1e-9
+"""Distance from a whole number within which a completed row's weight counts as that number: a row drawn
+by likelihood weighting gets ``weight * (count / weight)``, a rounding away from its count."""
+
+
 def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10, completions=COMPLETIONS, seed=0,
                   progress=None, time_limit=None, stop=None, control=None, **search_options):
     """Learn a network from data with blank cells by structural EM (Friedman 1997, 1998).
@@ -229,8 +234,9 @@ class Run:
         for iteration in range(1, self.em_iterations + 1):
             if iteration > 1 and self.control.should_stop():
                 break
-            completed = completed_data(self.networks[-1], self.data, self.completions,
-                                       None if self.seed is None else self.seed + iteration - 1, estep=self.estep)
+            completed = self._rows(completed_data(self.networks[-1], self.data, self.completions,
+                                                  None if self.seed is None else self.seed + iteration - 1,
+                                                  estep=self.estep))
             scorer = Scorer(completed, score=self.score, ess=self.ess)
             if iteration == 1:  # the start is rated on the first completed data, whatever stops the run
                 self._record(0, self._graph_result(scorer, graph), graph, completed)
@@ -276,6 +282,25 @@ class Run:
         coded = Dataset.from_codes(codes, arities=arities + 1, names=data.names)
         stop = Control(stop=self.control.should_stop, clock=self.control.clock)
         return self.spec.function(Scorer(coded, score=self.score, ess=self.ess), **self.options, control=stop).graph
+
+    def _rows(self, completed):
+        """The completed data as unweighted rows when every weight is a whole number (each distinct row
+        repeated as often as it was drawn, as with one completion per row), else as it is.
+
+        The same counts (to within :data:`WHOLE`), so the same scores: the scorers count unweighted rows
+        about twice as fast as weighted ones (insurance, a tenth of the cells blank: a climb on the
+        completed data's 8,943 distinct weighted rows took twice as long as on its 10,000 rows), and every
+        M-step climbs on it. The rows are at most the data's (the weights of one row's completions sum to
+        one)."""
+        weights = completed.weights
+        if weights is None:
+            return completed
+        whole = np.rint(weights)
+        if np.abs(whole - weights).max(initial=0.0) > WHOLE or whole.sum() > self.data.n_rows:
+            return completed
+        whole = whole.astype(np.int64)
+        return Dataset(np.repeat(np.asarray(completed.codes), whole, axis=0), completed.arities, completed.names,
+                       completed.states, warnings=completed.warnings)
 
     def _step(self, iteration):
         """The Control of one step (a search, a parameter EM): it stops when the run stops, and its reports
