@@ -993,6 +993,48 @@ def _completions_of(pattern, arities):
         yield row
 
 
+def _cell(row, v, arities, parent_start, parents, cpt_start):
+    """The flat CPT index of ``row``'s cell of ``v``'s family."""
+    config = 0
+    for p in parents[parent_start[v]:parent_start[v + 1]]:
+        config = config * int(arities[p]) + int(row[p])
+    return int(cpt_start[v] + config * arities[v] + row[v])
+
+
+def group_cells(row, members, touched, arities, parent_start, parents, cpt_start, base, stride):
+    """By differences: ``base[t]`` the cell with every member at 0, ``stride[t * m + i]`` the cell with member
+    ``i`` at 1 (the others at 0) minus ``base[t]``."""
+    m = len(members)
+    for i in members:
+        row[i] = 0
+    for t, f in enumerate(touched):
+        base[t] = _cell(row, f, arities, parent_start, parents, cpt_start)
+        for i, u in enumerate(members):
+            moved = list(row)
+            moved[u] = 1
+            stride[t * m + i] = _cell(moved, f, arities, parent_start, parents, cpt_start) - base[t]
+
+
+def completion_weights(members, width, arities, base, stride, cpt, size, weights, cells, row=None, touched=None,
+                       parent_start=None, parents=None, cpt_start=None):
+    """Each completion written into ``row`` (itertools.product: last member fastest) and its touched families'
+    cells found from the row (``base`` and ``stride`` are ignored)."""
+    total = 0.0
+    for j, states in enumerate(itertools.product(*(range(int(arities[u])) for u in members))):
+        if j == size:
+            break
+        full = list(row)
+        for u, s in zip(members, states):
+            full[u] = s
+        weight = 1.0
+        for t in range(width):
+            cells[j * width + t] = _cell(full, touched[t], arities, parent_start, parents, cpt_start)
+            weight *= cpt[cells[j * width + t]]
+        weights[j] = weight
+        total += weight
+    return total
+
+
 def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr, members, touched_ptr, touched,
                           arities, parent_start, parents, cpt_start, cpt, counts):
     """By the full joint over every completion of each pattern (the groups ignored): ``w P(cell | e)`` added

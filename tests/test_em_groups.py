@@ -126,6 +126,45 @@ def test_the_mixed_e_step_is_exercised(propagate_past_the_bound):
     assert True in kinds
 
 
+def test_group_cells_and_completion_weights_agree_with_their_twins():
+    """Every group of every pattern (eight random networks): the cells and weights of its completions from
+    the strides, against each completion's cells found from its row."""
+    several = 0
+    for seed in range(8):
+        several += cells_against_twin(seed)
+    assert several
+
+
+def cells_against_twin(seed):
+    """Compare the kernels on every group of case(seed); how many groups had several members."""
+    network, _, arrays, patterns, _ = case(seed, zeros=0.0)
+    layout = groups.group_layout(patterns, np.ones(len(patterns)), 4096, arrays.arities, *graph_arrays(arrays),
+                                 arrays.cpt_start, arrays.cpt.size)
+    group_ptr, member_ptr, members, touched_ptr, touched = layout[:5]
+    net = (arrays.arities, arrays.parent_start, arrays.parents, arrays.cpt_start)
+    n = patterns.shape[1]
+    several = 0
+    for p, pattern in enumerate(patterns):
+        for g in range(group_ptr[p], group_ptr[p + 1]):
+            group, families = members[member_ptr[g]:member_ptr[g + 1]], touched[touched_ptr[g]:touched_ptr[g + 1]]
+            several += len(group) > 1
+            width, size = len(families), int(np.prod(arrays.arities[group]))
+            got, want = [], []
+            for module in (groups, naive):
+                row = pattern.astype(np.int64).copy()
+                base, stride = np.zeros(width, np.int64), np.zeros(width * n, np.int64)
+                module.group_cells(row, group, families, *net, base, stride)
+                weights, cells = np.zeros(size), np.zeros(size * width, np.int64)
+                extra = ({"row": row, "touched": families, "parent_start": arrays.parent_start,
+                          "parents": arrays.parents, "cpt_start": arrays.cpt_start} if module is naive else {})
+                total = module.completion_weights(group, width, arrays.arities, base, stride, arrays.cpt, size, weights,
+                                                  cells, **extra)
+                (got if module is groups else want).append((base, stride[:width * len(group)], weights, cells, total))
+            for a, b in zip(got[0], want[0]):
+                np.testing.assert_allclose(a, b, rtol=1e-14)
+    return several
+
+
 def sample_groups(module, arrays, patterns, counts, pick, k, seed, blocks=1):
     """``k`` completions of each picked pattern by ``module.group_sample_patterns``, on group_layout's layout."""
     layout = groups.group_layout(patterns, counts, 4096, arrays.arities, *graph_arrays(arrays), arrays.cpt_start,

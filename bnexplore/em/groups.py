@@ -158,21 +158,53 @@ def family_cell(row, v, arities, parent_start, parents, cpt_start):
 
 
 @njit(cache=True)
-def group_posterior(row, members, touched, arities, parent_start, parents, cpt_start, cpt, cap, out):
-    """Fill ``out[:size]`` with the unnormalised weights of the group's completions (mixed radix over
-    ``members``, last fastest) and return ``size``; ``row`` is left at the last completion."""
-    size = group_states(members, arities, cap)
+def group_cells(row, members, touched, arities, parent_start, parents, cpt_start, base, stride):
+    """Where the group's completions fall in its touched families' tables: ``base[t]`` is the flat cell of
+    family ``touched[t]`` with every member at state 0, and ``stride[t * m + i]`` (``m`` members) how far one
+    state of member ``i`` moves it (0 when the member is not in that family), so a completion's cell is
+    ``base[t] + sum_i state_i * stride[t * m + i]``: one multiply-add per member where
+    :func:`family_cell` walks the family's parents for every completion. ``row`` gets 0 at the members."""
+    m = members.shape[0]
+    for i in range(m):
+        row[members[i]] = 0
+    for t in range(touched.shape[0]):
+        f = touched[t]
+        base[t] = family_cell(row, f, arities, parent_start, parents, cpt_start)
+        for i in range(m):
+            stride[t * m + i] = 1 if members[i] == f else 0
+        step = arities[f]  # a parent's stride: the child's arity times the arities of the parents after it
+        for q in range(parent_start[f + 1] - 1, parent_start[f] - 1, -1):
+            u = parents[q]
+            for i in range(m):
+                if members[i] == u:
+                    stride[t * m + i] = step
+            step *= arities[u]
+
+
+@njit(cache=True)
+def completion_weights(members, width, arities, base, stride, cpt, size, weights, cells):
+    """``weights[j]``: the product of the touched families' entries at the group's ``j``-th completion (mixed
+    radix over the members, last fastest), its cells in ``cells[j * width:(j + 1) * width]``; returns the sum
+    of the weights. ``base`` and ``stride`` are :func:`group_cells`'."""
+    m = members.shape[0]
+    total = 0.0
     for j in range(size):
+        at = j * width
+        for t in range(width):
+            cells[at + t] = base[t]
         rest = j
-        for t in range(members.shape[0] - 1, -1, -1):
-            b = members[t]
-            row[b] = rest % arities[b]
-            rest //= arities[b]
+        for i in range(m - 1, -1, -1):
+            state = rest % arities[members[i]]
+            rest //= arities[members[i]]
+            if state:
+                for t in range(width):
+                    cells[at + t] += state * stride[t * m + i]
         weight = 1.0
-        for f in touched:
-            weight *= cpt[family_cell(row, f, arities, parent_start, parents, cpt_start)]
-        out[j] = weight
-    return size
+        for t in range(width):
+            weight *= cpt[cells[at + t]]
+        weights[j] = weight
+        total += weight
+    return total
 
 
 @njit(cache=True)
@@ -282,6 +314,8 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
         hi = (b + 1) * n_patterns // blocks
         buffer = np.empty(cap)
         cells = np.empty(cap * widest, np.int64)  # the touched families' cells of each completion
+        base = np.empty(widest, np.int64)
+        stride = np.empty(widest * n, np.int64)
         row = np.empty(n, np.int64)
         for p in range(lo, hi):
             for v in range(n):
@@ -293,16 +327,8 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
                 families = touched[touched_ptr[g]:touched_ptr[g + 1]]
                 width = families.shape[0]
                 size = group_states(group, arities, cap)
-                total = 0.0
-                for j in range(size):
-                    set_group_state(row, group, j, arities)
-                    weight = 1.0
-                    for t in range(width):
-                        cell = family_cell(row, families[t], arities, parent_start, parents, cpt_start)
-                        cells[j * width + t] = cell
-                        weight *= cpt[cell]
-                    buffer[j] = weight
-                    total += weight
+                group_cells(row, group, families, arities, parent_start, parents, cpt_start, base, stride)
+                total = completion_weights(group, width, arities, base, stride, cpt, size, buffer, cells)
                 if total <= 0:
                     if block_bad[b] < 0:
                         block_bad[b] = p
@@ -344,8 +370,15 @@ def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr,
     """
     n_picked = pick.shape[0]
     n = patterns.shape[1]
+    widest = 1
+    for i in range(n_picked):
+        for g in range(group_ptr[pick[i]], group_ptr[pick[i] + 1]):
+            widest = max(widest, touched_ptr[g + 1] - touched_ptr[g])
     for b in prange(blocks):
         buffer = np.empty(cap)
+        cells = np.empty(cap * widest, np.int64)
+        base = np.empty(widest, np.int64)
+        stride = np.empty(widest * n, np.int64)
         deal = np.empty(k, np.int64)
         row = np.empty(n, np.int64)
         for i in range(b * n_picked // blocks, (b + 1) * n_picked // blocks):
@@ -360,9 +393,9 @@ def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr,
             for g in range(group_ptr[p + 1] - group_ptr[p]):
                 group = members[member_ptr[group_ptr[p] + g]:member_ptr[group_ptr[p] + g + 1]]
                 families = touched[touched_ptr[group_ptr[p] + g]:touched_ptr[group_ptr[p] + g + 1]]
-                size = group_posterior(row, group, families, arities, parent_start, parents, cpt_start, cpt, cap,
-                                       buffer)
-                total = buffer[:size].sum()
+                size = group_states(group, arities, cap)
+                group_cells(row, group, families, arities, parent_start, parents, cpt_start, base, stride)
+                total = completion_weights(group, families.shape[0], arities, base, stride, cpt, size, buffer, cells)
                 if total <= 0:
                     buffer[:size] = 1.0
                     total = float(size)
