@@ -1,7 +1,6 @@
 """Forward sampling of a :class:`~bnexplore.bif.Network` and the likelihood of rows under it."""
 
 import numpy as np
-import pandas as pd
 
 from bnexplore.data import code_dtype
 from bnexplore.errors import DataError
@@ -77,6 +76,8 @@ def sample(network, n, seed=None):
     2   no   no    no   no   yes     no   no  yes
     3   no  yes    no   no    no    yes   no  yes
     """
+    import pandas as pd  # heavy: loaded where a table is built, not for codes
+
     codes = sample_codes(network, n, seed)
     columns = {
         name: pd.Categorical.from_codes(codes[:, v], categories=network.states[v])

@@ -16,7 +16,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError
 from .messages import repeated, short_list
@@ -98,6 +97,7 @@ def _as_number(value):
 
 def prepare_column(name, series):
     """Factorize one pandas column (noting it when it mixes numbers and text)."""
+    import pandas as pd  # heavy: loaded where a table is built, not for codes
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
@@ -244,6 +244,7 @@ def _column_names(df):
 
 def prepare_table(df, wanted=None):
     """Prepare the columns of ``df`` (only ``wanted`` ones, in that order, if given)."""
+    import pandas as pd  # heavy: loaded where a table is built, not for codes
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"expected a pandas DataFrame, got {type(df).__name__}; use read_csv for files")
     names = _column_names(df)

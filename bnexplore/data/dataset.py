@@ -21,7 +21,6 @@ emitted with :func:`warnings.warn`.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError, option, subject
 from .blanks import check_blank, check_weights, first_blank
@@ -279,6 +278,7 @@ class Dataset:
             values show as the state ``"<missing>"``, blank cells as NaN).
             Row weights are not shown.
         """
+        import pandas as pd  # heavy: loaded where a table is built, not for codes
         return pd.DataFrame({name: pd.Categorical.from_codes(self._column_codes(i), categories=self.states[i])
                              for i, name in enumerate(self.names)})
 
@@ -353,6 +353,7 @@ class Dataset:
             ``"<missing>"`` state) and ``cuts`` (cut points of discretized
             columns, else None).
         """
+        import pandas as pd  # heavy: loaded where a table is built, not for codes
         specs = self.encoder.columns if self.encoder is not None else {}
         rows = []
         for i, name in enumerate(self.names):
@@ -621,6 +622,7 @@ class Encoder:
         >>> Encoder().profile(frame)[["column", "identifier"]].values.tolist()
         [['id', True], ['smoker', False]]
         """
+        import pandas as pd  # heavy: loaded where a table is built, not for codes
         table = prepare_table(df)
         rows = []
         for column in table.columns:
