@@ -191,6 +191,26 @@ def test_a_network_rated_below_an_earlier_one_ends_the_run_is_not_returned_and_t
     assert result.score == steps[2]["expected_score"]
 
 
+def test_a_rating_that_rises_by_less_than_the_tolerance_ends_the_run(monkeypatch):
+    """With a tolerance of the whole rating any rise is too small: the run ends at iteration 2 (iteration 3
+    was rated below it anyway), the best returned."""
+    from bnexplore.search import structural_em as module
+
+    monkeypatch.setattr(module, "RATING_TOLERANCE", 1.0)
+    em = structural_em(three_records(), "hc").extra["em"]
+    assert [step["iteration"] for step in em["iterations"]] == [0, 1, 2] and em["returned"] == 2
+
+
+@pytest.mark.parametrize("which", ["five", "three records"])
+def test_every_iteration_but_the_last_raised_the_best_rating_by_the_tolerance(blanks, which):
+    from bnexplore.search.structural_em import RATING_TOLERANCE
+
+    steps = structural_em(blanks if which == "five" else three_records(), "hc").extra["em"]["iterations"]
+    for k in range(2, len(steps) - 1):
+        best = max(step["observed_score"] for step in steps[1:k])
+        assert steps[k]["observed_score"] >= best + RATING_TOLERANCE * abs(best)
+
+
 def test_stop_after_k_checks_is_deterministic_and_returns_the_best_so_far(blanks):
     counter = StopAfter(10**9)
     full = structural_em(blanks, "hc", stop=counter)
