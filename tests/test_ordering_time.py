@@ -119,3 +119,28 @@ def test_the_explorer_ends_at_its_share_of_the_time(data, start):
     # past the share by the few clock readings (each check reads it for both controls) after the last check
     assert stats["parent_seconds"] <= share + 10
     assert stats["ordering_seconds"] >= limit - stats["seed_seconds"] - share - 10
+
+
+def test_a_seed_whose_first_pass_would_not_fit_is_skipped(data, monkeypatch):
+    """On 10,000 variables hill climbing's first pass alone takes most of the limit: the run is then the
+    paper's (explorer, orderings) and says so; below the share the seed runs as before."""
+    from bnexplore.search import ordering
+
+    limit = 100.0
+    monkeypatch.setattr(ordering, "_first_pass_seconds", lambda scorer: ordering.SEED_PASS_SHARE * limit + 1)
+    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=limit, clock=FakeClock(1.0)))
+    stats = result.stats
+    assert stats["seed_ended"] == "skipped" and stats["seed_score"] is None and stats["seed_seconds"] <= 2  # readings
+    assert stats["parent_ended"] == "time" and stats["restarts"] > 0 and not result.trajectory[0]["op"] == "start"
+    monkeypatch.setattr(ordering, "_first_pass_seconds", lambda scorer: ordering.SEED_PASS_SHARE * limit - 1)
+    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=limit, clock=FakeClock(1.0)))
+    assert result.stats["seed_ended"] in ("finished", "time") and result.stats["seed_score"] is not None
+
+
+def test_the_first_pass_is_projected_from_one_column_left_in_the_cache(data):
+    from bnexplore.search import ordering
+
+    scorer = Scorer(data, "bic")
+    assert ordering._first_pass_seconds(scorer) > 0 and scorer.computed == scorer.n_vars - 1
+    scorer.toggles(0, set(), np.arange(1, scorer.n_vars))
+    assert scorer.computed == scorer.n_vars - 1  # the pass finds that column cached

@@ -119,3 +119,13 @@ def test_passes_in_pieces_give_the_same_search(monkeypatch, algorithm, options):
     assert checks.calls > 14  # the first pass was checked column by column
     assert pieces.graph == whole.graph and pieces.score == whole.score
     assert [(s["op"], s["args"]) for s in pieces.trajectory] == [(s["op"], s["args"]) for s in whole.trajectory]
+
+
+def test_the_first_pass_reports_its_progress(wide, check_every_10_columns):
+    """A first pass of minutes (10,000 columns) must move the progress bar, not only answer Stop."""
+    messages = []
+    control = Control(progress=lambda info: messages.append(info["message"]), min_interval=0.0)
+    hill_climb(Scorer(wide), control=control)
+    passes = [m for m in messages if m.startswith("scoring every arc")]
+    assert passes[:2] == [f"scoring every arc: {k:,} of {N:,} columns" for k in (10, 20)]
+    assert len(passes) == N // COLUMNS_PER_CHECK - 1

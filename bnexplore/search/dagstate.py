@@ -247,17 +247,18 @@ class DagState:
     def _refresh(self, children, control=None):
         """Recompute the delta columns of ``children``.
 
-        With ``control`` its stop flag and clock are checked every
-        :func:`~bnexplore.scores.kernels.families_per_check` local scores (the
-        first pass over wide data is long); once it says
+        With ``control`` its stop flag and clock are checked, and progress
+        reported, every :func:`~bnexplore.scores.kernels.families_per_check`
+        local scores (the first pass over wide data is long); once it says
         stop the remaining columns stay minus infinity.
         """
         per_check = kernels.families_per_check(self.scorer.rows)
         work = 0
-        for v in children:
+        for done, v in enumerate(children):
             if control is not None and work >= per_check:
                 if control.should_stop():
                     return
+                control.report(message=f"scoring every arc: {done:,} of {len(children):,} columns")
                 work = 0
             ps = self.parents[v]
             mask = self.allowed[:, v].copy() if len(ps) < self.max_indegree else np.zeros(self.n, np.bool_)

@@ -43,6 +43,7 @@ first).
 
 import inspect
 import itertools
+import time
 
 import numpy as np
 from numba import njit
@@ -74,6 +75,12 @@ EXPLORE_SHARE = 0.5
 budget alone was overrun: each variable's one-parent sets cost more than its slice on wide data); the rest climbs
 orderings. The seed's hill climbing has no share: it runs to its local optimum or the time limit (a seed cut short
 is worse than hill climbing alone in the same time), and its graph is kept unless something scores higher."""
+
+SEED_PASS_SHARE = 0.5
+"""Largest share of the time limit the seed's first pass over all ``n (n - 1)`` arcs may take, projected from one
+column (:func:`_first_pass_seconds`); beyond it the seed is skipped and the run is the paper's (Section 5.2 runs
+no hill climbing): on 10,000 variables the pass alone takes most of ten minutes, and the climb cut after it is far
+below what the explorer and the ordering climbs reach in that time."""
 
 DEFAULT_RESTARTS = 10
 """Random orderings climbed when neither ``restarts`` nor a time limit is given (else until the limit)."""
@@ -695,6 +702,14 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
     return explore_parent_sets(scorer, **options, control=control)
 
 
+def _first_pass_seconds(scorer):
+    """Seconds a local search's first pass would take: one column's n - 1 one-parent families timed (and left
+    in the scorer's cache for the pass), times n."""
+    start = time.perf_counter()
+    scorer.toggles(0, set(), np.arange(1, scorer.n_vars))
+    return (time.perf_counter() - start) * scorer.n_vars
+
+
 def _seed_graph(scorer, start, max_indegree, control, knowledge=None):
     """The seed graph's parent lists, its score, and whether it is a local optimum of hill
     climbing (``start="hc"``: hill climbing from the empty graph, or the required arcs, unless
@@ -747,7 +762,9 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     climbing runs until its local optimum (or the limit), the explorer gets
     :data:`EXPLORE_SHARE` of what is left (and stops there), the ordering climbs the rest, and
     the best graph of any phase (the seed's included) is returned, so the
-    result is never below hill climbing alone in the same time. Without a
+    result is never below hill climbing alone in the same time (unless
+    hill climbing's first pass alone would take more than
+    :data:`SEED_PASS_SHARE` of the limit: then it is skipped). Without a
     restart count the restarts go on until the limit (Scanagatta et al.
     2015, Section 4, likewise sample orderings for the whole budget).
 
@@ -797,7 +814,9 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         ``parent_seconds`` and ``ordering_seconds`` (by the control's clock)
         and why each phase ended, ``seed_ended``, ``parent_ended`` and
         ``ordering_ended`` (:data:`ENDED`'s words, ``"given"`` for a given
-        seed graph or candidates, None without a seed); then
+        seed graph or candidates, ``"skipped"`` for a seed whose first pass
+        would take more than :data:`SEED_PASS_SHARE` of the time limit,
+        None without a seed); then
         ``parent_sets_evaluated``,
         ``candidates`` (explored sets kept, in all), ``swaps``,
         ``insertions``, ``restarts``, ``orderings`` (OBS and ASOBS readings),
@@ -828,7 +847,10 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                               else "graph", **knowledge_params(knowledge)})
     marks = [control.clock()]  # the clock at each phase's end (read once, as a fake clock moves per reading)
     seed_graph, seed_ended = None, None
-    if start is not None:
+    if (isinstance(start, str) and start == "hc" and control.time_limit is not None
+            and _first_pass_seconds(scorer) > SEED_PASS_SHARE * control.remaining):
+        seed_ended = "skipped"
+    elif start is not None:
         seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
         seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
     marks.append(control.clock())
