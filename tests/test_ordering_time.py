@@ -144,3 +144,14 @@ def test_the_first_pass_is_projected_from_one_column_left_in_the_cache(data):
     assert ordering._first_pass_seconds(scorer) > 0 and scorer.computed == scorer.n_vars - 1
     scorer.toggles(0, set(), np.arange(1, scorer.n_vars))
     assert scorer.computed == scorer.n_vars - 1  # the pass finds that column cached
+
+
+def test_an_ordering_climb_reports_its_progress(found):
+    """One climb on 10,000 variables takes minutes: it reports its moves as it goes, not only each restart."""
+    scorer, candidates = found
+    messages = []
+    control = Control(progress=lambda info: messages.append(info["message"]), min_interval=0.0)
+    result = ordering_search(scorer, parents=candidates, start=None, restarts=2, seed=0, control=control)
+    climbs = [m for m in messages if m.startswith("ordering climb: ")]
+    assert climbs and climbs[-1] == f"ordering climb: {result.stats['swaps']:,} swaps, " \
+                                     f"{result.stats['insertions']:,} insertions"

@@ -472,6 +472,7 @@ class Climb:
             made = climb_swaps(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen,
                                self.deltas, SWAPS_PER_CALL, tol)
             counters["swaps"] += made
+            control.report(message="ordering climb: {swaps:,} swaps, {insertions:,} insertions".format(**counters))
             if made == SWAPS_PER_CALL:
                 continue
             gains = insertion_gains(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen)
@@ -703,8 +704,7 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
 
 
 def _first_pass_seconds(scorer):
-    """Seconds a local search's first pass would take: one column's n - 1 one-parent families timed (and left
-    in the scorer's cache for the pass), times n."""
+    """Seconds a local search's first pass would take: one column's families timed (left cached), times n."""
     start = time.perf_counter()
     scorer.toggles(0, set(), np.arange(1, scorer.n_vars))
     return (time.perf_counter() - start) * scorer.n_vars
@@ -870,15 +870,15 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     ordering_ended = ENDED[control.reason]
     marks.append(control.clock())
     seed_seconds, parent_seconds, ordering_seconds = np.diff(marks).tolist()
-    parent_lists = search.best
-    order = DAG.from_parents(parent_lists, scorer.names).topological_order()
     counts = candidate_sets.counts()
-    extra = {"candidates": dict(zip(scorer.names, counts.tolist())), "ordering": [scorer.names[v] for v in order]}
-    return run.result(parent_lists, extra=extra, parent_seconds=parent_seconds, parent_ended=parent_ended,
-                      parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
-                      seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
-                      seed_ended=seed_ended, ordering_seconds=ordering_seconds, ordering_ended=ordering_ended,
-                      pool_added=search.pool.added, **search.counters)
+    result = run.result(search.best, extra={"candidates": dict(zip(scorer.names, counts.tolist()))},
+                        parent_seconds=parent_seconds, parent_ended=parent_ended,
+                        parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
+                        seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
+                        seed_ended=seed_ended, ordering_seconds=ordering_seconds, ordering_ended=ordering_ended,
+                        pool_added=search.pool.added, **search.counters)
+    result.extra["ordering"] = [scorer.names[v] for v in result.graph.topological_order()]  # one dense DAG, not two
+    return result
 
 
 def _variant(method):
