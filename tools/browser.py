@@ -221,19 +221,22 @@ def open_page(page, label, tries=3):
 
 def choose_option(page, box, option, tries=5):
     """Open a select box and pick ``option`` (its text, or a regular expression); the page is idle first,
-    so no rerun closes the list, and a list that closes anyway is opened again, at most ``tries`` times."""
+    so no rerun closes the list, and a list that closes anyway is opened again, at most ``tries`` times,
+    the last waiting the full :data:`STEP_TIMEOUT` (a loaded machine can take longer than a pick's wait
+    to show the options of a page that has just run)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    for _ in range(tries):
+    for attempt in range(1, tries + 1):
+        timeout = PICK_TIMEOUT if attempt < tries else STEP_TIMEOUT
         box.click()
         item = page.get_by_role("option", name=option, exact=isinstance(option, str))
         try:
-            item.first.wait_for(timeout=PICK_TIMEOUT)
+            item.first.wait_for(timeout=timeout)
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
             continue
         try:
-            settle(page, item.first.click, timeout=PICK_TIMEOUT)
+            settle(page, item.first.click, timeout=timeout)
         except PlaywrightTimeout:  # a click the list let pass (it scrolled under the pointer): pick again
             page.keyboard.press("Escape")
             continue
