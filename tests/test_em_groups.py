@@ -6,21 +6,12 @@ import numpy as np
 import pytest
 
 import naive
-from bnexplore.bif import sample_codes
-from bnexplore.data import Dataset
 from bnexplore.em import completions as em_completions
 from bnexplore.em import groups
 from bnexplore.em.completions import completed_data, network_arrays, row_patterns
 from bnexplore.em.expected import EStep
+from test_em_completions import blanked
 from test_inference import random_network
-
-
-def blanked(network, n, fraction, seed):
-    rng = np.random.default_rng(seed)
-    codes = sample_codes(network, n, seed=seed).astype(np.int64)
-    codes[rng.random(codes.shape) < fraction] = -1
-    return Dataset.from_codes(codes, arities=network.arities, names=network.names, states=network.states,
-                              missing="em")
 
 
 def case(seed, fraction=0.35, zeros=0.1):

@@ -4,22 +4,13 @@ with it both give exactly what they give without it, and an E-step of another st
 import numpy as np
 import pytest
 
-from bnexplore.bif import sample_codes
-from bnexplore.data import Dataset
 from bnexplore.em import EStep, em_fit
 from bnexplore.em import expected
 from bnexplore.em.completions import completed_data
 from bnexplore.errors import OptionError
 from bnexplore.graphs import DAG
+from test_em_completions import blanked
 from test_inference import random_network
-
-
-def blanked(network, n, fraction, seed):
-    rng = np.random.default_rng(seed)
-    codes = sample_codes(network, n, seed=seed).astype(np.int64)
-    codes[rng.random(codes.shape) < fraction] = -1
-    return Dataset.from_codes(codes, arities=network.arities, names=network.names, states=network.states,
-                              missing="em")
 
 
 def case(seed, fraction):
