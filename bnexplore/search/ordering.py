@@ -510,20 +510,22 @@ def climb_restart(cands, order, method, control, counters):
 class _Pool:
     """The candidate parent sets of a search, growing as it goes.
 
-    It starts from the explored sets and each node's smallest set (with ``around_empty``, the sets around
-    the empty graph too) and gains, for every graph the search adopts, the sets
-    :func:`~bnexplore.search.pool_sets.around` its parent sets (scored, not cached by the scorer: the pool
-    keeps what it needs), so the OBS choice on a topological order of that graph reproduces it and an
-    ordering climb can only improve on it. With ``bound`` (a BoundKnowledge) only sets honouring it are
-    kept, and the smallest, the required parents, is always there. With ``control`` the long passes
-    (every node's one-parent sets: ``n (n - 1)``) check its stop flag and clock every
-    :func:`~bnexplore.scores.kernels.families_per_check` sets and end early once it says stop: the pool
-    then holds fewer sets, and a node whose sets were not sorted out keeps them all (a set no better than
-    a subset it contains is never chosen over it). Without a seed graph the empty graph is not expanded,
-    the paper's pool: its n (n - 1) one-parent sets took the whole ordering phase on 10,000 nodes.
+    It starts from the explored sets and gains, for every graph the search
+    adopts, the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (scored by the scorer,
+    which does not cache them: the pool keeps what it needs), so the OBS choice
+    on a topological order of that graph reproduces it and an ordering climb
+    can only improve on it. :meth:`candidates` is rebuilt when sets were added.
+    With ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the
+    smallest, the required parents, is always there. With ``control`` the
+    long passes (every node's one-parent sets: ``n (n - 1)`` of them) check
+    its stop flag and clock every
+    :func:`~bnexplore.scores.kernels.families_per_check` sets and end early
+    once it says stop (on wide data that pass is long): the pool then holds fewer sets, and a
+    node whose sets were not sorted out keeps them all (a set no better than a
+    subset it contains is never chosen over that subset anyway).
     """
 
-    def __init__(self, scorer, parent_sets, max_indegree, bound=None, control=None, around_empty=True):
+    def __init__(self, scorer, parent_sets, max_indegree, bound=None, control=None):
         self.scorer = scorer
         self.bound = bound
         self.control = control
@@ -535,8 +537,7 @@ class _Pool:
         self._kept = [None] * scorer.n_vars  # per node, its undominated sets (None: to recompute)
         self._expanded = [set() for _ in range(scorer.n_vars)]  # per node, the parent sets added around
         self._cands = None
-        self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)],
-                 expand=around_empty)
+        self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
 
     def _ok(self, v, parents):
         return self.bound is None or self.bound.parents_ok(v, parents)
@@ -544,17 +545,16 @@ class _Pool:
     def _stopped(self):
         return self.control is not None and self.control.should_stop()
 
-    def add(self, parent_lists, expand=True):
-        """Add the sets around a graph's parent sets not expanded before (``expand=False``: the sets alone),
-        scored in batches between stop checks; after a stop, only the graph's own parent sets of the nodes not
-        reached. A set one parent larger than the graph's is kept only when it scores above it."""
+    def add(self, parent_lists):
+        """Add the sets around a graph's parent sets not expanded before, scored in batches between stop
+        checks; after a stop, only the graph's own parent sets of the nodes not reached. A set one parent
+        larger than the graph's is kept only when it scores above it (else no ordering would choose it)."""
         n, keys = self.scorer.n_vars, []
         centres = [tuple(sorted(ps)) for ps in parent_lists]
         for v, centre in enumerate(centres):
             if centre not in self._expanded[v]:
-                self._expanded[v].update([centre] if expand else [])
-                near = around(centre, v, n, self.cap) if expand else {centre}
-                sets = [c for c in near if c not in self.scored[v] and self._ok(v, c)]
+                self._expanded[v].add(centre)
+                sets = [c for c in around(centre, v, n, self.cap) if c not in self.scored[v] and self._ok(v, c)]
                 keys += sorted(((v, c) for c in sets), key=lambda key: len(key[1]) > len(centre))
             if len(keys) >= self.per_check or v == n - 1:
                 self._score(keys, centres)
@@ -861,8 +861,8 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                   scheduler, explore, knowledge)
     parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
     marks.append(control.clock())
-    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control, seed_graph is not None),
-                     method, max_indegree, control, run, knowledge)
+    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree,
+                     control, run, knowledge)
     if seed_graph is not None:
         search.seed(*seed_graph)
     search.restarts(restarts if restarts is not None or control.time_limit is not None else DEFAULT_RESTARTS,
