@@ -129,3 +129,14 @@ def test_the_first_pass_reports_its_progress(wide, check_every_10_columns):
     passes = [m for m in messages if m.startswith("scoring every arc")]
     assert passes[:2] == [f"scoring every arc: {k:,} of {N:,} columns" for k in (10, 20)]
     assert len(passes) == N // COLUMNS_PER_CHECK - 1
+
+
+def test_the_candidate_pool_reports_its_progress(wide, check_every_10_columns):
+    """Without a seed graph the pool's pass over every one-parent set is the ordering search's first long
+    pass (minutes on 10,000 nodes): it reports where it is between its stop checks."""
+    messages = []
+    control = Control(progress=lambda info: messages.append(info["message"]), min_interval=0.0)
+    ordering_search(Scorer(wide), start=None, max_evaluations=2, restarts=1, seed=0, control=control)
+    pool = [m for m in messages if m.startswith("candidate pool: ")]
+    assert pool[0] == f"candidate pool: {COLUMNS_PER_CHECK:,} of {N:,} nodes, {COLUMNS_PER_CHECK * (N - 1):,} sets"
+    assert len(pool) == N // COLUMNS_PER_CHECK and pool[-1].startswith(f"candidate pool: {N:,} of {N:,} nodes")

@@ -510,19 +510,15 @@ def climb_restart(cands, order, method, control, counters):
 class _Pool:
     """The candidate parent sets of a search, growing as it goes.
 
-    It starts from the explored sets and gains, for every graph the search
-    adopts, the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (scored by the scorer,
-    which does not cache them: the pool keeps what it needs), so the OBS choice
-    on a topological order of that graph reproduces it and an ordering climb
-    can only improve on it. :meth:`candidates` is rebuilt when sets were added.
-    With ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the
-    smallest, the required parents, is always there. With ``control`` the
-    long passes (every node's one-parent sets: ``n (n - 1)`` of them) check
-    its stop flag and clock every
-    :func:`~bnexplore.scores.kernels.families_per_check` sets and end early
-    once it says stop (on wide data that pass is long): the pool then holds fewer sets, and a
-    node whose sets were not sorted out keeps them all (a set no better than a
-    subset it contains is never chosen over that subset anyway).
+    It starts from the explored sets and gains, for every graph the search adopts (the empty graph first),
+    the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (scored, not cached by the scorer:
+    the pool keeps what it needs), so the OBS choice on a topological order of that graph reproduces it and
+    an ordering climb can only improve on it. :meth:`candidates` is rebuilt when sets were added. With
+    ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the smallest, the required parents,
+    is always there. With ``control`` the long passes (every node's one-parent sets: ``n (n - 1)``) check
+    its stop flag and clock, and report progress, every :func:`~bnexplore.scores.kernels.families_per_check`
+    sets and end early once it says stop: the pool then holds fewer sets, and a node whose sets were not
+    sorted out keeps them all (a set no better than a subset it contains is never chosen over it).
     """
 
     def __init__(self, scorer, parent_sets, max_indegree, bound=None, control=None):
@@ -563,6 +559,8 @@ class _Pool:
                     own = [(w, c) for w, c in enumerate(centres) if w > v]
                     self._score([(w, c) for w, c in own if c not in self.scored[w] and self._ok(w, c)], centres)
                     return
+                if self.control is not None:
+                    self.control.report(message=f"candidate pool: {v + 1:,} of {n:,} nodes, {self.added:,} sets")
 
     def _score(self, keys, centres):
         """Score ``keys`` (each node's sets up to its centre first) and keep them, but the sets larger
