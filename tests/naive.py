@@ -1035,9 +1035,50 @@ def completion_weights(members, width, arities, base, stride, cpt, size, weights
     return total
 
 
+def completion_cells(members, width, arities, base, stride, size, cells, at, row=None, touched=None,
+                     parent_start=None, parents=None, cpt_start=None):
+    """Each completion written into ``row`` (itertools.product: last member fastest), its touched families'
+    cells found from the row and written from ``at`` on (``base`` and ``stride`` are ignored)."""
+    for j, states in enumerate(itertools.product(*(range(int(arities[u])) for u in members))):
+        if j == size:
+            break
+        full = list(row)
+        for u, s in zip(members, states):
+            full[u] = s
+        for t in range(width):
+            cells[at + j * width + t] = _cell(full, touched[t], arities, parent_start, parents, cpt_start)
+
+
+def cell_weights(cells, at, width, size, cpt, weights):
+    """``weights[j] = prod(cpt[cells[at + j * width + t]] for t)``, and their sum."""
+    for j in range(size):
+        weights[j] = math.prod(float(cpt[c]) for c in cells[at + j * width:at + (j + 1) * width])
+    return float(sum(weights[:size]))
+
+
+def stored_cells(patterns, cap, group_ptr, member_ptr, members, touched_ptr, touched, arities, parent_start, parents,
+                 cpt_start, store):
+    """Each group's completions' cells found from its completed rows (:func:`completion_weights`), stored while
+    the total fits in ``store``."""
+    cell_ptr, cells = [0], []
+    for p, pattern in enumerate(patterns):
+        for g in range(group_ptr[p], group_ptr[p + 1]):
+            group, families = members[member_ptr[g]:member_ptr[g + 1]], touched[touched_ptr[g]:touched_ptr[g + 1]]
+            size = min(math.prod(int(arities[u]) for u in group), cap + 1)
+            if cell_ptr[-1] + size * len(families) > store:
+                cell_ptr.append(cell_ptr[-1])
+                continue
+            found = np.zeros(size * len(families), np.int64)
+            completion_cells(group, len(families), arities, None, None, size, found, 0, pattern.astype(np.int64),
+                             families, parent_start, parents, cpt_start)
+            cells += found.tolist()
+            cell_ptr.append(cell_ptr[-1] + len(found))
+    return np.array(cell_ptr, np.int64), np.array(cells, np.int64)
+
+
 def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr, members, touched_ptr, touched,
-                          arities, parent_start, parents, cpt_start, cpt, counts):
-    """By the full joint over every completion of each pattern (the groups ignored): ``w P(cell | e)`` added
+                          cell_ptr, stored, arities, parent_start, parents, cpt_start, cpt, counts):
+    """By the full joint over every completion of each pattern (the groups ignored, so the stored cells too): ``w P(cell | e)`` added
     to the cells of the families with a blank member, and ``sum w (log P(e) - sum of the log entries of the
     families observed whole)``; the first pattern with P(e) = 0, or -1."""
     n = patterns.shape[1]
@@ -1063,7 +1104,7 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
 
 
 def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr, members, touched_ptr, touched,
-                          out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents, cpt_start, cpt,
+                          cell_ptr, stored, out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents, cpt_start, cpt,
                           out_codes, out_weights, child_start=None, children=None):
     """Each group's posterior by summing the full joint over every completion; ``k`` systematic draws at the
     quantiles ``(j + u) / k`` (zero-probability states skipped), dealt to the rows by a Fisher-Yates shuffle
@@ -1104,3 +1145,37 @@ def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr,
         for j in range(k):
             out_codes[start + j] = rows[j]
             out_weights[start + j] = counts[p] / k
+
+
+# -- graphs (bnexplore.graphs.adjacency) -------------------------------------
+
+def smallest_first_order(adj):
+    """Topological order of the arcs of a 0/1 matrix (links ignored): at each step the smallest node not yet
+    placed whose parents along arcs are all placed; shorter than n when the arcs hold a directed cycle."""
+    n = len(adj)
+    placed = []
+    while True:
+        free = [v for v in range(n) if v not in placed
+                and all(u in placed for u in range(n) if adj[u][v] and not adj[v][u])]
+        if not free:
+            return placed
+        placed.append(free[0])
+
+
+def first_cycle(adj):
+    """The directed cycle the graph classes name, or None: from the smallest node that
+    :func:`smallest_first_order` cannot place, step to its smallest unplaced parent until a node comes
+    back; the nodes of that loop in arc order, starting at the smallest."""
+    n = len(adj)
+    placed = smallest_first_order(adj)
+    if len(placed) == n:
+        return None
+    left = [v for v in range(n) if v not in placed]
+    path = [left[0]]
+    while True:
+        v = min(u for u in left if adj[u][path[-1]] and not adj[path[-1]][u])
+        if v in path:
+            loop = path[path.index(v):][::-1]
+            first = loop.index(min(loop))
+            return loop[first:] + loop[:first]
+        path.append(v)

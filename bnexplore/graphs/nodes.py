@@ -64,7 +64,7 @@ def checked_adjacency(adj, names):
     ('uint8', False, ['X0', 'X1'])
     """
     try:
-        a = np.array(adj)
+        a = np.asarray(adj)
     except ValueError:
         raise SearchError("an adjacency matrix must be square (n x n) "
                           "with rows of equal length") from None
@@ -73,18 +73,34 @@ def checked_adjacency(adj, names):
     names = checked_names(names, a.shape[0])
     if a.dtype.kind not in "biuf":
         raise SearchError(f"adjacency entries must be 0 or 1, got values of type {a.dtype}")
-    bad = np.argwhere((a != 0) & (a != 1))
-    if len(bad):
-        i, j = bad[0]
-        raise SearchError(f"adjacency entries must be 0 or 1; found {a[i, j].item()!r} "
-                          f"at row {i}, column {j} ({names[i]}, {names[j]})")
-    a = a.astype(np.uint8)
-    loops = np.flatnonzero(np.diagonal(a))
-    if len(loops):
-        raise SearchError(f"node {names[loops[0]]} has a self loop; "
-                          "a node cannot be its own parent")
+    # An integer matrix within 0..1 holds only 0 and 1: two passes that allocate nothing,
+    # where looking for the entries at fault would build n x n masks.
+    if a.dtype.kind == "f" or (a.size and (a.min() < 0 or a.max() > 1)):
+        bad = np.argwhere((a != 0) & (a != 1))
+        if len(bad):
+            i, j = bad[0]
+            raise SearchError(f"adjacency entries must be 0 or 1; found {a[i, j].item()!r} "
+                              f"at row {i}, column {j} ({names[i]}, {names[j]})")
+    refuse_self_loops(np.flatnonzero(np.diagonal(a)), names)
+    a = np.array(a, dtype=np.uint8, order="C")
     a.flags.writeable = False
     return a, names
+
+
+def refuse_self_loops(loops, names):
+    """Raise a ``SearchError`` naming the smallest of ``loops``, the nodes with a self loop, if any.
+
+    Examples
+    --------
+    >>> refuse_self_loops([], ["a", "b"])
+    >>> refuse_self_loops([1], ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    bnexplore.errors.SearchError: node b has a self loop; a node cannot be its own parent
+    """
+    if len(loops):
+        raise SearchError(f"node {names[min(loops)]} has a self loop; "
+                          "a node cannot be its own parent")
 
 
 def resolve_node(node, names, index, where):

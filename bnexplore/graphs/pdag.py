@@ -10,6 +10,12 @@ used as a dictionary key. Build a changed graph from ``graph.adj.copy()``. The
 algorithms behind the conversions work on plain matrices
 (:mod:`bnexplore.graphs.equivalence`, :mod:`bnexplore.graphs.orientations`).
 
+Beside its matrix a graph keeps its entries as lists (arcs, links, each node's
+parents), read from the matrix once or, when built from parent or arc lists,
+never read: queries, the acyclicity check and the topological order cost what
+the arcs cost, not n x n, and a graph holds one n x n matrix (10,000 nodes: one
+``uint8`` matrix of 100 MB, no boolean copies of it).
+
 References
 ----------
 .. [1] S. Acid and L. M. de Campos (2003). Searching for Bayesian network
@@ -24,16 +30,17 @@ References
    equivalence classes of directed acyclic graphs. JMLR 16, 2589-2609.
 """
 
+import functools
 import itertools
 import math
 
 import numpy as np
 
 from bnexplore.errors import SearchError
-from bnexplore.graphs.adjacency import (components, find_cycle, from_smallest, is_acyclic, row_lists,
-                                        topological_order, tree_path)
+from bnexplore.graphs.adjacency import (components, cycle_of_arcs, entries, from_smallest, grouped, is_acyclic,
+                                        matrix_of, order_of_arcs, tree_path)
 from bnexplore.graphs.equivalence import consistent_extension, essential_graph, rpdag_of_dag
-from bnexplore.graphs.nodes import checked_adjacency, checked_names, names_argument, resolve_node
+from bnexplore.graphs.nodes import checked_adjacency, checked_names, names_argument, refuse_self_loops, resolve_node
 from bnexplore.graphs.orientations import count_orientations, orientations
 
 _REPR_EDGES = 8
@@ -60,12 +67,58 @@ class PDAG:
     """
 
     def __init__(self, adj, names=None):
-        self.adj, self.names = checked_adjacency(adj, names)
-        self._index = {name: i for i, name in enumerate(self.names)}
-        a = self.adj.astype(bool)
-        self._arc = a & ~a.T
-        self._link = a & a.T
+        adj, names = checked_adjacency(adj, names)
+        rows, cols = entries(adj)
+        self._setup(adj, names, rows * len(names) + cols)
+
+    @classmethod
+    def _built(cls, rows, cols, names):
+        """A graph of this class with ``adj[rows[i], cols[i]] = 1``: one scatter into zeros, no n x n pass.
+
+        ``rows`` and ``cols`` are valid node indices (a pair may repeat), ``names``
+        checked names; a self loop is refused as :func:`checked_adjacency` refuses it.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        cols = np.asarray(cols, dtype=np.int64)
+        refuse_self_loops(rows[rows == cols], names)
+        n = len(names)
+        keys = np.unique(rows * n + cols)
+        adj = matrix_of(n, *np.divmod(keys, max(n, 1)))
+        adj.flags.writeable = False
+        graph = cls.__new__(cls)
+        graph._setup(adj, names, keys)
+        return graph
+
+    def _setup(self, adj, names, keys):
+        """Keep the checked read-only matrix, its names and its entries ``u * n + v`` (ascending).
+
+        The entries split into arcs and links (both directions), each in row-major
+        order; the subclasses check and add what their kind needs.
+        """
+        self.adj, self.names = adj, names
+        self._index = {name: i for i, name in enumerate(names)}
+        self._keys = keys
+        rows, cols = np.divmod(keys, max(len(names), 1))
+        mutual = adj[cols, rows] != 0
+        self._arc_ends = rows[~mutual], cols[~mutual]
+        self._link_ends = rows[mutual], cols[mutual]
         self._hash = None
+
+    @functools.cached_property
+    def _parent_lists(self):
+        """Each node's parents (tails of its arcs), ascending."""
+        tails, heads = self._arc_ends
+        return grouped(heads, tails, self.n)
+
+    @functools.cached_property
+    def _child_lists(self):
+        """Each node's children, ascending."""
+        return grouped(*self._arc_ends, self.n)
+
+    @functools.cached_property
+    def _neighbour_lists(self):
+        """Each node's neighbours along links, ascending."""
+        return grouped(*self._link_ends, self.n)
 
     # --- basic queries ---------------------------------------------------
 
@@ -77,7 +130,7 @@ class PDAG:
     @property
     def n_edges(self):
         """Number of adjacent node pairs (arcs plus links)."""
-        return int(self._arc.sum() + self._link.sum() // 2)
+        return len(self._arc_ends[0]) + len(self._link_ends[0]) // 2
 
     def index(self, node):
         """Index of a node given by name or by index."""
@@ -85,27 +138,31 @@ class PDAG:
 
     def arcs(self):
         """Arcs as a sorted list of ``(u, v)`` for u -> v."""
-        return [tuple(e) for e in np.argwhere(self._arc).tolist()]
+        return list(zip(*(ends.tolist() for ends in self._arc_ends)))
 
     def links(self):
         """Links as a sorted list of ``(u, v)`` with ``u < v``."""
-        return [tuple(e) for e in np.argwhere(np.triu(self._link, 1)).tolist()]
+        u, v = self._link_ends
+        return list(zip(u[u < v].tolist(), v[u < v].tolist()))
 
     def edges(self):
         """Every adjacent pair (the skeleton) as a sorted list of ``(u, v)``, ``u < v``."""
-        return [tuple(e) for e in np.argwhere(np.triu(self.skeleton(), 1)).tolist()]
+        n = max(self.n, 1)
+        rows, cols = np.divmod(self._keys, n)
+        u, v = np.divmod(np.unique(np.minimum(rows, cols) * n + np.maximum(rows, cols)), n)
+        return list(zip(u.tolist(), v.tolist()))
 
     def parents(self, v):
         """Nodes u with an arc u -> v, ascending."""
-        return np.flatnonzero(self._arc[:, v]).tolist()
+        return list(self._parent_lists[v])
 
     def children(self, v):
         """Nodes w with an arc v -> w, ascending."""
-        return np.flatnonzero(self._arc[v]).tolist()
+        return list(self._child_lists[v])
 
     def neighbours(self, v):
         """Nodes w with a link v -- w, ascending."""
-        return np.flatnonzero(self._link[v]).tolist()
+        return list(self._neighbour_lists[v])
 
     def adjacent(self, u, v):
         """True when u and v are joined by an arc or a link."""
@@ -125,7 +182,7 @@ class PDAG:
             Each component's nodes ascending; components ordered by their
             smallest node.
         """
-        neighbours = [set(ne) for ne in row_lists(self._link)]
+        neighbours = [set(ne) for ne in self._neighbour_lists]
         return sorted(sorted(c) for c in components(neighbours, range(self.n)))
 
     def hh_patterns(self):
@@ -137,7 +194,7 @@ class PDAG:
             Sorted ``(a, v, b)`` with ``a < b``. See [1]_, Section 3.
         """
         out = []
-        for v, pa in enumerate(row_lists(self._arc.T)):
+        for v, pa in enumerate(self._parent_lists):
             out.extend((a, v, b) for a, b in itertools.combinations(pa, 2))
         return sorted(out)
 
@@ -169,7 +226,7 @@ class PDAG:
 
     def copy(self):
         """An equal graph of the same class."""
-        return type(self)(self.adj, self.names)
+        return type(self)._built(*np.divmod(self._keys, max(self.n, 1)), self.names)
 
     # --- JSON ------------------------------------------------------------
 
@@ -202,7 +259,7 @@ class PDAG:
                               '"arcs" and "links" lists of node pairs')
         names = checked_names(d["nodes"], len(d["nodes"]))
         index = {name: i for i, name in enumerate(names)}
-        adj = np.zeros((len(names), len(names)), dtype=np.uint8)
+        rows, cols = [], []
         listed = {}
         for kind in ("arcs", "links"):
             items = d.get(kind, [])
@@ -220,21 +277,23 @@ class PDAG:
                     raise SearchError(f"the pair {names[u]}, {names[v]} is listed twice "
                                       f"({listed[pair]} and {where}); keep one edge per pair")
                 listed[pair] = where
-                adj[u, v] = 1
+                rows.append(u)
+                cols.append(v)
                 if kind == "links":
-                    adj[v, u] = 1
-        return cls(adj, names)
+                    rows.append(v)
+                    cols.append(u)
+        return cls._built(rows, cols, names)
 
     # --- identity --------------------------------------------------------
 
     def __eq__(self, other):
         if not isinstance(other, PDAG):
             return NotImplemented
-        return self.names == other.names and np.array_equal(self.adj, other.adj)
+        return self.names == other.names and np.array_equal(self._keys, other._keys)
 
     def __hash__(self):
         if self._hash is None:
-            self._hash = hash((tuple(self.names), self.adj.tobytes()))
+            self._hash = hash((tuple(self.names), self._keys.tobytes()))
         return self._hash
 
     def __repr__(self):
@@ -261,18 +320,24 @@ class DAG(PDAG):
         cycle (the message names the cycle).
     """
 
-    def __init__(self, adj, names=None):
-        super().__init__(adj, names)
-        names = self.names
-        if self._link.any():
+    def _setup(self, adj, names, keys):
+        """Refuse links and directed cycles; keep the topological order the check finds."""
+        super()._setup(adj, names, keys)
+        if len(self._link_ends[0]):
             u, v = self.links()[0]
             raise SearchError(f"{names[u]} and {names[v]} point at each other; "
                               "a DAG needs one direction per edge (use PDAG for links)")
-        cycle = find_cycle(self._arc)
-        if cycle is not None:
+        self._order = order_of_arcs(self.n, *self._arc_ends)
+        if len(self._order) < self.n:
+            cycle = cycle_of_arcs(self.n, *self._arc_ends)
             path = " -> ".join(names[v] for v in cycle + cycle[:1])
             raise SearchError(f"the graph has a directed cycle {path}; "
                               "remove or reverse one of its arcs")
+
+    @property
+    def _arc(self):
+        """Boolean matrix of the arcs: a view of ``adj`` (a DAG has no links)."""
+        return self.adj.view(bool)
 
     is_acyclic = staticmethod(is_acyclic)
 
@@ -281,58 +346,61 @@ class DAG(PDAG):
         """DAG from one parent list per node (parents as indices or names)."""
         names = checked_names(names, len(parent_lists))
         index = {name: i for i, name in enumerate(names)}
-        adj = np.zeros((len(names), len(names)), dtype=np.uint8)
+        tails, heads = [], []
         for v, parents in enumerate(parent_lists):
             for p in parents:
-                adj[resolve_node(p, names, index, f"parents of {names[v]}"), v] = 1
-        return cls(adj, names)
+                tails.append(resolve_node(p, names, index, f"parents of {names[v]}"))
+                heads.append(v)
+        return cls._built(tails, heads, names)
 
     @classmethod
     def from_arcs(cls, arcs, names):
         """DAG from ``(u, v)`` pairs (indices or names); ``names`` a list or a node count."""
         names = names_argument(names)
         index = {name: i for i, name in enumerate(names)}
-        adj = np.zeros((len(names), len(names)), dtype=np.uint8)
+        tails, heads = [], []
         for arc in arcs:
             where = f"arc {arc!r}"
             if not isinstance(arc, (list, tuple)) or len(arc) != 2:
                 raise SearchError(f"{where} is not a pair of nodes; write (from, to)")
             u, v = (resolve_node(x, names, index, where) for x in arc)
-            adj[u, v] = 1
-        return cls(adj, names)
+            tails.append(u)
+            heads.append(v)
+        return cls._built(tails, heads, names)
 
     @classmethod
     def empty(cls, names):
         """DAG without arcs; ``names`` a list of names or a node count."""
-        names = names_argument(names)
-        return cls(np.zeros((len(names), len(names)), dtype=np.uint8), names)
+        return cls._built([], [], names_argument(names))
 
     def parent_sets(self):
         """Parent set of every node as a tuple of ascending indices."""
-        return [tuple(p) for p in row_lists(self._arc.T)]
+        return [tuple(p) for p in self._parent_lists]
 
     def topological_order(self):
         """Nodes in an order where every arc points forward (smallest index first on ties)."""
-        return topological_order(self._arc)
+        return list(self._order)
 
-    def _reach(self, v, mat):
-        """Nodes reachable from v along the rows of ``mat`` (v excluded), ascending."""
-        seen = np.zeros(self.n, dtype=bool)
+    @staticmethod
+    def _reach(v, lists):
+        """Nodes reachable from v along ``lists`` (v excluded), ascending."""
+        seen = {v}
         queue = [v]
         while queue:
-            step = mat[queue].any(axis=0) & ~seen
-            seen |= step
-            queue = np.flatnonzero(step).tolist()
-        seen[v] = False
-        return np.flatnonzero(seen).tolist()
+            for w in lists[queue.pop()]:
+                if w not in seen:
+                    seen.add(w)
+                    queue.append(w)
+        seen.discard(v)
+        return sorted(seen)
 
     def ancestors(self, v):
         """Nodes with a directed path to v, ascending."""
-        return self._reach(v, self._arc.T)
+        return self._reach(v, self._parent_lists)
 
     def descendants(self, v):
         """Nodes with a directed path from v, ascending."""
-        return self._reach(v, self._arc)
+        return self._reach(v, self._child_lists)
 
     def is_covered(self, u, v):
         """True when u -> v is a covered arc: ``Pa(v) = Pa(u) + {u}`` (Chickering [2]_).
@@ -360,9 +428,9 @@ class DAG(PDAG):
         """
         if not self._arc[u, v]:
             raise SearchError(f"{self.names[u]} -> {self.names[v]} is not an arc of this DAG")
-        adj = self.adj.copy()
-        adj[u, v], adj[v, u] = 0, 1
-        return DAG(adj, self.names)
+        tails, heads = self._arc_ends
+        kept = (tails != u) | (heads != v)
+        return DAG._built(np.append(tails[kept], v), np.append(heads[kept], u), self.names)
 
     def extension(self):
         """The DAG itself."""
@@ -396,13 +464,14 @@ class CPDAG(PDAG):
     :meth:`n_dags` and :meth:`dags` use it.
     """
 
-    def __init__(self, adj, names=None):
-        super().__init__(adj, names)
+    def _setup(self, adj, names, keys):
+        """A CPDAG built from a matrix or JSON is checked when first asked (:meth:`is_valid`)."""
+        super()._setup(adj, names, keys)
         self._valid = None
 
     def is_compelled(self, u, v):
         """True when u -> v is a compelled arc."""
-        return bool(self._arc[u, v])
+        return bool(self.adj[u, v] and not self.adj[v, u])
 
     def compelled_arcs(self):
         """Compelled arcs (same as :meth:`arcs`)."""
@@ -427,7 +496,7 @@ class CPDAG(PDAG):
         if not self.is_valid():
             raise SearchError("this graph is not a valid CPDAG (it differs from the CPDAG of its "
                               "own consistent extension); build it with DAG.cpdag()")
-        neighbours = [set(ne) for ne in row_lists(self._link)]
+        neighbours = [set(ne) for ne in self._neighbour_lists]
         comps = [frozenset(c) for c in self.chain_components() if len(c) > 1]
         return neighbours, comps
 
@@ -455,7 +524,7 @@ class CPDAG(PDAG):
         """
         neighbours, comps = self._undirected_parts()
         per_component = [orientations(neighbours, c) for c in comps]
-        base = self._arc.astype(np.uint8)
+        base = matrix_of(self.n, *self._arc_ends)
         for choice in itertools.product(*per_component):
             adj = base.copy()
             for arcs in choice:
@@ -476,12 +545,13 @@ class RPDAG(PDAG):
         """``(condition, message)`` for every broken condition of Definition 1."""
         names = self.names
         out = []
-        n_parents = self._arc.sum(axis=0)
-        for y in np.flatnonzero((n_parents > 0) & self._link.any(axis=1)):
+        n_parents = np.bincount(self._arc_ends[1], minlength=self.n)
+        has_link = np.bincount(self._link_ends[0], minlength=self.n) > 0
+        for y in np.flatnonzero((n_parents > 0) & has_link):
             p, q = self.parents(y)[0], self.neighbours(y)[0]
             out.append((1, f"condition 1: {names[y]} has the parent {names[p]} and the link "
                            f"{names[y]} -- {names[q]}; a node with a parent has no links"))
-        cycle = find_cycle(self._arc)
+        cycle = cycle_of_arcs(self.n, *self._arc_ends)
         if cycle is not None:
             path = " -> ".join(names[v] for v in cycle + cycle[:1])
             out.append((2, f"condition 2: directed cycle {path}"))
@@ -553,8 +623,8 @@ class RPDAG(PDAG):
 
     def _oriented(self, roots):
         """DAG with the link tree of each root oriented away from it."""
-        neighbours = row_lists(self._link)
-        adj = self._arc.astype(np.uint8)
+        neighbours = self._neighbour_lists
+        adj = matrix_of(self.n, *self._arc_ends)
         for root in roots:
             queue = [root]
             seen = {root}
