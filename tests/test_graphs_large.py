@@ -170,6 +170,7 @@ def test_every_query_of_a_random_pdag_matches_its_definition_on_the_matrix():
             assert g.neighbours(v) == np.flatnonzero(link[v]).tolist()
         assert g.hh_patterns() == sorted((x, v, y) for v in range(n) for x in range(n) for y in range(x + 1, n)
                                          if arc[x, v] and arc[y, v])
+        assert g.v_structures() == [(x, v, y) for x, v, y in g.hh_patterns() if not (a | a.T)[x, y]]
         assert g == PDAG.from_json(g.to_json()) == g.copy() and hash(g) == hash(g.copy())
         other = adj.copy()
         if n > 1:

@@ -77,6 +77,8 @@ class PDAG:
 
         ``rows`` and ``cols`` are valid node indices (a pair may repeat), ``names``
         checked names; a self loop is refused as :func:`checked_adjacency` refuses it.
+        The conversions pass the entries of the 0/1 matrix they built, which is
+        read once and not copied.
         """
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
@@ -206,8 +208,7 @@ class PDAG:
         list of tuple
             Sorted ``(a, v, b)`` with ``a < b``.
         """
-        skeleton = self.skeleton()
-        return [(a, v, b) for a, v, b in self.hh_patterns() if not skeleton[a, b]]
+        return [(a, v, b) for a, v, b in self.hh_patterns() if not self.adjacent(a, b)]
 
     # --- conversions -----------------------------------------------------
 
@@ -443,7 +444,7 @@ class DAG(PDAG):
         [2]_ Find-Compelled labelling
         (:func:`bnexplore.graphs.equivalence.essential_graph`).
         """
-        return CPDAG(essential_graph(self._arc), self.names)
+        return CPDAG._built(*entries(essential_graph(self._arc)), self.names)
 
     def rpdag(self):
         """The RPDAG whose extension contains this DAG ([1]_, Proposition 2).
@@ -452,7 +453,7 @@ class DAG(PDAG):
         no parent of x and x the only parent of y becomes the link x -- y,
         repeatedly (a cascade down from the parentless nodes).
         """
-        return RPDAG(rpdag_of_dag(self._arc), self.names)
+        return RPDAG._built(*entries(rpdag_of_dag(self._arc)), self.names)
 
 
 class CPDAG(PDAG):
@@ -530,7 +531,7 @@ class CPDAG(PDAG):
             for arcs in choice:
                 for u, v in arcs:
                     adj[u, v] = 1
-            yield DAG(adj, self.names)
+            yield DAG._built(*entries(adj), self.names)
 
 
 class RPDAG(PDAG):
@@ -635,7 +636,7 @@ class RPDAG(PDAG):
                         seen.add(w)
                         adj[u, w] = 1
                         queue.append(w)
-        return DAG(adj, self.names)
+        return DAG._built(*entries(adj), self.names)
 
 
 def pdag_extension(pdag):
@@ -662,5 +663,5 @@ def pdag_extension(pdag):
     >>> pdag_extension(PDAG([[0, 1, 0], [1, 0, 1], [0, 1, 0]], ["a", "b", "c"]))
     DAG(3 nodes, 2 edges: b -> a, c -> b)
     """
-    a = pdag.adj.astype(bool)
-    return DAG(consistent_extension(a & ~a.T, a & a.T, pdag.names), pdag.names)
+    arc, link = (matrix_of(pdag.n, *ends).view(bool) for ends in (pdag._arc_ends, pdag._link_ends))
+    return DAG._built(*entries(consistent_extension(arc, link, pdag.names)), pdag.names)
