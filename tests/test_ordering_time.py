@@ -14,8 +14,9 @@ import pytest
 from bnexplore import learn
 from bnexplore.control import Control
 from bnexplore.parents.explore import explore_parent_sets
-from bnexplore.scores import Scorer
+from bnexplore.scores import Scorer, kernels
 from bnexplore.search import SEARCHES
+from bnexplore.search.dagstate import first_pass_seconds
 from bnexplore.search.hillclimb import hill_climb
 from bnexplore.search.ordering import DEFAULT_RESTARTS, EXPLORE_SHARE, ordering_search
 from fakes import FakeClock
@@ -123,27 +124,31 @@ def test_the_explorer_ends_at_its_share_of_the_time(data, start):
 
 def test_a_seed_whose_first_pass_would_not_fit_is_skipped(data, monkeypatch):
     """On 10,000 variables hill climbing's first pass alone takes most of the limit: the run is then the
-    paper's (explorer, orderings) and says so; below the share the seed runs as before."""
-    from bnexplore.search import ordering
-
-    limit = 100.0
-    monkeypatch.setattr(ordering, "_first_pass_seconds", lambda scorer: ordering.SEED_PASS_SHARE * limit + 1)
-    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=limit, clock=FakeClock(1.0)))
+    paper's (explorer, orderings) and says so; below the share the seed runs as before. The pass is projected
+    on the run's clock: with one stop check per family (a tiny check size) and one fake second per reading,
+    the first column's 39 families take one second, so the 40 x 39 arcs are projected at 40 seconds."""
+    monkeypatch.setattr(kernels, "CHECK_WORK", 1)
+    n = Scorer(data, "bic").n_vars
+    # 1.75 n: the projected pass (n) is past half of what remains; 2.5 n: within it
+    result = ordering_search(Scorer(data, "bic"), seed=0,
+                             control=Control(time_limit=1.75 * n, clock=FakeClock(1.0)))
     stats = result.stats
-    assert stats["seed_ended"] == "skipped" and stats["seed_score"] is None and stats["seed_seconds"] <= 2  # readings
+    assert stats["seed_ended"] == "skipped" and stats["seed_score"] is None and stats["seed_seconds"] <= 4  # readings
     assert stats["parent_ended"] == "time" and stats["restarts"] > 0 and not result.trajectory[0]["op"] == "start"
-    monkeypatch.setattr(ordering, "_first_pass_seconds", lambda scorer: ordering.SEED_PASS_SHARE * limit - 1)
-    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=limit, clock=FakeClock(1.0)))
+    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=2.5 * n, clock=FakeClock(1.0)))
     assert result.stats["seed_ended"] in ("finished", "time") and result.stats["seed_score"] is not None
 
 
-def test_the_first_pass_is_projected_from_one_column_left_in_the_cache(data):
-    from bnexplore.search import ordering
-
+def test_the_first_pass_is_projected_from_one_check_of_families_left_in_the_cache(data, monkeypatch):
+    n = Scorer(data, "bic").n_vars
+    scorer = Scorer(data, "bic")  # 300 rows: one check holds every family, the whole pass is timed
+    assert first_pass_seconds(scorer, FakeClock(0.5)) == 0.5 and scorer.computed == n * (n - 1)
+    monkeypatch.setattr(kernels, "CHECK_WORK", 300 * 50)  # 50 families a check: two columns of 39
     scorer = Scorer(data, "bic")
-    assert ordering._first_pass_seconds(scorer) > 0 and scorer.computed == scorer.n_vars - 1
-    scorer.toggles(0, set(), np.arange(1, scorer.n_vars))
-    assert scorer.computed == scorer.n_vars - 1  # the pass finds that column cached
+    assert first_pass_seconds(scorer, FakeClock(0.5)) == pytest.approx(0.5 * n * (n - 1) / 78)
+    assert scorer.computed == 78
+    scorer.toggles(0, set(), np.arange(1, n))
+    assert scorer.computed == 78  # the pass finds those columns cached
 
 
 def test_an_ordering_climb_reports_its_progress(found):

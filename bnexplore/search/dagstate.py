@@ -50,6 +50,35 @@ def check_pass_memory(n, what, pair_bytes=PAIR_BYTES):
                  "use fewer variables (select the columns to learn from)")
 
 
+def first_pass_seconds(scorer, clock):
+    """Seconds the first pass of a :class:`DagState` (every one of the ``n (n - 1)`` arcs) would take.
+
+    Projected from the first columns, at least one stop check's worth of families
+    (:func:`~bnexplore.scores.kernels.families_per_check`), timed on ``clock``: the run's Control clock, so
+    a fake clock (one step per reading) projects the number of checks the pass makes. The scores computed
+    stay in the scorer's cache for the pass itself.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> from bnexplore.data import Dataset
+    >>> from bnexplore.scores import Scorer
+    >>> codes = np.random.default_rng(0).integers(0, 2, (500, 8)).astype(np.int8)
+    >>> ticks = itertools.count()  # a clock one second on at every reading
+    >>> first_pass_seconds(Scorer(Dataset.from_codes(codes, arities=[2] * 8), "bic"), lambda: next(ticks))
+    1.0
+    """
+    n = scorer.n_vars
+    if n < 2:
+        return 0.0
+    per_check, done, v = kernels.families_per_check(scorer.rows), 0, 0
+    start = clock()
+    while v < n and done < per_check:
+        scorer.toggles(v, set(), np.delete(np.arange(n), v))
+        done, v = done + n - 1, v + 1
+    return (clock() - start) * n * (n - 1) / done
+
+
 @njit(cache=True)
 def reachability(adj):
     """Transitive closure of a DAG: ``R[a, b]`` is True when a path ``a -> ... -> b`` exists.

@@ -43,7 +43,6 @@ first).
 
 import inspect
 import itertools
-import time
 
 import numpy as np
 from numba import njit
@@ -58,7 +57,7 @@ from ..parents.candidates import ParentSets
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
 from ..scores import kernels
-from .dagstate import DAG_PAIR_BYTES, check_pass_memory
+from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds
 from .hillclimb import hill_climb
 from .pool_sets import around, undominated
 from .run import SearchRun
@@ -77,8 +76,8 @@ orderings. The seed's hill climbing has no share: it runs to its local optimum o
 is worse than hill climbing alone in the same time), and its graph is kept unless something scores higher."""
 
 SEED_PASS_SHARE = 0.5
-"""Largest share of the time limit the seed's first pass over all ``n (n - 1)`` arcs may take, projected from one
-column (:func:`_first_pass_seconds`); beyond it the seed is skipped and the run is the paper's (Section 5.2 runs
+"""Largest share of the time limit the seed's first pass over all ``n (n - 1)`` arcs may take, projected from its
+first columns (:func:`~bnexplore.search.dagstate.first_pass_seconds`); beyond it the seed is skipped and the run is the paper's (Section 5.2 runs
 no hill climbing): on 10,000 variables the pass alone takes most of ten minutes, and the climb cut after it is far
 below what the explorer and the ordering climbs reach in that time."""
 
@@ -701,13 +700,6 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
     return explore_parent_sets(scorer, **options, control=control)
 
 
-def _first_pass_seconds(scorer):
-    """Seconds a local search's first pass would take: one column's families timed (left cached), times n."""
-    start = time.perf_counter()
-    scorer.toggles(0, set(), np.arange(1, scorer.n_vars))
-    return (time.perf_counter() - start) * scorer.n_vars
-
-
 def _seed_graph(scorer, start, max_indegree, control, knowledge=None):
     """The seed graph's parent lists, its score, and whether it is a local optimum of hill
     climbing (``start="hc"``: hill climbing from the empty graph, or the required arcs, unless
@@ -846,7 +838,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     marks = [control.clock()]  # the clock at each phase's end (read once, as a fake clock moves per reading)
     seed_graph, seed_ended = None, None
     if (isinstance(start, str) and start == "hc" and control.time_limit is not None
-            and _first_pass_seconds(scorer) > SEED_PASS_SHARE * control.remaining):
+            and first_pass_seconds(scorer, control.clock) > SEED_PASS_SHARE * control.remaining):
         seed_ended = "skipped"
     elif start is not None:
         seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
