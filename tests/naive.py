@@ -1035,11 +1035,52 @@ def completion_weights(members, width, arities, base, stride, cpt, size, weights
     return total
 
 
+def completion_cells(members, width, arities, base, stride, size, cells, at, row=None, touched=None,
+                     parent_start=None, parents=None, cpt_start=None):
+    """Each completion written into ``row`` (itertools.product: last member fastest), its touched families'
+    cells found from the row and written from ``at`` on (``base`` and ``stride`` are ignored)."""
+    for j, states in enumerate(itertools.product(*(range(int(arities[u])) for u in members))):
+        if j == size:
+            break
+        full = list(row)
+        for u, s in zip(members, states):
+            full[u] = s
+        for t in range(width):
+            cells[at + j * width + t] = _cell(full, touched[t], arities, parent_start, parents, cpt_start)
+
+
+def cell_weights(cells, at, width, size, cpt, weights):
+    """``weights[j] = prod(cpt[cells[at + j * width + t]] for t)``, and their sum."""
+    for j in range(size):
+        weights[j] = math.prod(float(cpt[c]) for c in cells[at + j * width:at + (j + 1) * width])
+    return float(sum(weights[:size]))
+
+
+def stored_cells(patterns, cap, group_ptr, member_ptr, members, touched_ptr, touched, arities, parent_start, parents,
+                 cpt_start, store):
+    """Each group's completions' cells found from its completed rows (:func:`completion_weights`), stored while
+    the total fits in ``store``."""
+    cell_ptr, cells = [0], []
+    for p, pattern in enumerate(patterns):
+        for g in range(group_ptr[p], group_ptr[p + 1]):
+            group, families = members[member_ptr[g]:member_ptr[g + 1]], touched[touched_ptr[g]:touched_ptr[g + 1]]
+            size = min(math.prod(int(arities[u]) for u in group), cap + 1)
+            if cell_ptr[-1] + size * len(families) > store:
+                cell_ptr.append(cell_ptr[-1])
+                continue
+            found = np.zeros(size * len(families), np.int64)
+            completion_cells(group, len(families), arities, None, None, size, found, 0, pattern.astype(np.int64),
+                             families, parent_start, parents, cpt_start)
+            cells += found.tolist()
+            cell_ptr.append(cell_ptr[-1] + len(found))
+    return np.array(cell_ptr, np.int64), np.array(cells, np.int64)
+
+
 def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr, members, touched_ptr, touched,
-                          arities, parent_start, parents, cpt_start, cpt, counts):
-    """By the full joint over every completion of each pattern (the groups ignored): ``w P(cell | e)`` added
-    to the cells of the families with a blank member, and ``sum w (log P(e) - sum of the log entries of the
-    families observed whole)``; the first pattern with P(e) = 0, or -1."""
+                          cell_ptr, stored, arities, parent_start, parents, cpt_start, cpt, counts):
+    """By the full joint over every completion of each pattern (the groups and stored cells ignored):
+    ``w P(cell | e)`` added to the cells of the families with a blank member, and ``sum w (log P(e) - sum of
+    the log entries of the families observed whole)``; the first pattern with P(e) = 0, or -1."""
     n = patterns.shape[1]
     total = 0.0
     for p, (pattern, w) in enumerate(zip(patterns, weights)):
@@ -1063,8 +1104,8 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
 
 
 def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr, members, touched_ptr, touched,
-                          out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents, cpt_start, cpt,
-                          out_codes, out_weights, child_start=None, children=None):
+                          cell_ptr, stored, out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents,
+                          cpt_start, cpt, out_codes, out_weights, child_start=None, children=None):
     """Each group's posterior by summing the full joint over every completion; ``k`` systematic draws at the
     quantiles ``(j + u) / k`` (zero-probability states skipped), dealt to the rows by a Fisher-Yates shuffle
     with the group's next uniforms; weights ``count / k``. The groups are found afresh from the graph

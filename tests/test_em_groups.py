@@ -54,22 +54,60 @@ def test_groups_of_several_variables_and_several_groups_are_exercised():
     assert max(sizes) > 1 and max(counts) > 1
 
 
+STORES = (0, 40, groups.STORED_CELLS)
+"""Completion cells group_layout stores: none, some of the groups' (the others found on each use), all."""
+
+
+def layout_of(arrays, patterns, counts, store):
+    return groups.group_layout(patterns, counts, 4096, arrays.arities, *graph_arrays(arrays), arrays.cpt_start,
+                               arrays.cpt.size, store)
+
+
 @pytest.mark.parametrize("seed", range(8))
 def test_group_expected_counts_agrees_with_its_twin(seed):
+    """On one thread's block and on three, whatever cells the layout stored; the same counts bit for bit."""
     network, _, arrays, patterns, counts = case(seed, zeros=0.0)
-    layout = groups.group_layout(patterns, counts, 4096, arrays.arities, *graph_arrays(arrays), arrays.cpt_start,
-                                 arrays.cpt.size)
     out = []
-    for module, blocks in ((groups, 1), (groups, 3), (naive, 1)):
-        flat = np.zeros(arrays.cpt.size)
-        part, bad = module.group_expected_counts(blocks, patterns, counts, 4096, *layout[:-1], arrays.arities,
-                                                 arrays.parent_start, arrays.parents, arrays.cpt_start, arrays.cpt,
-                                                 flat)
-        assert bad == -1
-        out.append((flat, part))
-    for flat, part in out[:2]:
+    for store in STORES:
+        layout = layout_of(arrays, patterns, counts, store)
+        for module, blocks in ((groups, 1), (groups, 3), (naive, 1)):
+            flat = np.zeros(arrays.cpt.size)
+            part, bad = module.group_expected_counts(blocks, patterns, counts, 4096, *layout[:-1], arrays.arities,
+                                                     arrays.parent_start, arrays.parents, arrays.cpt_start,
+                                                     arrays.cpt, flat)
+            assert bad == -1
+            out.append((flat, part))
+    for flat, part in out:
         np.testing.assert_allclose(flat, out[2][0], rtol=1e-10, atol=1e-12)
         assert part == pytest.approx(out[2][1], rel=1e-10)
+    for flat, part in out[3:4] + out[6:7]:  # one thread's block, cells stored or not
+        np.testing.assert_array_equal(flat, out[0][0])
+        assert part == out[0][1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_stored_cells_agree_with_their_twin(seed):
+    """Each group's completions' cells, stored in order while they fit."""
+    _, _, arrays, patterns, counts = case(seed)
+    keep = groups.enumerable_patterns(patterns, 4096, *graph_arrays(arrays), arrays.arities)
+    patterns, counts = patterns[keep], counts[keep]
+    for store in STORES:
+        layout = layout_of(arrays, patterns, counts, store)
+        want = naive.stored_cells(patterns, 4096, *layout[:5], arrays.arities, arrays.parent_start, arrays.parents,
+                                  arrays.cpt_start, store)
+        np.testing.assert_array_equal(layout[5], want[0])
+        np.testing.assert_array_equal(layout[6], want[1])
+
+
+def test_some_groups_are_stored_and_some_not():
+    """The middle store keeps some groups' cells and finds the others' on each use."""
+    kinds = set()
+    for seed in range(8):
+        _, _, arrays, patterns, counts = case(seed)
+        keep = groups.enumerable_patterns(patterns, 4096, *graph_arrays(arrays), arrays.arities)
+        cell_ptr = layout_of(arrays, patterns[keep], counts[keep], STORES[1])[5]
+        kinds |= set((np.diff(cell_ptr) > 0).tolist())
+    assert kinds == {True, False}
 
 
 @pytest.fixture
@@ -129,8 +167,7 @@ def test_group_cells_and_completion_weights_agree_with_their_twins():
 def cells_against_twin(seed):
     """Compare the kernels on every group of case(seed); how many groups had several members."""
     network, _, arrays, patterns, _ = case(seed, zeros=0.0)
-    layout = groups.group_layout(patterns, np.ones(len(patterns)), 4096, arrays.arities, *graph_arrays(arrays),
-                                 arrays.cpt_start, arrays.cpt.size)
+    layout = layout_of(arrays, patterns, np.ones(len(patterns)), 0)
     group_ptr, member_ptr, members, touched_ptr, touched = layout[:5]
     net = (arrays.arities, arrays.parent_start, arrays.parents, arrays.cpt_start)
     n = patterns.shape[1]
@@ -150,16 +187,19 @@ def cells_against_twin(seed):
                           "parents": arrays.parents, "cpt_start": arrays.cpt_start} if module is naive else {})
                 total = module.completion_weights(group, width, arrays.arities, base, stride, arrays.cpt, size, weights,
                                                   cells, **extra)
+                again = np.zeros(size)
+                assert module.cell_weights(cells, 0, width, size, arrays.cpt, again) == total
+                np.testing.assert_array_equal(again, weights)
                 (got if module is groups else want).append((base, stride[:width * len(group)], weights, cells, total))
             for a, b in zip(got[0], want[0]):
                 np.testing.assert_allclose(a, b, rtol=1e-14)
     return several
 
 
-def sample_groups(module, arrays, patterns, counts, pick, k, seed, blocks=1):
-    """``k`` completions of each picked pattern by ``module.group_sample_patterns``, on group_layout's layout."""
-    layout = groups.group_layout(patterns, counts, 4096, arrays.arities, *graph_arrays(arrays), arrays.cpt_start,
-                                 arrays.cpt.size)
+def sample_groups(module, arrays, patterns, counts, pick, k, seed, blocks=1, store=groups.STORED_CELLS):
+    """``k`` completions of each picked pattern by ``module.group_sample_patterns``, on group_layout's layout
+    (with at most ``store`` cells stored)."""
+    layout = layout_of(arrays, patterns, counts, store)
     out_start = np.arange(len(pick), dtype=np.int64) * k
     draws = k * (patterns[pick] < 0).sum(axis=1)
     uniform_start = np.concatenate([[0], np.cumsum(draws)[:-1]]).astype(np.int64)
@@ -175,7 +215,8 @@ def sample_groups(module, arrays, patterns, counts, pick, k, seed, blocks=1):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_group_sample_patterns_agrees_with_its_twin(seed):
-    """Some of the patterns, picked in a random order, on one thread's block and on three."""
+    """Some of the patterns, picked in a random order, on one thread's block and on three, whatever cells the
+    layout stored."""
     network, _, arrays, patterns, counts = case(seed)
     rng = np.random.default_rng(seed)
     k = int(rng.integers(1, 7))
@@ -184,9 +225,10 @@ def test_group_sample_patterns_agrees_with_its_twin(seed):
     pick = rng.permutation(len(patterns))[:max(1, len(patterns) * 2 // 3)]
     want = sample_groups(naive, arrays, patterns, counts, pick, k, seed)
     for blocks in (1, 3):
-        codes, weights = sample_groups(groups, arrays, patterns, counts, pick, k, seed, blocks)
-        np.testing.assert_array_equal(codes, want[0])
-        np.testing.assert_allclose(weights, want[1], rtol=1e-12)
+        for store in STORES:
+            codes, weights = sample_groups(groups, arrays, patterns, counts, pick, k, seed, blocks, store)
+            np.testing.assert_array_equal(codes, want[0])
+            np.testing.assert_allclose(weights, want[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(4))

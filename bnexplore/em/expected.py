@@ -31,7 +31,7 @@ from bnexplore.options import positive_number
 from bnexplore.resources import check_memory
 
 from .completions import NetworkArrays, blank_patterns
-from .groups import MAX_GROUP_STATES, enumerable_patterns, group_expected_counts, group_layout
+from .groups import MAX_GROUP_STATES, STORED_CELLS, enumerable_patterns, group_expected_counts, group_layout
 
 CHUNK_CELLS = 2e7
 """Clique cells one chunk of patterns may propagate through on each thread (about a tenth of a second):
@@ -143,9 +143,9 @@ class EStep:
         self.blocks = numba.get_num_threads() if len(incomplete) * tree.total >= PARALLEL_CELLS else 1
         cells = sum(math.prod(arities[f].tolist()) for f in families)
         # the marked rows, np.unique's sorted copy and its index arrays; the tree's tables in the engine
-        # (two), the potentials and each thread's work (one each); each thread's counts
+        # (two), the potentials and each thread's work (one each); each thread's counts; the stored cells
         check_memory(len(incomplete) * (n_vars * dtype.itemsize * 3 + 24) + tree.total * 8 * (3 + self.blocks)
-                     + cells * 8 * (1 + self.blocks),
+                     + cells * 8 * (1 + self.blocks) + STORED_CELLS * 8,
                      f"EM on {len(incomplete):,} incomplete rows", f"use fewer rows or variables, or load the data "
                      f"with {subject('missing', 'drop')}")
         if shared is None or shared.patterns == 0:
@@ -176,7 +176,7 @@ class EStep:
         *self.groups, self.untouched = group_layout(
             self.enumerated_codes, self.pattern_weights[enumerable], self.group_states, arrays.arities,
             arrays.parent_start, arrays.parents, arrays.child_start, arrays.children, arrays.cpt_start,
-            sum(n.size for n in self.observed))
+            sum(n.size for n in self.observed), STORED_CELLS)
         self.propagated = np.flatnonzero(~enumerable)  # propagated through the junction tree
         self.engine = None
         if not len(self.propagated):
@@ -305,9 +305,9 @@ class EStep:
         """The first enumerated pattern that has the family cell ``cell`` (flat) with its family observed whole."""
         arrays = self.arrays
         for t, pattern in enumerate(self.enumerated_codes):
-            _, _, _, _, _, untouched = group_layout(pattern[None], np.ones(1), self.group_states, arrays.arities,
-                                                    arrays.parent_start, arrays.parents, arrays.child_start,
-                                                    arrays.children, arrays.cpt_start, len(self.untouched))
+            *_, untouched = group_layout(pattern[None], np.ones(1), self.group_states, arrays.arities,
+                                         arrays.parent_start, arrays.parents, arrays.child_start, arrays.children,
+                                         arrays.cpt_start, len(self.untouched), 0)
             if untouched[cell] > 0:
                 return t
         return 0

@@ -34,6 +34,12 @@ MAX_GROUP_STATES = 4096
 junction tree (the E-step) or to likelihood-weighted samples (the completed data): the sum over its states
 then costs about what a propagation through a junction tree of a few dozen variables does."""
 
+STORED_CELLS = 2 ** 22
+"""Most completion cells (32 MiB) that :func:`group_layout` stores for a layout, so that each E-step of a fit
+and the completed data read a group's cells instead of finding them again (storing them costs about one
+E-step; each E-step then takes about half as long). A tenth of the cells blank, alarm or insurance at 10,000
+rows: 0.9 and 2 million; groups past the bound have theirs found on each use."""
+
 
 @njit(cache=True)
 def blank_groups(pattern, parent_start, parents, child_start, children):
@@ -186,22 +192,47 @@ def completion_weights(members, width, arities, base, stride, cpt, size, weights
     """``weights[j]``: the product of the touched families' entries at the group's ``j``-th completion (mixed
     radix over the members, last fastest), its cells in ``cells[j * width:(j + 1) * width]``; returns the sum
     of the weights. ``base`` and ``stride`` are :func:`group_cells`'."""
+    completion_cells(members, width, arities, base, stride, size, cells, 0)
+    return cell_weights(cells, 0, width, size, cpt, weights)
+
+
+@njit(cache=True)
+def completion_cells(members, width, arities, base, stride, size, cells, at):
+    """The touched families' cells of the group's ``j``-th completion (mixed radix over the members, last
+    fastest) in ``cells[at + j * width:at + (j + 1) * width]``, for ``j < size`` (at most the members' joint
+    states); ``base`` and ``stride`` are :func:`group_cells`'. Each completion's cells are an earlier one's plus
+    one member's strides (an odometer: no division per member and completion)."""
     m = members.shape[0]
+    for t in range(width):
+        cells[at + t] = base[t]
+    fastest = arities[members[m - 1]] if m else 1
+    state = 0  # the last member's state in completion j
+    for j in range(1, size):
+        # completion j is completion j - period with member i one state higher: i the last member whose state
+        # in j is not 0, period the product of the arities after it
+        state += 1
+        i, period = m - 1, 1
+        if state == fastest:
+            state = 0
+            i, period = m - 2, fastest
+            while j % (period * arities[members[i]]) == 0:
+                period *= arities[members[i]]
+                i -= 1
+        here = at + j * width
+        there = here - period * width
+        for t in range(width):
+            cells[here + t] = cells[there + t] + stride[t * m + i]
+
+
+@njit(cache=True)
+def cell_weights(cells, at, width, size, cpt, weights):
+    """``weights[j]``: the product of ``cpt`` at ``cells[at + j * width:at + (j + 1) * width]`` (in that
+    order), for ``j < size``; returns their sum."""
     total = 0.0
     for j in range(size):
-        at = j * width
-        for t in range(width):
-            cells[at + t] = base[t]
-        rest = j
-        for i in range(m - 1, -1, -1):
-            state = rest % arities[members[i]]
-            rest //= arities[members[i]]
-            if state:
-                for t in range(width):
-                    cells[at + t] += state * stride[t * m + i]
         weight = 1.0
-        for t in range(width):
-            weight *= cpt[cells[at + t]]
+        for t in range(at + j * width, at + (j + 1) * width):
+            weight *= cpt[cells[t]]
         weights[j] = weight
         total += weight
     return total
@@ -219,9 +250,11 @@ def set_group_state(row, members, j, arities):
 
 @njit(cache=True)
 def group_layout(patterns, weights, cap, arities, parent_start, parents, child_start, children, cpt_start,
-                 n_cells):
-    """The groups of every pattern, laid out once for :func:`group_expected_counts` (they do not depend on
-    the tables), and the weighted count of every family cell no blank cell touches.
+                 n_cells, store):
+    """The groups of every pattern, laid out once for :func:`group_expected_counts` and
+    :func:`group_sample_patterns` (they do not depend on the tables), the touched families' cells of each
+    group's completions (up to ``store`` cells in all), and the weighted count of every family cell no blank
+    cell touches.
 
     Every group of every pattern must have at most ``cap`` joint states (:func:`enumerable_patterns`).
 
@@ -233,6 +266,11 @@ def group_layout(patterns, weights, cap, arities, parent_start, parents, child_s
         Group ``g``'s blank variables are ``members[member_ptr[g]:member_ptr[g + 1]]``.
     touched_ptr, touched : int64
         The families its completion changes, likewise.
+    cell_ptr, cells : int64
+        Group ``g``'s completions' cells (:func:`completion_cells`) are ``cells[cell_ptr[g]:cell_ptr[g + 1]]``,
+        stored for the groups in order while they fit in ``store`` cells in all; a group stored with none has
+        them computed on each use. They depend on the observed cells alone, and an E-step runs several times
+        per layout.
     untouched : float64 (n_cells,)
         ``sum_p weights[p]`` over the patterns whose family cell (flat CPT layout) it is, for the families no
         blank cell of the pattern touches.
@@ -276,13 +314,61 @@ def group_layout(patterns, weights, cap, arities, parent_start, parents, child_s
         for v in range(n):
             if not hit[v]:
                 untouched[family_cell(row, v, arities, parent_start, parents, cpt_start)] += weights[p]
-    return group_ptr, member_ptr[:g_all + 1].copy(), members, touched_ptr[:g_all + 1].copy(), touched[:t_all].copy(), \
-        untouched
+    member_ptr, touched_ptr = member_ptr[:g_all + 1].copy(), touched_ptr[:g_all + 1].copy()
+    touched = touched[:t_all].copy()
+    cell_ptr, cells = stored_cells(patterns, cap, group_ptr, member_ptr, members, touched_ptr, touched, arities,
+                                   parent_start, parents, cpt_start, store)
+    return group_ptr, member_ptr, members, touched_ptr, touched, cell_ptr, cells, untouched
+
+
+@njit(cache=True)
+def stored_cells(patterns, cap, group_ptr, member_ptr, members, touched_ptr, touched, arities, parent_start, parents,
+                 cpt_start, store):
+    """:func:`group_layout`'s ``cell_ptr`` and ``cells``: each group's completions' cells, for the groups in
+    order while their total stays within ``store``."""
+    n_groups = member_ptr.shape[0] - 1
+    n = patterns.shape[1]
+    cell_ptr = np.zeros(n_groups + 1, np.int64)
+    widest = 1
+    for g in range(n_groups):
+        width = touched_ptr[g + 1] - touched_ptr[g]
+        widest = max(widest, width)
+        need = group_states(members[member_ptr[g]:member_ptr[g + 1]], arities, cap) * width
+        cell_ptr[g + 1] = cell_ptr[g] + (need if cell_ptr[g] + need <= store else 0)
+    cells = np.empty(cell_ptr[n_groups], np.int64)
+    row = np.empty(n, np.int64)
+    base = np.empty(widest, np.int64)
+    stride = np.empty(widest * n, np.int64)
+    for p in range(patterns.shape[0]):
+        for v in range(n):
+            row[v] = patterns[p, v]
+        for g in range(group_ptr[p], group_ptr[p + 1]):
+            if cell_ptr[g + 1] == cell_ptr[g]:
+                continue
+            group = members[member_ptr[g]:member_ptr[g + 1]]
+            families = touched[touched_ptr[g]:touched_ptr[g + 1]]
+            group_cells(row, group, families, arities, parent_start, parents, cpt_start, base, stride)
+            completion_cells(group, families.shape[0], arities, base, stride, group_states(group, arities, cap), cells,
+                             cell_ptr[g])
+    return cell_ptr, cells
+
+
+@njit(cache=True)
+def completions_at(row, group, families, lo, hi, stored, cells, arities, parent_start, parents, cpt_start, base,
+                   stride, size):
+    """Where a group's completions' cells are: ``(stored, lo)`` when :func:`group_layout` stored them
+    (``hi > lo``), else ``(cells, 0)`` after writing them there from ``row`` (the pattern's codes; 0 is
+    written at the members)."""
+    if hi > lo:
+        return stored, lo
+    group_cells(row, group, families, arities, parent_start, parents, cpt_start, base, stride)
+    completion_cells(group, families.shape[0], arities, base, stride, size, cells, 0)
+    return cells, 0
 
 
 @njit(cache=True, parallel=True)
 def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr, members, touched_ptr, touched,
-                          arities, parent_start, parents, cpt_start, cpt, counts):
+                          cell_ptr, stored, arities, parent_start, parents, cpt_start, cpt, counts):
     """The E-step of enumerable patterns: expected counts of the touched families and each group's share of
     the log-likelihood.
 
@@ -290,7 +376,8 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
     ``counts`` (the flat CPT layout, ``cpt_start``) for every family a blank
     cell of pattern ``p`` touches, summing each group's completions apart (the
     groups are independent given the observed cells); the groups are
-    :func:`group_layout`'s. The patterns are cut into ``blocks`` pieces run in
+    :func:`group_layout`'s, with the completions' cells it ``stored`` (the
+    others found here). The patterns are cut into ``blocks`` pieces run in
     parallel, each with its own counts.
 
     Returns
@@ -327,8 +414,9 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
                 families = touched[touched_ptr[g]:touched_ptr[g + 1]]
                 width = families.shape[0]
                 size = group_states(group, arities, cap)
-                group_cells(row, group, families, arities, parent_start, parents, cpt_start, base, stride)
-                total = completion_weights(group, width, arities, base, stride, cpt, size, buffer, cells)
+                found, at = completions_at(row, group, families, cell_ptr[g], cell_ptr[g + 1], stored, cells, arities,
+                                           parent_start, parents, cpt_start, base, stride, size)
+                total = cell_weights(found, at, width, size, cpt, buffer)
                 if total <= 0:
                     if block_bad[b] < 0:
                         block_bad[b] = p
@@ -337,8 +425,8 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
                 for j in range(size):
                     if buffer[j] > 0:
                         share = w * buffer[j] / total
-                        for t in range(width):
-                            block_counts[b, cells[j * width + t]] += share
+                        for t in range(at + j * width, at + (j + 1) * width):
+                            block_counts[b, found[t]] += share
             block_ll[b] += w * log_p
     bad = -1
     for b in range(blocks):
@@ -350,14 +438,14 @@ def group_expected_counts(blocks, patterns, weights, cap, group_ptr, member_ptr,
 
 @njit(cache=True, parallel=True)
 def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr, members, touched_ptr, touched,
-                          out_start, uniform_start, uniforms, k, cap, arities, parent_start, parents, cpt_start, cpt,
-                          out_codes, out_weights):
+                          cell_ptr, stored, out_start, uniform_start, uniforms, k, cap, arities, parent_start,
+                          parents, cpt_start, cpt, out_codes, out_weights):
     """``k`` completions of each picked pattern drawn from its exact posterior, one group at a time (stratified).
 
     The ``i``-th picked pattern, ``p = pick[i]``, fills the ``k`` rows from
     ``out_start[i]``, each weighted ``counts[p] / k``. Each group of its blank
-    cells (as :func:`group_layout` laid them out for ``patterns``, at most
-    ``cap`` joint states each) draws its ``k`` states by systematic sampling
+    cells (as :func:`group_layout` laid them out for ``patterns``, with the
+    completions' cells it ``stored``, at most ``cap`` joint states each) draws its ``k`` states by systematic sampling
     from its posterior (the ``j``-th draw at the quantile ``(j + u) / k`` for
     one uniform ``u``: each state is drawn its posterior share of the ``k``
     times, to within one), and those draws are dealt to the ``k`` rows in a
@@ -391,11 +479,13 @@ def group_sample_patterns(blocks, patterns, counts, pick, group_ptr, member_ptr,
                     out_codes[start + j, v] = row[v]
                 out_weights[start + j] = counts[p] / k
             for g in range(group_ptr[p + 1] - group_ptr[p]):
-                group = members[member_ptr[group_ptr[p] + g]:member_ptr[group_ptr[p] + g + 1]]
-                families = touched[touched_ptr[group_ptr[p] + g]:touched_ptr[group_ptr[p] + g + 1]]
+                h = group_ptr[p] + g
+                group = members[member_ptr[h]:member_ptr[h + 1]]
+                families = touched[touched_ptr[h]:touched_ptr[h + 1]]
                 size = group_states(group, arities, cap)
-                group_cells(row, group, families, arities, parent_start, parents, cpt_start, base, stride)
-                total = completion_weights(group, families.shape[0], arities, base, stride, cpt, size, buffer, cells)
+                found, at = completions_at(row, group, families, cell_ptr[h], cell_ptr[h + 1], stored, cells, arities,
+                                           parent_start, parents, cpt_start, base, stride, size)
+                total = cell_weights(found, at, families.shape[0], size, cpt, buffer)
                 if total <= 0:
                     buffer[:size] = 1.0
                     total = float(size)
