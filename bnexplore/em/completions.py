@@ -41,7 +41,7 @@ from ..data import Dataset, code_dtype
 from ..errors import DataError, OptionError, option
 from ..options import seed_number, whole_number
 from ..resources import check_memory
-from .groups import MAX_GROUP_STATES, STORED_CELLS, enumerable_patterns, group_layout, group_sample_patterns
+from .groups import MAX_GROUP_STATES, enumerable_patterns, group_layout, group_sample_patterns
 
 COMPLETIONS = 1
 """Default completions per incomplete row. Each is a row of the completed data, which every search step
@@ -519,7 +519,7 @@ def _group_layouts(arrays, patterns, counts, grouped, estep):
         own = patterns[grouped[rest]]
         layout = group_layout(own, counts[grouped[rest]], MAX_GROUP_STATES, arrays.arities, arrays.parent_start,
                               arrays.parents, arrays.child_start, arrays.children, arrays.cpt_start, arrays.cpt.size,
-                              STORED_CELLS)
+                              0)  # drawn from once: no cells worth storing
         yield (own, counts[grouped[rest]], np.arange(len(rest)), *layout[:-1]), rest
 
 
