@@ -389,6 +389,47 @@ def obs_insertion_gain(candidates, order, v, j):
     return obs_total(candidates, moved) - obs_total(candidates, order)
 
 
+def insertion_gains(parents, sizes, scores, offsets, order, pos, chosen):
+    """The ``n x n`` table of every insertion move's OBS score change from the flat candidates
+    (``gains[v, j]``: ``v`` moved next to the node at ``j``, as :func:`obs_insertion_gain`), built
+    densely: ``enter[v, p]`` what the node at ``p`` gains when ``v`` comes before it, ``leave[v, p]``
+    what it loses when ``v`` goes after it, and ``v``'s own best for every cut of the ordering."""
+    n = len(order)
+
+    def fits(t, limit, without):
+        ps = parents[t, :sizes[t]].tolist()
+        return without not in ps and all(pos[x] < limit for x in ps)
+
+    enter, leave = np.zeros((n, n)), np.zeros((n, n))
+    for u in range(n):
+        p, current, entered = pos[u], scores[chosen[u]], set()
+        for t in range(offsets[u], chosen[u]):  # better than u's choice, best first
+            missing = [x for x in parents[t, :sizes[t]].tolist() if pos[x] >= p]
+            if len(missing) == 1 and missing[0] not in entered:
+                entered.add(missing[0])
+                enter[missing[0], p] = scores[t] - current
+        for v in parents[chosen[u], :sizes[chosen[u]]].tolist():
+            rows = [t for t in range(chosen[u] + 1, offsets[u + 1]) if fits(t, p, without=v)]
+            leave[v, p] = scores[rows[0]] - current if rows else -math.inf
+    gains = np.zeros((n, n))
+    for v in range(n):
+        own = [-math.inf] * (n + 1)
+        for t in range(offsets[v], offsets[v + 1]):
+            latest = max((pos[x] for x in parents[t, :sizes[t]].tolist()), default=-1)
+            own[latest + 1] = max(own[latest + 1], scores[t])
+        own = list(itertools.accumulate(own, max))
+        i, current = pos[v], scores[chosen[v]]
+        total = 0.0
+        for j in range(i - 1, -1, -1):
+            total += enter[v, j]
+            gains[v, j] = own[j] - current + total
+        total = 0.0
+        for j in range(i + 1, n):
+            total += leave[v, j]
+            gains[v, j] = own[j + 1] - current + total
+    return gains
+
+
 def obs_climb(candidates, order, tol):
     """Best-improvement adjacent-swap climbing with every gain recomputed from scratch."""
     order = list(order)

@@ -4,8 +4,9 @@ OBS (Teyssier & Koller, "Ordering-based search", UAI 2005): for a total
 ordering of the variables every node takes its best candidate parent set
 whose parents all come earlier; the ordering is improved by swapping adjacent
 variables, with random restarts. We add insertion moves (take one variable
-out, put it back anywhere), evaluated all at once in O(Ck + n^2), once the
-swaps stall (see :func:`insertion_gains`).
+out, put it back anywhere) once the swaps stall: the best of all ``n (n - 1)``
+of them in O(Ck + C log C + n), without an ``n x n`` table (see
+:func:`~bnexplore.search.ordering_kernels.best_insertion`).
 
 ASOBS (Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks
 with Thousands of Variables", NIPS 2015, Section 4): the ordering is read from
@@ -35,17 +36,16 @@ candidates: with variables in no tier, a DAG honouring the tiers may have no
 topological order that lists the tiers in order.
 
 Candidates come from :mod:`bnexplore.parents.explore` (or any
-:class:`ParentSets`); the inner loops are numba kernels over one flat copy of
-the candidates: ``parents`` (C x k, padded with -1), ``sizes``, ``scores``
-and ``offsets`` (node ``v`` owns rows ``offsets[v]:offsets[v + 1]``, best
-first).
+:class:`ParentSets`); the inner loops are numba kernels
+(:mod:`bnexplore.search.ordering_kernels`) over one flat copy of the
+candidates: ``parents`` (C x k, padded with -1), ``sizes``, ``scores`` and
+``offsets`` (node ``v`` owns rows ``offsets[v]:offsets[v + 1]``, best first).
 """
 
 import inspect
 import itertools
 
 import numpy as np
-from numba import njit
 
 from ..control import Control
 from ..distributed import explore_distributed
@@ -59,6 +59,8 @@ from ..parents.explore import explore_parent_sets
 from ..scores import kernels
 from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds
 from .hillclimb import hill_climb
+from .ordering_kernels import (asobs_parents, best_insertion, climb_swaps, obs_parents, respecting_order,
+                               swap_deltas, topological_order)
 from .pool_sets import around, undominated
 from .run import SearchRun
 
@@ -97,292 +99,15 @@ beats the graph's) and the packed candidates (measured: the whole learner 27-126
 above the interpreter on the DEBD data sets of 111-1,556 variables, its seed included)."""
 
 
-# -- kernels -------------------------------------------------------------------
-
-@njit(cache=True)
-def first_consistent(parents, sizes, start, stop, pos, limit):
-    """First row in ``start:stop`` whose parents all have ``pos < limit`` (-1 if none)."""
-    for t in range(start, stop):
-        ok = True
-        for s in range(sizes[t]):
-            if pos[parents[t, s]] >= limit:
-                ok = False
-                break
-        if ok:
-            return t
-    return -1
-
-
-@njit(cache=True)
-def obs_parents(parents, sizes, offsets, order):
-    """OBS choice for an ordering: each node's best candidate with all parents
-    earlier (Teyssier & Koller 2005, Section 3). Returns ``(chosen rows, pos)``."""
-    n = order.shape[0]
-    pos = np.empty(n, np.int64)
-    for j in range(n):
-        pos[order[j]] = j
-    chosen = np.empty(n, np.int64)
-    for v in range(n):
-        chosen[v] = first_consistent(parents, sizes, offsets[v], offsets[v + 1], pos, pos[v])
-    return chosen, pos
-
-
-@njit(cache=True)
-def _contains(parents, sizes, t, x):
-    for s in range(sizes[t]):
-        if parents[t, s] == x:
-            return True
-    return False
-
-
-@njit(cache=True)
-def swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j):
-    """Score change of swapping ``order[j]`` and ``order[j + 1]`` under OBS.
-
-    Only the two swapped nodes' choices change (Teyssier & Koller 2005,
-    Section 3.2): ``a = order[j]`` may now use ``b`` (its new best is at or
-    before its current one), ``b`` loses ``a`` (it must look further only if
-    its current set contains ``a``). Returns ``(delta, new row of a, new row
-    of b)``; ``pos`` is restored. The delta is minus infinity when no
-    candidate of ``b`` fits without ``a`` (``a`` is a required parent of ``b``).
-    """
-    a = order[j]
-    b = order[j + 1]
-    pos[a] = j + 1
-    pos[b] = j
-    new_a = first_consistent(parents, sizes, offsets[a], chosen[a] + 1, pos, j + 1)
-    new_b = chosen[b]
-    if _contains(parents, sizes, new_b, a):
-        new_b = first_consistent(parents, sizes, new_b + 1, offsets[b + 1], pos, j)
-    pos[a] = j
-    pos[b] = j + 1
-    if new_b < 0:
-        return -np.inf, new_a, new_b
-    delta = (scores[new_a] - scores[chosen[a]]) + (scores[new_b] - scores[chosen[b]])
-    return delta, new_a, new_b
-
-
-@njit(cache=True)
-def swap_deltas(parents, sizes, scores, offsets, order, pos, chosen):
-    """:func:`swap_delta` of every adjacent pair (``n - 1`` values)."""
-    n = order.shape[0]
-    deltas = np.empty(max(n - 1, 0))
-    for j in range(n - 1):
-        deltas[j] = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j)[0]
-    return deltas
-
-
-@njit(cache=True)
-def climb_swaps(parents, sizes, scores, offsets, order, pos, chosen, deltas, max_swaps, tol):
-    """Best-improvement hill climbing over adjacent swaps, in place.
-
-    Applies the swap of largest gain while it gains more than ``tol``, at
-    most ``max_swaps`` times; after a swap at ``j`` only the gains at
-    ``j - 1, j, j + 1`` change (the set of nodes before every other pair is
-    the same). Returns the number of swaps made.
-    """
-    n = order.shape[0]
-    swaps = 0
-    while swaps < max_swaps and n > 1:
-        j = np.argmax(deltas)
-        if deltas[j] <= tol:
-            break
-        _, new_a, new_b = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, j)
-        a = order[j]
-        b = order[j + 1]
-        order[j] = b
-        order[j + 1] = a
-        pos[b] = j
-        pos[a] = j + 1
-        chosen[a] = new_a
-        chosen[b] = new_b
-        for i in range(max(j - 1, 0), min(j + 2, n - 1)):
-            deltas[i] = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, i)[0]
-        swaps += 1
-    return swaps
-
-
-@njit(cache=True)
-def insertion_gains(parents, sizes, scores, offsets, order, pos, chosen):
-    """OBS score change of every insertion move, in O(Ck + n^2).
-
-    ``gains[v, j]`` is the change when node ``v`` (at ``i = pos[v]``) is
-    taken out and put back just before the node now at ``j`` (``j < i``) or
-    just after it (``j > i``); ``gains[v, i] = 0``. Adjacent swaps are the
-    moves with ``j = i +- 1``. Moving ``v`` earlier lets the nodes it passes
-    use ``v`` (``enter[v, p]``: the gain of the node at ``p``, from one scan
-    of its candidates better than its current one: those missing exactly one
-    parent); moving it later takes ``v`` away from them (``leave[v, p]``,
-    non-zero only for ``v``'s children; minus infinity when a child has no
-    candidate without ``v``). ``v``'s own best for every cut of the ordering
-    comes from a prefix maximum over its candidates' latest parent positions.
-    """
-    n = order.shape[0]
-    enter = np.zeros((n, n))
-    leave = np.zeros((n, n))
-    stamp = np.full(n, -1, np.int64)
-    for u in range(n):
-        p = pos[u]
-        current = scores[chosen[u]]
-        for t in range(offsets[u], chosen[u]):
-            missing = -1
-            count = 0
-            for s in range(sizes[t]):
-                if pos[parents[t, s]] >= p:
-                    missing = parents[t, s]
-                    count += 1
-            if count == 1 and stamp[missing] != u:
-                stamp[missing] = u
-                enter[missing, p] = scores[t] - current
-        c = chosen[u]
-        for s in range(sizes[c]):
-            v = parents[c, s]
-            leave[v, p] = -np.inf
-            for t in range(c + 1, offsets[u + 1]):
-                if first_consistent(parents, sizes, t, t + 1, pos, p) == t and not _contains(parents, sizes, t, v):
-                    leave[v, p] = scores[t] - current
-                    break
-    gains = np.zeros((n, n))
-    own = np.empty(n + 1)
-    for v in range(n):
-        own[:] = -np.inf
-        for t in range(offsets[v], offsets[v + 1]):
-            latest = -1
-            for s in range(sizes[t]):
-                latest = max(latest, pos[parents[t, s]])
-            own[latest + 1] = max(own[latest + 1], scores[t])
-        for x in range(1, n + 1):
-            own[x] = max(own[x], own[x - 1])
-        i = pos[v]
-        current = scores[chosen[v]]
-        total = 0.0
-        for j in range(i - 1, -1, -1):
-            total += enter[v, j]
-            gains[v, j] = own[j] - current + total
-        total = 0.0
-        for j in range(i + 1, n):
-            total += leave[v, j]
-            gains[v, j] = own[j + 1] - current + total
-    return gains
+# -- moves -------------------------------------------------------------------
 
 
 def insert(order, v, j):
     """``order`` with ``v`` moved next to the node at ``j`` (before it if
-    ``j`` is earlier than ``v``, after it if later), as in :func:`insertion_gains`."""
+    ``j`` is earlier than ``v``, after it if later), as in :func:`~bnexplore.search.ordering_kernels.best_insertion`."""
     rest = [u for u in order.tolist() if u != v]
     rest.insert(j, v)
     return np.array(rest, np.int64)
-
-
-@njit(cache=True)
-def first_acyclic(parents, sizes, start, stop, descendants_of_v):
-    """First row in ``start:stop`` with no parent among the marked descendants."""
-    for t in range(start, stop):
-        ok = True
-        for s in range(sizes[t]):
-            if descendants_of_v[parents[t, s]]:
-                ok = False
-                break
-        if ok:
-            return t
-    return -1
-
-
-@njit(cache=True)
-def asobs_step(v, parents, sizes, offsets, chosen, desc, todo):
-    """One step of an ASOBS pass (Scanagatta et al. 2015, Section 4, steps 2a-2d).
-
-    Node ``v`` takes its best candidate with no parent among its descendants
-    (``desc[v, y]``: y is a descendant of v), so no cycle closes. Then every
-    ancestor of ``v`` gains ``v`` and ``v``'s descendants: for each such
-    ``y`` a todo list (a stack) starts with ``v``'s new parents and is passed
-    up the parent links, and a node is passed on only when its cell
-    ``desc[x, y]`` turns from false to true. Each cell turns true at most once
-    per pass, so all steps together cost O(Ck + k n^2). ``chosen[x] = -1``
-    marks nodes not yet processed (no parents yet). Returns the chosen row.
-    """
-    t = first_acyclic(parents, sizes, offsets[v], offsets[v + 1], desc[v])
-    chosen[v] = t
-    n = desc.shape[0]
-    for y in range(n):
-        if y != v and not desc[v, y]:
-            continue
-        top = 0
-        for s in range(sizes[t]):
-            p = parents[t, s]
-            if not desc[p, y]:
-                desc[p, y] = True
-                todo[top] = p
-                top += 1
-        while top > 0:
-            top -= 1
-            x = todo[top]
-            tx = chosen[x]
-            if tx < 0:
-                continue
-            for s in range(sizes[tx]):
-                p = parents[tx, s]
-                if not desc[p, y]:
-                    desc[p, y] = True
-                    todo[top] = p
-                    top += 1
-    return t
-
-
-@njit(cache=True)
-def asobs_parents(parents, sizes, offsets, order):
-    """ASOBS choice for an ordering: nodes from last to first, each taking its
-    best candidate that closes no cycle. Returns the chosen rows."""
-    n = order.shape[0]
-    chosen = np.full(n, -1, np.int64)
-    desc = np.zeros((n, n), np.bool_)
-    todo = np.empty(n, np.int64)
-    for j in range(n - 1, -1, -1):
-        asobs_step(order[j], parents, sizes, offsets, chosen, desc, todo)
-    return chosen
-
-
-@njit(cache=True)
-def respecting_order(order, before):
-    """An ordering with every ``u`` before ``v`` where ``before[u, v]``, following
-    ``order`` where it can: repeatedly the earliest node (in ``order``) whose
-    ``before`` nodes are all placed. -1 fills the rest when ``before`` has a cycle."""
-    n = order.shape[0]
-    missing = np.zeros(n, np.int64)
-    for u in range(n):
-        for v in range(n):
-            if before[u, v]:
-                missing[v] += 1
-    placed = np.zeros(n, np.bool_)
-    out = np.full(n, -1, np.int64)
-    for i in range(n):
-        v = -1
-        for j in range(n):
-            if not placed[order[j]] and missing[order[j]] == 0:
-                v = order[j]
-                break
-        if v < 0:
-            break
-        placed[v] = True
-        out[i] = v
-        for c in range(n):
-            if before[v, c]:
-                missing[c] -= 1
-    return out
-
-
-@njit(cache=True)
-def topological_order(parents, sizes, chosen, order):
-    """A topological order of the chosen DAG that follows ``order`` where it
-    can: repeatedly the earliest node (in ``order``) whose parents are all
-    placed (:func:`respecting_order` of its arcs). O(n^2 + nk)."""
-    n = order.shape[0]
-    children = np.zeros((n, n), np.bool_)
-    for v in range(n):
-        t = chosen[v]
-        for s in range(sizes[t]):
-            children[parents[t, s], v] = True
-    return respecting_order(order, children)
 
 
 # -- candidates ----------------------------------------------------------------
@@ -448,8 +173,8 @@ class Climb:
 
     Adjacent swaps first (Teyssier & Koller 2005: O(c_j + c_{j+1}) per swap
     once the gains are known); at a swap optimum, the best insertion move
-    (:func:`insertion_gains`, O(Ck + n^2)), then swaps again, until no move
-    gains. Insertions are our addition: adjacent swaps alone stall on large
+    (:func:`~bnexplore.search.ordering_kernels.best_insertion`, O(Ck + C log C + n)), then swaps
+    again, until no move gains. Insertions are our addition: adjacent swaps alone stall on large
     networks, as a node can only travel through pairs that each gain.
     """
 
@@ -474,9 +199,8 @@ class Climb:
             control.report(message="ordering climb: {swaps:,} swaps, {insertions:,} insertions".format(**counters))
             if made == SWAPS_PER_CALL:
                 continue
-            gains = insertion_gains(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen)
-            v, j = divmod(int(np.argmax(gains)), c.n)
-            if gains[v, j] <= tol:
+            v, j, gain = best_insertion(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen)
+            if gain <= tol:
                 break
             self._reset(insert(self.order, v, j))
             counters["insertions"] += 1
