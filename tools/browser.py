@@ -351,10 +351,25 @@ def nodes_outside(page, index=0):
     return found["nodes"], found["outside"]
 
 
+_REPLACED = re.compile(r"Execution context was destroyed|[Ff]rame (was|got) detached")
+"""What Playwright says when the frame it evaluates in is replaced: a rerun redrew the graph meanwhile."""
+
+
+def in_graph(page, script, index=0, tries=3):
+    """``script`` evaluated in the ``index``-th graph once it is drawn and holds still, on the frame of the
+    redrawn graph again when a rerun replaced the frame while it ran (what the page shows is then the new one)."""
+    for attempt in range(tries):
+        try:
+            return graph_frame(page, index).evaluate(script)
+        except Exception as error:  # Playwright's Error; anything else is raised at once
+            if attempt == tries - 1 or not _REPLACED.search(str(error)):
+                raise
+
+
 def drawn(page, index=0):
     """What the ``index``-th graph shows: ``{"nodes": count, "outside": [nodes not wholly inside the canvas],
     "zoomed": whether it says it is zoomed in to keep names readable (drag to pan)}``."""
-    return graph_frame(page, index).evaluate(_FIT)
+    return in_graph(page, _FIT, index)
 
 
 _TEXT_PX = """
@@ -375,4 +390,4 @@ def text_px(page, index=0):
     """The smallest text of the ``index``-th graph on screen once it holds still: ``{"scale": the canvas
     scale, "font": the smallest font size drawn in a node (a belief node's SVG, or a label), "px": their
     product, the text's height in screen pixels}``."""
-    return graph_frame(page, index).evaluate(_TEXT_PX)
+    return in_graph(page, _TEXT_PX, index)
