@@ -1056,17 +1056,24 @@ def group_cells(row, members, touched, arities, parent_start, parents, cpt_start
             stride[t * m + i] = _cell(moved, f, arities, parent_start, parents, cpt_start) - base[t]
 
 
+def _completed_rows(members, arities, size, row):
+    """``(j, row with the j-th completion of members written in)`` for the first ``size`` completions
+    (itertools.product: last member fastest)."""
+    for j, states in enumerate(itertools.product(*(range(int(arities[u])) for u in members))):
+        if j == size:
+            return
+        full = list(row)
+        for u, s in zip(members, states):
+            full[u] = s
+        yield j, full
+
+
 def completion_weights(members, width, arities, base, stride, cpt, size, weights, cells, row=None, touched=None,
                        parent_start=None, parents=None, cpt_start=None):
     """Each completion written into ``row`` (itertools.product: last member fastest) and its touched families'
     cells found from the row (``base`` and ``stride`` are ignored)."""
     total = 0.0
-    for j, states in enumerate(itertools.product(*(range(int(arities[u])) for u in members))):
-        if j == size:
-            break
-        full = list(row)
-        for u, s in zip(members, states):
-            full[u] = s
+    for j, full in _completed_rows(members, arities, size, row):
         weight = 1.0
         for t in range(width):
             cells[j * width + t] = _cell(full, touched[t], arities, parent_start, parents, cpt_start)
@@ -1080,12 +1087,7 @@ def completion_cells(members, width, arities, base, stride, size, cells, at, row
                      parent_start=None, parents=None, cpt_start=None):
     """Each completion written into ``row`` (itertools.product: last member fastest), its touched families'
     cells found from the row and written from ``at`` on (``base`` and ``stride`` are ignored)."""
-    for j, states in enumerate(itertools.product(*(range(int(arities[u])) for u in members))):
-        if j == size:
-            break
-        full = list(row)
-        for u, s in zip(members, states):
-            full[u] = s
+    for j, full in _completed_rows(members, arities, size, row):
         for t in range(width):
             cells[at + j * width + t] = _cell(full, touched[t], arities, parent_start, parents, cpt_start)
 
