@@ -1,7 +1,7 @@
 """Compile (or load from numba's disk cache) every fast kernel once, on tiny data.
 
 The numba kernels are compiled on their first call, which takes seconds each
-(a minute for all of them on a cold cache) and would otherwise be counted in
+(two to three minutes for all of them on a cold cache, on two cores) and would otherwise be counted in
 the first search's seconds. :func:`warm_up` calls every search, score,
 inference and sampling routine once on a few rows, so that later calls run
 the compiled code only. The app runs it in a background thread at start; the
@@ -76,7 +76,8 @@ def warm_up(progress=None):
     """Run every kernel the app and the API can call once, on :func:`tiny_data`.
 
     With numba's disk cache filled (``cache=True``) this loads the compiled
-    code in a few seconds; on a cold cache it compiles it (about a minute).
+    code in a few seconds; on a cold cache it compiles it (2.4 minutes on one core of the
+    2-core test machine).
     Searches started afterwards count only their own time.
 
     Parameters

@@ -86,7 +86,7 @@ def message():
     if core.ready.is_set():
         return None
     what = f" (now: {core.step})" if core.step else ""
-    return (f"Compiling the fast core once for this server{what}, {core.done:.0%} done — about a minute on a "
+    return (f"Compiling the fast core once for this server{what}, {core.done:.0%} done — two to three minutes on a "
             f"fresh install, a few seconds after. Read on meanwhile: a search started now waits for it, and its "
             f"time counts only the search.")
 

@@ -7,6 +7,8 @@ signature: a new one would be compile time inside a result's seconds.
 
 import importlib
 import pkgutil
+import tomllib
+from pathlib import Path
 
 import numpy as np
 from numba.core.registry import CPUDispatcher
@@ -15,6 +17,7 @@ import bnexplore
 from bnexplore import bundled
 from bnexplore.bif import fit_network, read_bif, sample
 from bnexplore.bootstrap import bootstrap
+from bnexplore.cli import app_command
 from bnexplore.classifier import cross_validate
 from bnexplore.data import Encoder
 from bnexplore.inference import InferenceEngine
@@ -89,3 +92,14 @@ def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel():
     bnkl(table, "group")
     cross_validate(table.drop(columns="group"), table["group"], cv=2, seed=0)
     assert new_since(before) == {}
+
+
+def test_the_server_runs_no_full_garbage_collection_after_each_page_run():
+    """Streamlit's default ``gc.collect(2)`` after every script run, with the sidebar note and a search's progress
+    rerunning every few seconds, walked numba's compiler objects holding the GIL and starved the warm-up: on a cold
+    cache beside two busy processes the first search still waited at 43 % after ten minutes; with it off the whole
+    journey test (tests/test_browser.py) passed in 4.8 minutes.
+    Both doors serve the app with it off: ``streamlit run app.py`` (the clone's settings) and ``bnexplore app``."""
+    clone = tomllib.loads((Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml").read_text())
+    assert clone["runner"]["postScriptGC"] is False
+    assert "--runner.postScriptGC=false" in app_command([])

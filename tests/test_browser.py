@@ -33,7 +33,8 @@ ARTIFACTS = ROOT / "test-artifacts"
 SURVEY = ROOT / "tests" / "fixtures" / "survey.csv"
 SEARCH_MS = 600_000
 """How long a search may take to finish in this test: seconds once compiled, but the first search waits for the
-fast core to compile (about a minute on a quiet machine with numba's cache empty, several on a loaded one)."""
+fast core to compile (two to three minutes on a quiet machine with numba's cache empty, about four beside two
+busy processes)."""
 STOP_MS = 120_000
 """How long Stop may take to show its effect on a loaded machine (Stop means within a second or two)."""
 
