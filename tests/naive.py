@@ -389,6 +389,15 @@ def obs_insertion_gain(candidates, order, v, j):
     return obs_total(candidates, moved) - obs_total(candidates, order)
 
 
+def apply_insertion(candidates, order, v, j):
+    """``v`` moved next to the node at position ``j`` (before it when ``j`` is earlier than ``v``,
+    after it when later), as a new ordering with its OBS choice and every adjacent swap's gain
+    computed from scratch: ``(order, choice, gains)``."""
+    moved = [u for u in order if u != v]
+    moved.insert(j, v)
+    return moved, obs_choice(candidates, moved), [obs_swap_gain(candidates, moved, p) for p in range(len(moved) - 1)]
+
+
 def insertion_gains(parents, sizes, scores, offsets, order, pos, chosen):
     """The ``n x n`` table of every insertion move's OBS score change from the flat candidates
     (``gains[v, j]``: ``v`` moved next to the node at ``j``, as :func:`obs_insertion_gain`), built

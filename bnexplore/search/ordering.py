@@ -59,8 +59,8 @@ from ..parents.explore import explore_parent_sets
 from ..scores import kernels
 from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds
 from .hillclimb import hill_climb
-from .ordering_kernels import (asobs_parents, best_insertion, climb_swaps, obs_parents, respecting_order,
-                               swap_deltas, topological_order)
+from .ordering_kernels import (apply_insertion, asobs_parents, best_insertion, climb_swaps, obs_parents,
+                               respecting_order, swap_deltas, topological_order)
 from .pool_sets import around, undominated
 from .run import SearchRun
 
@@ -97,17 +97,6 @@ POOL_PAIR_BYTES = 100
 graphs it adopts (:func:`~bnexplore.search.pool_sets.around`; a set one parent larger only when it
 beats the graph's) and the packed candidates (measured: the whole learner 27-126 bytes per pair
 above the interpreter on the DEBD data sets of 111-1,556 variables, its seed included)."""
-
-
-# -- moves -------------------------------------------------------------------
-
-
-def insert(order, v, j):
-    """``order`` with ``v`` moved next to the node at ``j`` (before it if
-    ``j`` is earlier than ``v``, after it if later), as in :func:`~bnexplore.search.ordering_kernels.best_insertion`."""
-    rest = [u for u in order.tolist() if u != v]
-    rest.insert(j, v)
-    return np.array(rest, np.int64)
 
 
 # -- candidates ----------------------------------------------------------------
@@ -173,20 +162,17 @@ class Climb:
 
     Adjacent swaps first (Teyssier & Koller 2005: O(c_j + c_{j+1}) per swap
     once the gains are known); at a swap optimum, the best insertion move
-    (:func:`~bnexplore.search.ordering_kernels.best_insertion`, O(Ck + C log C + n)), then swaps
+    (:func:`~bnexplore.search.ordering_kernels.best_insertion`, O(Ck + C log C + n), made by
+    :func:`~bnexplore.search.ordering_kernels.apply_insertion` on the span it crosses), then swaps
     again, until no move gains. Insertions are our addition: adjacent swaps alone stall on large
     networks, as a node can only travel through pairs that each gain.
     """
 
     def __init__(self, cands, order):
-        self.cands = cands
-        self._reset(np.array(order, np.int64))
-
-    def _reset(self, order):
-        c = self.cands
-        self.order = order
-        self.chosen, self.pos = c.obs(order)
-        self.deltas = swap_deltas(c.parents, c.sizes, c.scores, c.offsets, order, self.pos, self.chosen)
+        self.cands = c = cands
+        self.order = np.array(order, np.int64)
+        self.chosen, self.pos = c.obs(self.order)
+        self.deltas = swap_deltas(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen)
 
     def run(self, control, counters):
         """Climb to a local optimum (or until stopped), counting ``swaps`` and ``insertions``."""
@@ -202,7 +188,8 @@ class Climb:
             v, j, gain = best_insertion(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen)
             if gain <= tol:
                 break
-            self._reset(insert(self.order, v, j))
+            apply_insertion(c.parents, c.sizes, c.scores, c.offsets, self.order, self.pos, self.chosen,
+                            self.deltas, v, j)
             counters["insertions"] += 1
 
 

@@ -8,7 +8,7 @@ first); an ordering is ``order`` (the nodes, first to last) with ``pos`` its inv
 OBS (Teyssier & Koller, "Ordering-based search", UAI 2005): each node's best candidate with all
 parents earlier (:func:`obs_parents`), adjacent swaps (:func:`swap_delta`, :func:`climb_swaps`) and
 our insertion moves (:func:`best_insertion`: the best of all ``n (n - 1)`` moves without an
-``n x n`` table). ASOBS (Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks with
+``n x n`` table; :func:`apply_insertion` makes one, updating only the span it crosses). ASOBS (Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks with
 Thousands of Variables", NIPS 2015, Section 4): nodes from last to first, each taking its best
 candidate that closes no cycle (:func:`asobs_step`, :func:`asobs_parents`); and the topological
 orders that follow an ordering where they can (:func:`respecting_order`, :func:`topological_order`).
@@ -119,6 +119,37 @@ def climb_swaps(parents, sizes, scores, offsets, order, pos, chosen, deltas, max
             deltas[i] = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, i)[0]
         swaps += 1
     return swaps
+
+
+@njit(cache=True)
+def apply_insertion(parents, sizes, scores, offsets, order, pos, chosen, deltas, v, j):
+    """Make the insertion move ``(v, j)`` of :func:`best_insertion` in place: ``v`` to position
+    ``j``, the nodes between shifted by one, their OBS choices and the swap gains updated.
+
+    Only the nodes between ``v``'s old and new positions (``v`` included) change their set of
+    predecessors, so only their choices change, and only the adjacent pairs that touch them
+    (from one before that span to its end) change their swap gain; every other pair keeps the
+    same two nodes with the same predecessors. The result is the one :func:`obs_parents` and
+    :func:`swap_deltas` give on the moved ordering, in time proportional to that span's
+    candidates rather than the whole table's.
+    """
+    n = order.shape[0]
+    i = pos[v]
+    if j < i:
+        for p in range(i, j, -1):
+            order[p] = order[p - 1]
+    else:
+        for p in range(i, j):
+            order[p] = order[p + 1]
+    order[j] = v
+    lo, hi = min(i, j), max(i, j)
+    for p in range(lo, hi + 1):
+        pos[order[p]] = p
+    for p in range(lo, hi + 1):
+        u = order[p]
+        chosen[u] = first_consistent(parents, sizes, offsets[u], offsets[u + 1], pos, p)
+    for p in range(max(lo - 1, 0), min(hi + 1, n - 1)):
+        deltas[p] = swap_delta(parents, sizes, scores, offsets, order, pos, chosen, p)[0]
 
 
 @njit(cache=True)
