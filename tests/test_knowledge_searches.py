@@ -366,7 +366,9 @@ def test_ordering_kernels_with_forced_parents_match_naive():
         sets, lists = forced_candidates(rng, n)
         cands = Candidates(sets)
         order = cands.respecting(rng.permutation(n))
-        assert all(order.tolist().index(u) < order.tolist().index(v) for u, v in zip(*np.nonzero(cands.forced)))
+        assert all(order.tolist().index(u) < order.tolist().index(v) for u, v in cands.forced.tolist())
+        assert sorted(map(tuple, cands.forced.tolist())) == sorted(
+            (u, v) for v, sets_v in enumerate(lists) for u in set.intersection(*(set(c) for c, _ in sets_v)))
         chosen, pos = cands.obs(order)
         assert (chosen >= 0).all()
         deltas = swap_deltas(cands.parents, cands.sizes, cands.scores, cands.offsets, order, pos, chosen)
