@@ -8,8 +8,9 @@ first); an ordering is ``order`` (the nodes, first to last) with ``pos`` its inv
 OBS (Teyssier & Koller, "Ordering-based search", UAI 2005): each node's best candidate with all
 parents earlier (:func:`obs_parents`), adjacent swaps (:func:`swap_delta`, :func:`climb_swaps`) and
 our insertion moves (:func:`best_insertion`: the best of all ``n (n - 1)`` moves without an
-``n x n`` table; :func:`apply_insertion` makes one, updating only the span it crosses). ASOBS (Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks with
-Thousands of Variables", NIPS 2015, Section 4): nodes from last to first, each taking its best
+``n x n`` table; :func:`apply_insertion` makes one, updating only the span it crosses). ASOBS
+(Scanagatta, de Campos, Corani & Zaffalon, "Learning Bayesian Networks with Thousands of
+Variables", NIPS 2015, Section 4): nodes from last to first, each taking its best
 candidate that closes no cycle (:func:`asobs_step`, :func:`asobs_parents`); and the topological
 orders that follow an ordering where they can (:func:`respecting_order`, :func:`topological_order`).
 """
