@@ -123,6 +123,19 @@ def test_the_neighbour_lists_are_sparse_and_in_increasing_position():
             assert np.all(l_pos[l_start[v]:l_start[v + 1]] > pos[v])
 
 
+def climbs_with(monkeypatch, name, kernels, cands, start):
+    """One climb from ``start`` with each of ``kernels`` in place of ``ordering.<name>``: per climb its
+    ordering, choice and counters."""
+    runs = []
+    for kernel in kernels:
+        monkeypatch.setattr(f"bnexplore.search.ordering.{name}", kernel)
+        climb = Climb(cands, start)
+        counters = {"swaps": 0, "insertions": 0}
+        climb.run(Control(), counters)
+        runs.append((climb.order.tolist(), climb.chosen.tolist(), counters))
+    return runs
+
+
 def test_the_climb_makes_the_moves_the_dense_table_made(monkeypatch):
     """Climb.run with best_insertion and with the old pass (the dense table's argmax) swapped in:
     the same orderings, move by move, so the same climbs and counts."""
@@ -137,14 +150,8 @@ def test_the_climb_makes_the_moves_the_dense_table_made(monkeypatch):
         n = int(rng.integers(2, 14))
         cands = Candidates(candidate_table(rng, n, 8, 3, int(rng.integers(0, 3))))
         start = rng.permutation(n).astype(np.int64)
-        runs = []
-        for kernel in (best_insertion, dense):
-            monkeypatch.setattr("bnexplore.search.ordering.best_insertion", kernel)
-            climb = Climb(cands, start)
-            counters = {"swaps": 0, "insertions": 0}
-            climb.run(Control(), counters)
-            runs.append((climb.order.tolist(), climb.chosen.tolist(), counters))
-        assert runs[0] == runs[1]
+        ours, old = climbs_with(monkeypatch, "best_insertion", (best_insertion, dense), cands, start)
+        assert ours == old
 
 
 
@@ -198,12 +205,6 @@ def test_a_climb_makes_the_moves_it_made_rebuilding_its_state_after_each_inserti
     rng = np.random.default_rng(4)
     cands = Candidates(candidate_table(rng, 300, 10, 3, 0))
     start = rng.permutation(300).astype(np.int64)
-    runs = []
-    for kernel in (apply_insertion, rebuild):
-        monkeypatch.setattr("bnexplore.search.ordering.apply_insertion", kernel)
-        climb = Climb(cands, start)
-        counters = {"swaps": 0, "insertions": 0}
-        climb.run(Control(), counters)
-        runs.append((climb.order.tolist(), climb.chosen.tolist(), counters))
-    assert runs[0] == runs[1]
-    assert runs[0][2]["insertions"] > 20
+    ours, old = climbs_with(monkeypatch, "apply_insertion", (apply_insertion, rebuild), cands, start)
+    assert ours == old
+    assert ours[2]["insertions"] > 20
