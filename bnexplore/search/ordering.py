@@ -134,6 +134,7 @@ class Candidates:
                 held, count = np.unique(p[p >= 0], return_counts=True)  # a set holds a parent once
                 pairs.append(np.column_stack([held[count == len(p)], np.full((count == len(p)).sum(), v)]))
         self.forced = np.concatenate(pairs).astype(np.int64)
+        self._before = None
 
     def parent_lists(self, chosen):
         return [self.parents[t, :self.sizes[t]].tolist() for t in chosen]
@@ -146,9 +147,10 @@ class Candidates:
         order = np.asarray(order, np.int64)
         if not len(self.forced):
             return order
-        before = np.zeros((self.n, self.n), np.bool_)
-        before[self.forced[:, 0], self.forced[:, 1]] = True
-        out = respecting_order(order, before)
+        if self._before is None:  # the kernel's dense form, built once and only under required parents
+            self._before = np.zeros((self.n, self.n), np.bool_)
+            self._before[self.forced[:, 0], self.forced[:, 1]] = True
+        out = respecting_order(order, self._before)
         if out[-1] < 0:
             raise SearchError("the candidate parent sets force a cycle (each node of it is in every candidate of "
                               "the next); give them sets without those parents")
