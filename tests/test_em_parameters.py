@@ -231,13 +231,15 @@ def test_a_start_of_another_shape_is_refused():
         em_fit(empty, data, start=network)
 
 
-def test_parameter_em_agrees_with_pyagrum():
+def test_parameter_em_agrees_with_pyagrum(tmp_path):
     """pyAgrum's BNLearner with useEM and the BDeu prior of the same ess (its pseudo-count ess / (q r) per cell,
     as ours) on the same DAG and rows ("?" for a blank): both run to a tight rate criterion from their own
     starts and land on the same fixed point, so the tables agree within 1e-3 (in practice within 1e-4; pyAgrum's
     EM takes seconds on a few hundred rows, hence the small table). pyAgrum perturbs its start at random (its
     emNoise, 0.1) and about one start in fifty "diverges" (its log-likelihood falls, it stops after a few
-    iterations, 0.03-0.4 away: 1 of 60 unseeded runs here, and a CI run), so its generator is seeded."""
+    iterations, 0.03-0.4 away: 1 of 60 unseeded runs here, and a CI run), so its generator is seeded. The rows go
+    to pyAgrum as a CSV in the test's own folder: given a DataFrame, pyAgrum writes two temporary files it never
+    removes."""
     gum = pytest.importorskip("pyagrum")
     gum.initRandom(1)
     rng = np.random.default_rng(3)
@@ -252,7 +254,8 @@ def test_parameter_em_agrees_with_pyagrum():
     for v, parents in enumerate(network.parents):
         for p in parents:
             template.addArc(network.names[p], network.names[v])
-    learner = gum.BNLearner(frame, template, ["?"])
+    frame.to_csv(tmp_path / "rows.csv", index=False)
+    learner = gum.BNLearner(str(tmp_path / "rows.csv"), template, ["?"])
     learner.useBDeuPrior(1.0)
     learner.setNumberOfThreads(1)
     learner.useEMWithRateCriterion(1e-7)

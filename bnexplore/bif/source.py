@@ -89,10 +89,10 @@ def save_text(text, path=None):
     Examples
     --------
     >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> save_text("network n { }", os.path.join(folder, "n.bif.gz"))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_text("network n { }", os.path.join(folder, "n.bif.gz"))
+    ...     network_text(os.path.join(folder, "n.bif.gz"), "BIF", (".bif",))
     'network n { }'
-    >>> network_text(os.path.join(folder, "n.bif.gz"), "BIF", (".bif",))
     ('network n { }', 'n')
     """
     if path is not None:
