@@ -1231,3 +1231,16 @@ def first_cycle(adj):
             first = loop.index(min(loop))
             return loop[first:] + loop[:first]
         path.append(v)
+
+
+def packed_parent_sets(candidates):
+    """Each node's ``(parents padded with -1, sizes, scores)``, best first (ties: smaller sets, then
+    lexicographically): :class:`bnexplore.parents.ParentSets`' layout, one node and one set at a time."""
+    out = []
+    for items in candidates:
+        items = sorted(((tuple(sorted(int(p) for p in ps)), float(s)) for ps, s in items),
+                       key=lambda item: (-item[1], len(item[0]), item[0]))
+        width = max(1, max(len(ps) for ps, _ in items))
+        parents = np.array([list(ps) + [-1] * (width - len(ps)) for ps, _ in items], np.int64).reshape(-1, width)
+        out.append((parents, np.array([len(ps) for ps, _ in items], np.int64), np.array([s for _, s in items])))
+    return out

@@ -368,3 +368,23 @@ def test_a_given_start_graph_is_improved_on(problem):
     assert result.score > scorer.total(start)
     assert result.trajectory[1]["op"] == "polish"  # a given graph is polished by hill climbing first
     assert hill_climb(scorer, start=result.graph).stats["iterations"] == 0
+
+
+def test_parent_sets_are_laid_out_as_the_naive_twin_lays_them_and_refused_at_the_first_bad_node():
+    """ParentSets sorts and pads every node's sets at once (the 10,000-node learner builds one after its time
+    is up): the same arrays as one node at a time, on random sets with tied scores, and the same refusal."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 9))
+        candidates = [[(rng.permutation([u for u in range(n) if u != v])[:rng.integers(0, min(3, n - 1) + 1)].tolist(),
+                        float(rng.integers(-3, 3))) for _ in range(rng.integers(1, 6))] for v in range(n)]
+        sets = ParentSets([f"x{v}" for v in range(n)], candidates, "bic")
+        for v, twin in enumerate(naive.packed_parent_sets(candidates)):
+            for ours, theirs in zip(sets.packed(v), twin):
+                assert ours.dtype == theirs.dtype and ours.flags.c_contiguous
+                np.testing.assert_array_equal(ours, theirs)
+    for candidates, message in [([[((), 1.0)], [], [((5,), 0.0)]], "node 'b' has no candidate parent set"),
+                                ([[((), 1.0)], [((1,), 0.0)], []], r"invalid candidate parent set \(1,\) for node 'b'"),
+                                ([[((2, 9), 1.0)], [], []], r"invalid candidate parent set \(2, 9\) for node 'a'")]:
+        with pytest.raises(SearchError, match=message):
+            ParentSets(["a", "b", "c"], candidates, "bic")

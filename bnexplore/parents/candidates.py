@@ -1,6 +1,8 @@
 """The candidate parent sets of every node, best first: one structure shared by
 the exact search, the credible-set enumeration and the ordering-based searches."""
 
+import itertools
+
 import numpy as np
 
 from ..errors import SearchError
@@ -36,24 +38,25 @@ class ParentSets:
         self.names = list(names)
         self.score_name = score_name
         self.stats = dict(stats or {})
-        if len(candidates) != len(self.names):
-            raise SearchError(f"candidate parent sets given for {len(candidates)} nodes, expected {len(self.names)}")
-        self._parents, self._sizes, self._scores = [], [], []
-        for v, items in enumerate(candidates):
-            items = [(tuple(sorted(int(p) for p in ps)), float(s)) for ps, s in items]
-            if not items:
-                raise SearchError(f"node {self.names[v]!r} has no candidate parent set")
-            for ps, _ in items:
-                if v in ps or any(not 0 <= p < len(self.names) for p in ps):
-                    raise SearchError(f"invalid candidate parent set {ps} for node {self.names[v]!r}")
-            items.sort(key=lambda item: (-item[1], len(item[0]), item[0]))
-            width = max(1, max(len(ps) for ps, _ in items))
-            packed = np.full((len(items), width), -1, np.int64)
-            for t, (ps, _) in enumerate(items):
-                packed[t, : len(ps)] = ps
-            self._parents.append(packed)
-            self._sizes.append(np.array([len(ps) for ps, _ in items], np.int64))
-            self._scores.append(np.array([s for _, s in items]))
+        n = len(self.names)
+        if len(candidates) != n:
+            raise SearchError(f"candidate parent sets given for {len(candidates)} nodes, expected {n}")
+        per_node = [items if isinstance(items, list) else list(items) for items in candidates]
+        counts = np.fromiter(map(len, per_node), np.int64, n)
+        items = list(itertools.chain.from_iterable(per_node))
+        parents, sizes, node = _padded([ps for ps, _ in items], counts)
+        scores = np.fromiter((score for _, score in items), np.float64, len(items))
+        _check(parents, node, counts, self.names)
+        # each node's sets best first; ties: smaller sets, then lexicographically (the padding sorts last)
+        order = np.lexsort([parents[:, c] for c in range(parents.shape[1] - 1, -1, -1)] + [sizes, -scores, node])
+        parents, sizes, scores = np.where(parents[order] == _PAD, -1, parents[order]), sizes[order], scores[order]
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        widths = np.maximum(np.maximum.reduceat(sizes, starts), 1) if n else counts
+        self._parents = [parents[lo:hi, :w] if w == parents.shape[1] else np.ascontiguousarray(parents[lo:hi, :w])
+                         for lo, hi, w in zip(starts.tolist(), ends.tolist(), widths.tolist())]
+        self._sizes = [sizes[lo:hi] for lo, hi in zip(starts.tolist(), ends.tolist())]
+        self._scores = [scores[lo:hi] for lo, hi in zip(starts.tolist(), ends.tolist())]
 
     @property
     def n_vars(self):
@@ -110,3 +113,33 @@ class ParentSets:
         """All candidates as rows ``(node, parents, score)`` (for display and export)."""
         return [(self.names[v], [self.names[p] for p in ps], float(s))
                 for v in range(self.n_vars) for ps, s in zip(self.sets(v), self._scores[v])]
+
+
+_PAD = np.iinfo(np.int64).max
+"""The padding of :func:`_padded`'s rows while they are sorted (after every node index); -1 once sorted."""
+
+
+def _padded(sets, counts):
+    """The parent sets as rows ``(len(sets), width)`` int64, each row sorted ascending and padded with
+    :data:`_PAD`; their sizes; and the node of each (``counts[v]`` sets of node ``v``, in order)."""
+    sizes = np.fromiter(map(len, sets), np.int64, len(sets))
+    flat = np.fromiter(itertools.chain.from_iterable(sets), np.int64, int(sizes.sum()))
+    parents = np.full((len(sets), max(1, int(sizes.max(initial=0)))), _PAD, np.int64)
+    starts = np.cumsum(sizes) - sizes
+    parents[np.repeat(np.arange(len(sets)), sizes), np.arange(len(flat)) - np.repeat(starts, sizes)] = flat
+    parents.sort(axis=1)
+    return parents, sizes, np.repeat(np.arange(len(counts)), counts)
+
+
+def _check(parents, node, counts, names):
+    """Refuse the first node (in order) with no candidate or with a set holding itself or no node."""
+    padded = parents == _PAD
+    bad = ((parents < 0) | (parents >= len(names)) | (parents == node[:, None])) & ~padded
+    first_bad = np.flatnonzero(bad.any(axis=1))
+    empty = np.flatnonzero(counts == 0)
+    if len(empty) and (not len(first_bad) or empty[0] <= node[first_bad[0]]):
+        raise SearchError(f"node {names[empty[0]]!r} has no candidate parent set")
+    if len(first_bad):
+        t = first_bad[0]
+        ps = tuple(parents[t][~padded[t]].tolist())
+        raise SearchError(f"invalid candidate parent set {ps} for node {names[node[t]]!r}")

@@ -309,6 +309,8 @@ class Scorer:
         """
         if hasattr(graph, "parent_sets"):
             lists = list(graph.parent_sets())
+            if list(graph.names) == self.names:  # ascending indices of other nodes: only the size bound to check
+                return [self.family(c, ps)[1] if len(ps) > 30 else ps for c, ps in enumerate(lists)]
         elif isinstance(graph, dict):
             lists = [()] * self.n_vars
             for child, parents in graph.items():
@@ -321,7 +323,7 @@ class Scorer:
 
     def local_scores(self, graph):
         """Local score of every node of ``graph`` (see :meth:`parent_lists`)."""
-        return self.local_many(list(range(self.n_vars)), self.parent_lists(graph))
+        return self.lookup(list(enumerate(self.parent_lists(graph))))
 
     def total(self, graph):
         """Score of a graph: the sum of its local scores (decomposability)."""

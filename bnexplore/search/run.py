@@ -64,7 +64,7 @@ class SearchRun:
     def result(self, parents, extra=None, **stats):
         """The :class:`Result` for the DAG with these parent lists."""
         graph = DAG.from_parents(parents, self.scorer.names)
-        score = self.scorer.total(parents)
+        score = self.scorer.total(graph)
         stats = {"seconds": time.perf_counter() - self.start, "iterations": self.iterations,
                  "structures_evaluated": self.evaluated, **self.scorer.stats(self.snapshot),
                  "edges": graph.n_edges, "stopped": self.control.reason, **stats}
