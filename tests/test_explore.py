@@ -2,6 +2,7 @@
 bounds against entropies computed naively, the explorers against brute
 force, budgets, independence selection against sequential ordering."""
 
+import gc
 import itertools
 import math
 import threading
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import naive
+from bnexplore.collector import old_objects_skipped
 from bnexplore.data import Dataset
 from bnexplore.errors import SearchError
 from bnexplore.control import Control
@@ -223,3 +225,38 @@ def test_variables_subset_and_stop(problem):
 def test_bad_settings(problem, options, message):
     with pytest.raises(SearchError, match=message):
         explore_parent_sets(Scorer(problem, "bic"), **options)
+
+
+def test_the_explorer_freezes_the_objects_alive_before_it_and_thaws_them_after_even_when_stopped_by_an_error():
+    """Full garbage collections skip the objects alive when the exploration began (bnexplore.collector), and
+    the freeze ends with it; nested and overlapping blocks share one freeze, and a freeze made by someone
+    else is left in place."""
+    scorer = Scorer(random_dag_data(np.random.default_rng(3), 6, 200)[0], "bic")
+    during = []
+
+    def progress(info):
+        during.append(gc.get_freeze_count())
+
+    explore_parent_sets(scorer, max_indegree=2, progress=progress)
+    assert during and min(during) > 0 and gc.get_freeze_count() == 0
+
+    def fail(info):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        explore_parent_sets(scorer, max_indegree=2, progress=fail)
+    assert gc.get_freeze_count() == 0
+    with old_objects_skipped():
+        frozen = gc.get_freeze_count()
+        with old_objects_skipped():
+            pass
+        assert gc.get_freeze_count() == frozen > 0
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        users = gc.get_freeze_count()
+        with old_objects_skipped():
+            pass
+        assert gc.get_freeze_count() == users
+    finally:
+        gc.unfreeze()
