@@ -11,12 +11,13 @@ scan about twice a second.
 (``gc.freeze``: those objects move to a permanent generation the collector
 does not scan) and unfreezes it when the search ends. Everything the search
 creates is collected as usual, and the frozen objects that become garbage
-meanwhile are collected after the thaw. The explorer runs under it. Measured
-on the 10,000-variable learner (``benchmarks/bench_wide_synthetic.py``'s
-network, 120 s, the code before and after side by side, one core each, GC
-callbacks timed): time in the collector 13.7 -> 5.4 s, in full scans 9.0 ->
-0.7 s; parent sets scored in the explorer's 60 s 3.04 -> 3.64 million; peak
-memory 371 -> 331 MiB.
+meanwhile are collected after the thaw. The parent-set explorer and the
+ordering search (its seed, pool and climbs, and the result's build) run under
+it. Measured with the explorer under it, on the 10,000-variable learner
+(``benchmarks/bench_wide_synthetic.py``'s network, 120 s, the code before and
+after side by side, one core each, GC callbacks timed): time in the
+collector 13.7 -> 5.4 s, in full scans 9.0 -> 0.7 s; parent sets scored in
+the explorer's 60 s 3.04 -> 3.64 million; peak memory 371 -> 331 MiB.
 
 The freeze is process-wide: nested and concurrent searches (two app users)
 share one, counted, and the last to end thaws it; objects someone else froze

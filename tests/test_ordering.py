@@ -2,6 +2,7 @@
 kernels against their naive twins, the descendant matrix against naive
 reachability after every step, Theorem 3 on many orderings, the search."""
 
+import gc
 import inspect
 import threading
 
@@ -388,3 +389,13 @@ def test_parent_sets_are_laid_out_as_the_naive_twin_lays_them_and_refused_at_the
                                 ([[((2, 9), 1.0)], [], []], r"invalid candidate parent set \(2, 9\) for node 'a'")]:
         with pytest.raises(SearchError, match=message):
             ParentSets(["a", "b", "c"], candidates, "bic")
+
+
+def test_the_ordering_search_runs_with_the_objects_alive_before_it_frozen_and_thaws_them():
+    """Its phases (seed, explorer, pool, climbs) and the result's build after the time is up run with the objects
+    alive before frozen out of the collector's full scans (bnexplore.collector), and nothing stays frozen."""
+    data = random_dag_data(np.random.default_rng(4), 8, 300)[0]
+    during = []
+    ordering_search(Scorer(data, "bic"), "asobs", restarts=3, seed=0,
+                    progress=lambda info: during.append(gc.get_freeze_count()))
+    assert during and min(during) > 0 and gc.get_freeze_count() == 0

@@ -47,6 +47,7 @@ import itertools
 
 import numpy as np
 
+from ..collector import old_objects_skipped
 from ..control import Control
 from ..distributed import explore_distributed
 from ..errors import SearchError
@@ -556,40 +557,41 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                               "seed": seed, "workers": workers,
                                               "start": start if start is None or isinstance(start, str)
                                               else "graph", **knowledge_params(knowledge)})
-    marks = [control.clock()]  # the clock at each phase's end (read once, as a fake clock moves per reading)
-    seed_graph, seed_ended = None, None
-    if (isinstance(start, str) and start == "hc" and control.time_limit is not None
-            and first_pass_seconds(scorer, control.clock) > SEED_PASS_SHARE * control.remaining):
-        seed_ended = "skipped"
-    elif start is not None:
-        seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
-        seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
-    marks.append(control.clock())
-    share = None if control.remaining is None else max(EXPLORE_SHARE * control.remaining, 1e-6)
-    explore = control if share is None else Control(progress=control.progress, time_limit=share,
-                                                    stop=control.should_stop, clock=control.clock)
-    candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations, share, workers,
-                                  scheduler, explore, knowledge)
-    parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
-    marks.append(control.clock())
-    search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree,
-                     control, run, knowledge)
-    if seed_graph is not None:
-        search.seed(*seed_graph)
-    search.restarts(restarts if restarts is not None or control.time_limit is not None else DEFAULT_RESTARTS,
-                    seed, refine=seed_graph is not None)
-    ordering_ended = ENDED[control.reason]
-    marks.append(control.clock())
-    seed_seconds, parent_seconds, ordering_seconds = np.diff(marks).tolist()
-    counts = candidate_sets.counts()
-    result = run.result(search.best, extra={"candidates": dict(zip(scorer.names, counts.tolist()))},
-                        parent_seconds=parent_seconds, parent_ended=parent_ended,
-                        parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
-                        seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
-                        seed_ended=seed_ended, ordering_seconds=ordering_seconds, ordering_ended=ordering_ended,
-                        pool_added=search.pool.added, **search.counters)
-    result.extra["ordering"] = [scorer.names[v] for v in result.graph.topological_order()]  # one dense DAG, not two
-    return result
+    with old_objects_skipped():  # the collector's full scans skip what was alive before (bnexplore.collector)
+        marks = [control.clock()]  # the clock at each phase's end (read once, as a fake clock moves per reading)
+        seed_graph, seed_ended = None, None
+        if (isinstance(start, str) and start == "hc" and control.time_limit is not None
+                and first_pass_seconds(scorer, control.clock) > SEED_PASS_SHARE * control.remaining):
+            seed_ended = "skipped"
+        elif start is not None:
+            seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
+            seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
+        marks.append(control.clock())
+        share = None if control.remaining is None else max(EXPLORE_SHARE * control.remaining, 1e-6)
+        explore = control if share is None else Control(progress=control.progress, time_limit=share,
+                                                        stop=control.should_stop, clock=control.clock)
+        candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations, share, workers,
+                                      scheduler, explore, knowledge)
+        parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
+        marks.append(control.clock())
+        search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, control), method, max_indegree,
+                         control, run, knowledge)
+        if seed_graph is not None:
+            search.seed(*seed_graph)
+        search.restarts(restarts if restarts is not None or control.time_limit is not None else DEFAULT_RESTARTS,
+                        seed, refine=seed_graph is not None)
+        ordering_ended = ENDED[control.reason]
+        marks.append(control.clock())
+        seed_seconds, parent_seconds, ordering_seconds = np.diff(marks).tolist()
+        counts = candidate_sets.counts()
+        result = run.result(search.best, extra={"candidates": dict(zip(scorer.names, counts.tolist()))},
+                            parent_seconds=parent_seconds, parent_ended=parent_ended,
+                            parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
+                            seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
+                            seed_ended=seed_ended, ordering_seconds=ordering_seconds, ordering_ended=ordering_ended,
+                            pool_added=search.pool.added, **search.counters)
+        result.extra["ordering"] = [scorer.names[v] for v in result.graph.topological_order()]  # one dense DAG, not two
+        return result
 
 
 def _variant(method):
