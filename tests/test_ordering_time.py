@@ -15,7 +15,7 @@ from bnexplore import learn
 from bnexplore.control import Control
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer, kernels
-from bnexplore.search import SEARCHES
+from bnexplore.search import SEARCHES, ordering
 from bnexplore.search.dagstate import first_pass_seconds
 from bnexplore.search.hillclimb import hill_climb
 from bnexplore.search.ordering import DEFAULT_RESTARTS, EXPLORE_SHARE, ordering_search
@@ -180,3 +180,36 @@ def test_an_ordering_climb_reports_its_progress(found):
     climbs = [m for m in messages if m.startswith("ordering climb: ")]
     assert climbs and climbs[-1] == f"ordering climb: {result.stats['swaps']:,} swaps, " \
                                      f"{result.stats['insertions']:,} insertions"
+
+
+def test_the_candidate_pool_leaves_the_end_of_the_phase_to_the_climb(found, monkeypatch):
+    """On 10,000 variables the pool's first pass (every node's one-parent sets) takes the whole ordering phase,
+    and what follows it (packing the candidates, a climb, its ASOBS reading) ran past the limit: the pass ends
+    :data:`POOL_RESERVE_SHARE` of the phase early (half of it here, so the fake clock shows it plainly)."""
+    monkeypatch.setattr(kernels, "CHECK_WORK", 1)  # one stop check per node of the pass
+    monkeypatch.setattr(ordering, "POOL_RESERVE_SHARE", 0.5)
+    scorer, candidates = found
+    original, ended = ordering._Pool.add, []
+
+    def add(pool, parent_lists):
+        original(pool, parent_lists)
+        ended.append((clock.now, pool.added))
+
+    monkeypatch.setattr(ordering._Pool, "add", add)
+    clock = FakeClock(1.0)
+    whole = ordering_search(scorer, parents=candidates, start=None, seed=0, restarts=1,
+                            control=Control(time_limit=10 ** 6, clock=clock))
+    pass_readings, pass_sets = ended[0]
+    assert whole.stats["ordering_ended"] == "finished" and pass_sets == whole.stats["pool_added"]
+
+    ended.clear()
+    clock = FakeClock(1.0)
+    limit = pass_readings  # the pass alone would take (about) the whole limit
+    result = ordering_search(scorer, parents=candidates, start=None, seed=0,
+                             control=Control(time_limit=limit, clock=clock))
+    at, added = ended[0]
+    assert added < pass_sets  # cut short by its own deadline ...
+    # ... half the phase, not the limit (give or take the readings before the phase and within a node's check)
+    assert limit / 2 - 8 <= at <= limit / 2 + 8
+    assert result.stats["ordering_ended"] == "time" and result.stats["restarts"] >= 1
+    assert result.stats["swaps"] + result.stats["insertions"] > 0  # the climbs had the rest

@@ -58,7 +58,8 @@ def first_pass_seconds(scorer, clock):
     a fake clock (one step per reading) projects the number of checks the pass makes. The first column is
     scored untimed: it loads the kernels the pass uses, and in a fresh process loading them from numba's
     cache took 0.5-0.7 s, which projected a 0.5 s pass at 50-65 s (DEBD's kosarek, 190 variables) and
-    skipped seeds that finish in seconds. The scores computed stay in the scorer's cache for the pass itself.
+    skipped seeds that finish in seconds. The scores computed stay in the scorer's cache for the pass itself
+    (unless the caller runs under :meth:`~bnexplore.scores.Scorer.forgetting`, as the ordering search does).
 
     Examples
     --------
