@@ -16,9 +16,10 @@ from bnexplore.control import Control
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer, kernels
 from bnexplore.search import SEARCHES, ordering
-from bnexplore.search.dagstate import first_pass_seconds
+from bnexplore.search import dagstate
+from bnexplore.search.dagstate import first_pass_seconds, step_seconds
 from bnexplore.search.hillclimb import hill_climb
-from bnexplore.search.ordering import DEFAULT_RESTARTS, EXPLORE_SHARE, ordering_search
+from bnexplore.search.ordering import DEFAULT_RESTARTS, EXPLORE_SHARE, SEED_STEPS, ordering_search
 from fakes import FakeClock
 from test_scores import random_dag_data
 
@@ -40,7 +41,7 @@ def test_hill_climbing_finishes_first_and_the_result_is_never_below_it(data):
     """A limit just past what hill climbing needs: a fixed half of it (the old split) cut the seed short and
     ended hundreds of BIC points below hill climbing alone; now the seed is hill climbing's own graph."""
     hc, readings = clock_readings_of_hill_climbing(Scorer(data, "bic"))
-    limit = readings + 10
+    limit = readings + 20  # and the readings of the seed's projection (about 10)
     result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=limit, clock=FakeClock(1.0)))
     stats = result.stats
     assert stats["seed_ended"] == "finished" and stats["seed_score"] == pytest.approx(hc.score)
@@ -122,22 +123,36 @@ def test_the_explorer_ends_at_its_share_of_the_time(data, start):
     assert stats["ordering_seconds"] >= limit - stats["seed_seconds"] - share - 10
 
 
-def test_a_seed_whose_first_pass_would_not_fit_is_skipped(data, monkeypatch):
-    """On 10,000 variables hill climbing's first pass alone takes most of the limit: the run is then the
-    paper's (explorer, orderings) and says so; below the share the seed runs as before. The pass is projected
-    on the run's clock: with one stop check per family (a tiny check size) and one fake second per reading,
-    the second column's 39 families take one second (the first is scored untimed: it loads the kernels), so
-    the 40 x 39 arcs are projected at 40 seconds."""
+def test_a_seed_whose_climb_would_not_get_far_is_skipped(data, monkeypatch):
+    """On 10,000 variables hill climbing's first pass takes most of the limit and each step seconds: the run is
+    then the paper's (explorer, orderings) and says so; with time for SEED_STEPS steps per variable the seed
+    runs as before. Projected on the run's clock: with one stop check per family (a tiny check size) and one
+    fake second per reading, the second column's 39 families take one second (the first is scored untimed: it
+    loads the kernels), so the 40 x 39 arcs take 40 seconds; a step takes one second of n x n work and one
+    column's second: 40 + 0.25 x 40 x 2 = 60 seconds, and about 6 readings go to the projection itself."""
     monkeypatch.setattr(kernels, "CHECK_WORK", 1)
     n = Scorer(data, "bic").n_vars
-    # 1.75 n: the projected pass (n) is past half of what remains; 2.5 n: within it
-    result = ordering_search(Scorer(data, "bic"), seed=0,
-                             control=Control(time_limit=1.75 * n, clock=FakeClock(1.0)))
+    assert SEED_STEPS == 0.25
+    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=1.5 * n, clock=FakeClock(1.0)))
     stats = result.stats
-    assert stats["seed_ended"] == "skipped" and stats["seed_score"] is None and stats["seed_seconds"] <= 4  # readings
+    assert stats["seed_ended"] == "skipped" and stats["seed_score"] is None and stats["seed_seconds"] <= 12  # readings
     assert stats["parent_ended"] == "time" and stats["restarts"] > 0 and not result.trajectory[0]["op"] == "start"
-    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=2.5 * n, clock=FakeClock(1.0)))
+    result = ordering_search(Scorer(data, "bic"), seed=0, control=Control(time_limit=1.75 * n, clock=FakeClock(1.0)))
     assert result.stats["seed_ended"] in ("finished", "time") and result.stats["seed_score"] is not None
+
+
+def test_a_step_is_projected_from_a_state_of_at_most_step_sample_variables(monkeypatch):
+    """The n x n work of a step, timed on the second of two steps after an untimed one (which loads the
+    kernels; the faster of the two), on at most STEP_SAMPLE variables, scaled by the square of the ratio."""
+    def clock_of(*steps):  # a clock on which the steps take these many seconds
+        return iter(np.cumsum([0, *sum(([s, 0] for s in steps), [])[:-1]])).__next__
+
+    clock = clock_of(100, 8, 6)
+    assert step_seconds(40, clock) == 6.0
+    with pytest.raises(StopIteration):
+        clock()  # three steps, two readings each
+    monkeypatch.setattr(dagstate, "STEP_SAMPLE", 20)
+    assert step_seconds(40, clock_of(100, 7, 9)) == 28.0  # a 20 x 20 state: 4 times as many pairs
 
 
 def test_the_first_pass_is_projected_from_one_check_of_families_after_the_first_column_left_in_the_cache(

@@ -83,6 +83,42 @@ def first_pass_seconds(scorer, clock):
     return (clock() - start) * n * (n - 1) / done
 
 
+STEP_SAMPLE = 2000
+"""Most variables of the state :func:`step_seconds` times a step on (the step's n x n work is scaled from it):
+its 32 MB of deltas are past the processor's caches, as a wide search's are (a 1,000-variable state's 8 MB
+projected a step on 10,000 variables at 0.4-0.8 s, 2,000 at 0.7-0.8 s; the search's own steps took 2-3 s)."""
+
+
+def step_seconds(n, clock):
+    """Seconds one step of a :class:`DagState` over ``n`` variables spends in its ``n x n`` work.
+
+    A step builds the legal-move masks (:func:`legal_moves`), picks the best move (:func:`best_move`) and
+    updates the reachability matrix, each a pass over all pairs: on 10,000 variables a step took seconds,
+    so the climb after the first pass cannot be left out of what hill climbing would cost. Timed on an
+    empty state of at most :data:`STEP_SAMPLE` variables (the faster of two steps after one untimed,
+    which loads the kernels) and scaled by ``(n / m)^2``, on ``clock`` (the run's Control clock).
+
+    Examples
+    --------
+    >>> import itertools
+    >>> ticks = itertools.count()  # a clock one second on at every reading
+    >>> step_seconds(10, lambda: next(ticks)), step_seconds(2 * STEP_SAMPLE, lambda: next(ticks))
+    (1.0, 4.0)
+    """
+    m = max(1, min(int(n), STEP_SAMPLE))
+    adj = np.zeros((m, m), np.bool_)
+    reach, white = adj.copy(), adj.copy()
+    allowed, room, delta = np.ones((m, m), np.bool_), np.ones(m, np.bool_), np.zeros((m, m))
+    times = []
+    for _ in range(3):  # the first untimed: it loads the kernels
+        start = clock()
+        add, delete, reverse = legal_moves(adj, reach, allowed, white, room)
+        best_move(delta, add, delete, reverse, adj, reach, 0.0)
+        np.logical_or(reach, np.outer(room, room), out=white)
+        times.append(clock() - start)
+    return min(times[1:]) * (n / m) ** 2
+
+
 @njit(cache=True)
 def reachability(adj):
     """Transitive closure of a DAG: ``R[a, b]`` is True when a path ``a -> ... -> b`` exists.

@@ -58,7 +58,7 @@ from ..parents.candidates import ParentSets
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
 from ..scores import kernels
-from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds
+from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds, step_seconds
 from .hillclimb import hill_climb
 from .ordering_kernels import (apply_insertion, asobs_parents, best_insertion, climb_swaps, obs_parents,
                                respecting_order, swap_deltas, topological_order)
@@ -78,11 +78,15 @@ budget alone was overrun: each variable's one-parent sets cost more than its sli
 orderings. The seed's hill climbing has no share: it runs to its local optimum or the time limit (a seed cut short
 is worse than hill climbing alone in the same time), and its graph is kept unless something scores higher."""
 
-SEED_PASS_SHARE = 0.5
-"""Largest share of the time limit the seed's first pass over all ``n (n - 1)`` arcs may take, projected from its
-first columns (:func:`~bnexplore.search.dagstate.first_pass_seconds`); beyond it the seed is skipped and the run is the paper's (Section 5.2 runs
-no hill climbing): on 10,000 variables the pass alone takes most of ten minutes, and the climb cut after it is far
-below what the explorer and the ordering climbs reach in that time."""
+SEED_STEPS = 0.25
+"""Steps per variable the seed's hill climbing must be projected to make within the time limit, else it is skipped
+and the run is the paper's (Section 5.2 runs no hill climbing). Projected: its first pass over all ``n (n - 1)``
+arcs (:func:`~bnexplore.search.dagstate.first_pass_seconds`), then per step its ``n x n`` work
+(:func:`~bnexplore.search.dagstate.step_seconds`) and one column of scores. Its graphs have 1.5-4 arcs per
+variable, so a quarter of a step per variable is a nearly empty graph: on 10,000 variables (1,000 rows, 600 s)
+the pass took 150-300 s and each step seconds, the climb ended with 127 arcs (BIC -5,933,035 against the paper's
+run's -5,691,119); on 2,000 variables in 60 s the seed cut short by the limit is above the paper's run
+(-1,047,047 against -1,074,365) and is run (projected: 0.1 of the limit for that quarter)."""
 
 DEFAULT_RESTARTS = 10
 """Random orderings climbed when neither ``restarts`` nor a time limit is given (else until the limit)."""
@@ -428,6 +432,15 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
     return explore_parent_sets(scorer, **options, control=control)
 
 
+def _seed_out_of_reach(scorer, control):
+    """Whether the seed's hill climbing is projected to make fewer than :data:`SEED_STEPS` steps per variable in
+    the time left (on the control's clock)."""
+    n = scorer.n_vars
+    first = first_pass_seconds(scorer, control.clock)
+    step = step_seconds(n, control.clock) + first / max(n, 1)  # the n x n work and one column's scores
+    return first + SEED_STEPS * n * step > control.remaining
+
+
 def _seed_graph(scorer, start, max_indegree, control, knowledge=None):
     """The seed graph's parent lists, its score, and whether it is a local optimum of hill
     climbing (``start="hc"``: hill climbing from the empty graph, or the required arcs, unless
@@ -481,8 +494,9 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     :data:`EXPLORE_SHARE` of what is left (and stops there), the ordering climbs the rest, and
     the best graph of any phase (the seed's included) is returned, so the
     result is never below hill climbing alone in the same time (unless
-    hill climbing's first pass alone would take more than
-    :data:`SEED_PASS_SHARE` of the limit: then it is skipped). Without a
+    hill climbing is projected to make fewer than :data:`SEED_STEPS` steps
+    per variable in the time: then it is skipped, as on 10,000 variables,
+    where its graph would be nearly empty). Without a
     restart count the restarts go on until the limit (Scanagatta et al.
     2015, Section 4, likewise sample orderings for the whole budget).
 
@@ -532,8 +546,8 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         ``parent_seconds`` and ``ordering_seconds`` (by the control's clock)
         and why each phase ended, ``seed_ended``, ``parent_ended`` and
         ``ordering_ended`` (:data:`ENDED`'s words, ``"given"`` for a given
-        seed graph or candidates, ``"skipped"`` for a seed whose first pass
-        would take more than :data:`SEED_PASS_SHARE` of the time limit,
+        seed graph or candidates, ``"skipped"`` for a seed projected to make
+        fewer than :data:`SEED_STEPS` steps per variable in the time limit,
         None without a seed); then
         ``parent_sets_evaluated``,
         ``candidates`` (explored sets kept, in all), ``swaps``,
@@ -568,8 +582,8 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
     with old_objects_skipped(), scorer.forgetting():
         marks = [control.clock()]  # the clock at each phase's end (read once, as a fake clock moves per reading)
         seed_graph, seed_ended = None, None
-        if (isinstance(start, str) and start == "hc" and control.time_limit is not None
-                and first_pass_seconds(scorer, control.clock) > SEED_PASS_SHARE * control.remaining):
+        if isinstance(start, str) and start == "hc" and control.time_limit is not None and _seed_out_of_reach(
+                scorer, control):
             seed_ended = "skipped"
         elif start is not None:
             seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
