@@ -597,7 +597,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
         marks.append(control.clock())
         pool_control = Control(progress=control.progress, stop=control.should_stop, clock=control.clock,
-                               time_limit=None if control.remaining is None
+                               min_interval=control.min_interval, time_limit=None if control.remaining is None
                                else max((1 - POOL_RESERVE_SHARE) * control.remaining, 1e-6))
         search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, pool_control), method,
                          max_indegree, control, run, knowledge)
