@@ -432,6 +432,14 @@ def _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluatio
     return explore_parent_sets(scorer, **options, control=control)
 
 
+def _phase(control, share):
+    """A Control for a phase that gets ``share`` of the time left: the run's progress, stop flag and clock, its
+    own deadline (none without a time limit)."""
+    seconds = None if control.remaining is None else max(share * control.remaining, 1e-6)
+    return Control(progress=control.progress, time_limit=seconds, stop=control.should_stop, clock=control.clock,
+                   min_interval=control.min_interval)
+
+
 def _seed_out_of_reach(scorer, control):
     """Whether the seed's hill climbing is projected to make fewer than :data:`SEED_STEPS` steps per variable in
     the time left (on the control's clock)."""
@@ -589,18 +597,15 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
             seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
             seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
         marks.append(control.clock())
-        share = None if control.remaining is None else max(EXPLORE_SHARE * control.remaining, 1e-6)
-        explore = control if share is None else Control(progress=control.progress, time_limit=share,
-                                                        stop=control.should_stop, clock=control.clock)
+        explore = _phase(control, EXPLORE_SHARE)
+        share = explore.time_limit
         candidate_sets = _parent_sets(scorer, parents, max_indegree, time_per_variable, max_evaluations, share, workers,
                                       scheduler, explore, knowledge)
         parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
         marks.append(control.clock())
-        pool_control = Control(progress=control.progress, stop=control.should_stop, clock=control.clock,
-                               min_interval=control.min_interval, time_limit=None if control.remaining is None
-                               else max((1 - POOL_RESERVE_SHARE) * control.remaining, 1e-6))
-        search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound, pool_control), method,
-                         max_indegree, control, run, knowledge)
+        search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound,
+                                       _phase(control, 1 - POOL_RESERVE_SHARE)), method, max_indegree, control, run,
+                         knowledge)
         if seed_graph is not None:
             search.seed(*seed_graph)
         search.restarts(restarts if restarts is not None or control.time_limit is not None else DEFAULT_RESTARTS,
