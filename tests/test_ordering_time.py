@@ -144,15 +144,13 @@ def test_a_seed_whose_climb_would_not_get_far_is_skipped(data, monkeypatch):
 def test_a_step_is_projected_from_a_state_of_at_most_step_sample_variables(monkeypatch):
     """The n x n work of a step, timed on the second of two steps after an untimed one (which loads the
     kernels; the faster of the two), on at most STEP_SAMPLE variables, scaled by the square of the ratio."""
-    def clock_of(*steps):  # a clock on which the steps take these many seconds
-        return iter(np.cumsum([0, *sum(([s, 0] for s in steps), [])[:-1]])).__next__
-
-    clock = clock_of(100, 8, 6)
+    clock = iter([0.0, 100.0, 100.0, 108.0, 108.0, 114.0]).__next__  # steps of 100 (untimed), 8 and 6 seconds
     assert step_seconds(40, clock) == 6.0
     with pytest.raises(StopIteration):
         clock()  # three steps, two readings each
     monkeypatch.setattr(dagstate, "STEP_SAMPLE", 20)
-    assert step_seconds(40, clock_of(100, 7, 9)) == 28.0  # a 20 x 20 state: 4 times as many pairs
+    clock = iter([0.0, 100.0, 100.0, 107.0, 107.0, 116.0]).__next__  # steps of 100, 7 and 9 seconds
+    assert step_seconds(40, clock) == 28.0  # a 20 x 20 state: 4 times as many pairs
 
 
 def test_the_first_pass_is_projected_from_one_check_of_families_after_the_first_column_left_in_the_cache(
