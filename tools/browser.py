@@ -3,8 +3,8 @@
 Playwright drives Debian's ``/usr/bin/chromium`` (never a downloaded browser)
 in a projector-sized 1280 x 720 window. Every helper waits on what the page
 shows, never on the clock: :func:`settle` waits until the script run an action
-caused has finished (Streamlit marks its root element ``data-test-script-state``;
-a watcher installed in every page counts the runs), and the others wait with
+caused has finished (:class:`ScriptRuns` reads the runs the page asks for and the
+server ends from the page's websocket), and the others wait with
 Playwright's auto-waiting locators. Timeouts are generous, so a loaded
 two-core machine passes as a quiet one does.
 
@@ -26,6 +26,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
@@ -40,35 +43,97 @@ PICK_TIMEOUT = 30_000
 PROBLEMS = re.compile(r"Traceback|(?i:please report)|\b[A-Z]\w*Error\b")
 """What must never show on a page: a traceback, the app's "please report" message, a Python exception name."""
 
-_RUN_WATCH = """
-(() => {
-  if (window.__bnxRuns !== undefined) return;
-  window.__bnxDoc = Math.random();
-  window.__bnxRuns = 0;
-  window.__bnxState = "initial";
-  const NAME = "data-test-script-state";
-  new MutationObserver(records => {
-    for (let i = 0; i < records.length; i++) {
-      const next = records.slice(i + 1).find(later => later.target === records[i].target);
-      const after = next ? next.oldValue : records[i].target.getAttribute(NAME);
-      if (after === "notRunning" && records[i].oldValue !== "notRunning") window.__bnxRuns += 1;
-      window.__bnxState = records[i].target.getAttribute(NAME);
-    }
-  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true, attributeFilter: [NAME]});
-})();
-"""
-"""Counts the app's script runs as they end: Streamlit sets ``data-test-script-state`` on its root to
-"running" (or "rerunRequested") when a run is asked for or starts, a fragment's too, and to "notRunning"
-at its end. Each record's old value is read, not the attribute's value when the observer is called: a
-quick run's start and end can reach the observer in one batch, and reading the value then would miss it
-(a click that never seemed to run timed out a CI run). ``__bnxDoc`` names the document: a click that loads
-the page anew starts the count again from 0 in a new one."""
+class ScriptRuns:
+    """The app's script runs as its server reports them over the page's websocket.
 
-_IDLE_AFTER = """
-before => (window.__bnxDoc === before.doc ? window.__bnxRuns > before.runs : window.__bnxRuns > 0)
-    && window.__bnxState === "notRunning"
-    && document.querySelector("[data-testid='stApp']")?.getAttribute("data-test-script-state") === "notRunning"
-"""
+    Every frame is read with Streamlit's own protocol classes: a ``rerun_script`` the page sends (a click, a
+    key, a page link; not a fragment's own timer), a ``new_session`` (a run starts) and a ``script_finished``
+    (it ends, with how). The root element's ``data-test-script-state`` attribute, watched before, can miss a
+    run: on a loaded machine the browser may draw a quick run's start and end in one update, so the attribute
+    never changes, and three CI runs under load waited out their time for a run that had happened (a time
+    limit's Enter, a multiselect's remove button).
+
+    Parameters
+    ----------
+    page : playwright Page
+        Watched from before its first request (:func:`new_page`), so every socket is seen, a reloaded
+        document's too.
+    """
+
+    def __init__(self, page):
+        self.events = []  # ("socket" | "started", None), ("asked", fragment?), ("ended", status), in the order seen
+        self.page = page
+        self._sockets = []
+        page.on("websocket", self._watch)
+
+    def _watch(self, socket):
+        self.events.append(("socket", None))  # a new document's: the runs of the last one are gone with it
+        self._sockets.append(socket)
+        socket.on("framesent", self._sent)
+        socket.on("framereceived", self._received)
+
+    def _sent(self, payload):
+        if isinstance(payload, bytes):
+            message = BackMsg.FromString(payload)
+            if message.WhichOneof("type") == "rerun_script" and not message.rerun_script.is_auto_rerun:
+                self.events.append(("asked", bool(message.rerun_script.fragment_id)))
+
+    def _received(self, payload):
+        if isinstance(payload, bytes):
+            message = ForwardMsg.FromString(payload)
+            kind = message.WhichOneof("type")
+            if kind == "new_session":
+                self.events.append(("started", None))
+            elif kind == "script_finished":
+                self.events.append(("ended", message.script_finished))
+
+    def mark(self):
+        """A mark of what has been seen so far, for :meth:`ended_since`."""
+        return len(self.events)
+
+    def ended_since(self, mark):
+        """Whether a run the page asked for after ``mark`` has ended: a run of the whole script, or a fragment's
+        when the page asked for one (a fragment's own timer runs it too; those ends do not count otherwise)."""
+        ends = set()
+        for kind, value in self.events[mark:]:
+            if kind == "asked":
+                ends |= _WHOLE_RUN_ENDS | (_FRAGMENT_RUN_ENDS if value else set())
+            elif kind == "ended" and value in ends:
+                return True
+        return False
+
+    def idle(self):
+        """Whether the last run that started has ended (none is going on by the server's word). A run cut short
+        by the next request sends no end (with Streamlit's fast reruns the next one starts at once)."""
+        last = next((kind for kind, _ in reversed(self.events) if kind in ("socket", "started", "ended")), None)
+        return last != "started"
+
+    def wait(self, condition, timeout, what):
+        """Wait until ``condition()`` holds, reading the frames as they come (it changes on one only); on
+        ``timeout`` milliseconds raise Playwright's TimeoutError saying ``what`` was waited for and what was seen."""
+        from playwright.sync_api import Error, TimeoutError as PlaywrightTimeout
+
+        deadline = time.monotonic() + timeout / 1000
+        while not condition():
+            left = (deadline - time.monotonic()) * 1000
+            if left <= 0:
+                raise PlaywrightTimeout(f"{what} within {timeout / 1000:g} s; the page's runs so far: "
+                                        f"{self.events[-12:]}")
+            try:
+                if not self._sockets or self._sockets[-1].is_closed():  # the page loads (anew): wait for its socket
+                    self.page.wait_for_event("websocket", timeout=left)
+                else:
+                    self._sockets[-1].wait_for_event("framereceived", predicate=lambda _: condition(), timeout=left)
+            except PlaywrightTimeout:
+                continue  # said above, with what was seen
+            except Error:  # the socket closed while waited on: the next one is waited for
+                if self.page.is_closed() or (self._sockets and not self._sockets[-1].is_closed()):
+                    raise
+
+
+_WHOLE_RUN_ENDS = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR}
+_FRAGMENT_RUN_ENDS = {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+"""How a run the page asked for can end (``FINISHED_EARLY_FOR_RERUN`` is a run cut short by the next)."""
 
 
 def free_port():
@@ -160,12 +225,13 @@ def browser_session():
 def new_page(browser, url, timeout=STEP_TIMEOUT):
     """A new browser context (a new app session) at 1280 x 720 with the app open and its first run done.
 
-    The page records every request that leaves the app's server (``page.offline_requests``).
+    The page records every request that leaves the app's server (``page.offline_requests``) and watches its
+    script runs (``page.script_runs``, a :class:`ScriptRuns`).
     """
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     context.set_default_timeout(timeout)
-    context.add_init_script(_RUN_WATCH)
     page = context.new_page()
+    page.script_runs = ScriptRuns(page)
     page.offline_requests = []
     page.on("request", lambda request: page.offline_requests.append(request.url)
             if not request.url.startswith((url, "data:", "blob:", "about:")) else None)
@@ -176,7 +242,9 @@ def new_page(browser, url, timeout=STEP_TIMEOUT):
 
 
 def wait_idle(page, timeout=STEP_TIMEOUT):
-    """Wait until no script run is going on (the first run of a page included)."""
+    """Wait until no script run is going on (the first run of a page included): the server has ended every run
+    it started, and the page shows it has (its root's ``data-test-script-state``)."""
+    page.script_runs.wait(page.script_runs.idle, timeout, "the server did not end the run going on")
     page.wait_for_function("() => document.querySelector(\"[data-testid='stApp']\")"
                            "?.getAttribute('data-test-script-state') === 'notRunning'", timeout=timeout)
 
@@ -184,15 +252,16 @@ def wait_idle(page, timeout=STEP_TIMEOUT):
 def settle(page, action, timeout=STEP_TIMEOUT):
     """Do ``action()`` (a click, a key press) and wait until the script run it causes has finished.
 
-    The page is idle first: an action during a run would merge into it, and
-    the run it causes would never be seen to start. Only for actions that run
-    the script again; a download button that ignores its click would wait out
+    The page is idle first, so the run that ends is the action's: a run the page asks for after the action
+    (:class:`ScriptRuns`, the server's own word) that the server has ended, and the page shows no run going
+    on. Only for actions that run the script again; a download button that ignores its click would wait out
     the timeout.
     """
     wait_idle(page, timeout)
-    before = page.evaluate("() => ({doc: window.__bnxDoc, runs: window.__bnxRuns})")
+    mark = page.script_runs.mark()
     action()
-    page.wait_for_function(_IDLE_AFTER, arg=before, timeout=timeout)
+    page.script_runs.wait(lambda: page.script_runs.ended_since(mark), timeout, "no run the action asked for ended")
+    wait_idle(page, timeout)
 
 
 def open_page(page, label, tries=3):
