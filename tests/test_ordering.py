@@ -262,7 +262,8 @@ def test_undominated_sets_give_every_ordering_the_same_choice():
         n = int(rng.integers(2, 7))
         ps = random_candidates(rng, n, max_sets=10)
         lists = candidate_lists(ps)
-        pruned = [sorted(undominated(dict(items)), key=lambda item: -item[1]) for items in lists]
+        pruned = [sorted(((c, dict(items)[c]) for c in undominated(dict(items))), key=lambda item: -item[1])
+                  for items in lists]
         for v, (items, kept) in enumerate(zip(lists, pruned)):
             scored = dict(items)
             assert set(kept) <= set(items)
@@ -271,6 +272,35 @@ def test_undominated_sets_give_every_ordering_the_same_choice():
         for _ in range(5):
             order = rng.permutation(n).tolist()
             assert naive.obs_total(pruned, order) == pytest.approx(naive.obs_total(lists, order))
+
+
+def test_candidates_packed_from_pairs_are_those_of_their_parent_sets():
+    """The pool packs its sets straight from its pairs (``Candidates.of_lists``): the same rows in the same
+    order as through a ParentSets (ties of scores, common on integer-valued data, included) and the same
+    forced pairs (a node whose every set holds a parent)."""
+    rng = np.random.default_rng(12)
+    forced = 0
+    for trial in range(200):
+        n = int(rng.integers(1, 7))
+        lists = []
+        for v in range(n):
+            others = [u for u in range(n) if u != v]
+            required = (others[0],) if others and rng.random() < 0.3 else ()
+            sets = {required}
+            for _ in range(int(rng.integers(0, 6))):
+                extra = rng.choice(others, int(rng.integers(0, len(others) + 1)), replace=False).tolist()
+                sets.add(tuple(sorted(set(extra) | set(required))))
+            lists.append([(c, float(rng.integers(-4, 0))) for c in sets])  # few values: many ties
+        through = Candidates(ParentSets([f"V{v}" for v in range(n)], lists, "bic"))
+        packed = Candidates.of_lists(iter(pairs) for pairs in lists)
+        assert packed.offsets.tolist() == through.offsets.tolist()
+        assert packed.sizes.tolist() == through.sizes.tolist() and packed.scores.tolist() == through.scores.tolist()
+        assert [packed.parents[t, :k].tolist() for t, k in enumerate(packed.sizes)] == \
+            [through.parents[t, :k].tolist() for t, k in enumerate(through.sizes)], trial
+        assert (packed.parents[np.arange(packed.parents.shape[1]) >= packed.sizes[:, None]] == -1).all()
+        assert sorted(map(tuple, packed.forced.tolist())) == sorted(map(tuple, through.forced.tolist()))
+        forced += len(packed.forced)
+    assert forced > 0  # the trials met required parents
 
 
 def test_pool_reproduces_a_graph_on_its_topological_order(problem):

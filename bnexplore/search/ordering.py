@@ -138,9 +138,44 @@ class Candidates:
             self.parents[start:start + p.shape[0], :p.shape[1]] = p
         self.sizes = np.concatenate([s for _, s, _ in packed]).astype(np.int64)
         self.scores = np.concatenate([s for _, _, s in packed]).astype(np.float64)
-        self.n = parent_sets.n_vars
+        self._finish()
+
+    @classmethod
+    def of_lists(cls, per_node):
+        """The candidates of ``per_node[v]``, node ``v``'s ``(sorted parent tuple, score)`` pairs (any iterable,
+        read once), in the order of a :class:`ParentSets` of them (best first; ties: smaller sets, then
+        lexicographically), packed in place: the candidate pool's sets are valid by construction, and a
+        ``ParentSets`` copy with its sort keys was the largest block at the ordering search's peak memory on
+        wide data (DEBD's cr52: 19 MiB).
+
+        Examples
+        --------
+        >>> Candidates.of_lists([[((), -2.0), ((1,), -1.0)], [((), -3.0)]]).parents.tolist()
+        [[1], [-1], [-1]]
+        """
+        self = cls.__new__(cls)
+        sets, scores = [], []
+        for items in per_node:  # one node's pairs at a time
+            ranked = sorted(items, key=lambda item: (-item[1], len(item[0]), item[0]))
+            sets.append([c for c, _ in ranked])
+            scores.append(np.array([score for _, score in ranked], np.float64))
+        self.offsets = np.concatenate([[0], np.cumsum([len(node) for node in sets])]).astype(np.int64)
+        self.scores = np.concatenate(scores) if scores else np.empty(0)
+        self.sizes = np.fromiter((len(c) for node in sets for c in node), np.int64, len(self.scores))
+        self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, np.int64)
+        flat = np.fromiter(itertools.chain.from_iterable(c for node in sets for c in node), np.int64,
+                           int(self.sizes.sum()))
+        rows = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        self.parents[rows, np.arange(len(flat)) - np.repeat(np.cumsum(self.sizes) - self.sizes, self.sizes)] = flat
+        self._finish()
+        return self
+
+    def _finish(self):
+        """The forced pairs (see the class), from the packed arrays."""
+        self.n = len(self.offsets) - 1
         pairs = [np.empty((0, 2), np.int64)]
-        for v, (p, _, _) in enumerate(packed):
+        for v in range(self.n):
+            p = self.parents[self.offsets[v]:self.offsets[v + 1]]
             if len(p) and not (p < 0).all(axis=1).any():  # no empty set: v may have required parents
                 held, count = np.unique(p[p >= 0], return_counts=True)  # a set holds a parent once
                 pairs.append(np.column_stack([held[count == len(p)], np.full((count == len(p)).sum(), v)]))
@@ -261,7 +296,7 @@ class _Pool:
         self.scored = [{c: s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()) if self._ok(v, c)}
                        for v in range(parent_sets.n_vars)]
         self.added = 0
-        self._kept = [None] * scorer.n_vars  # per node, its undominated sets (None: to recompute)
+        self._kept = [None] * scorer.n_vars  # per node, its undominated sets, keys of ``scored`` (None: to recompute)
         self._expanded = [set() for _ in range(scorer.n_vars)]  # per node, the parent sets added around
         self._cands = None
         self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
@@ -304,6 +339,12 @@ class _Pool:
             self.added += len(keys)
             self._cands = None
 
+    def release(self):
+        """Drop the packed candidates until next asked for: a polishing climb's ``n x n`` state need not sit beside
+        them (on DEBD's cr52 the two made the run's peak); the sets around a polished graph that moved join the
+        pool after it, and it packs them anew then anyway."""
+        self._cands = None
+
     def candidates(self):
         if self._cands is None:
             work, stopped = 0, False
@@ -311,9 +352,10 @@ class _Pool:
                 if kept is None:
                     if work >= self.per_check:
                         work, stopped = 0, stopped or self._stopped()
-                    self._kept[v] = list(self.scored[v].items()) if stopped else undominated(self.scored[v])
+                    self._kept[v] = list(self.scored[v]) if stopped else undominated(self.scored[v])
                     work += len(self.scored[v])
-            self._cands = Candidates(ParentSets(self.scorer.names, self._kept, self.scorer.score_name))
+            self._cands = Candidates.of_lists(((c, scored[c]) for c in kept) for scored, kept in zip(self.scored,
+                                                                                                      self._kept))
         return self._cands
 
 
@@ -365,6 +407,7 @@ class _Search:
         """Alternate hill climbing (unless ``polished``) and ordering climbs from a graph until neither gains."""
         while True:
             if not polished and not self.control.should_stop():
+                self.pool.release()
                 result = hill_climb(self.scorer, start=parents, max_indegree=self.max_indegree,
                                     knowledge=self.knowledge, control=_child(self.control))
                 self.counters["polish_steps"] += result.stats["iterations"]
@@ -603,9 +646,10 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
                                       scheduler, explore, knowledge)
         parent_ended = "given" if isinstance(parents, ParentSets) else ENDED[control.reason or explore.reason]
         marks.append(control.clock())
-        search = _Search(scorer, _Pool(scorer, candidate_sets, max_indegree, bound,
-                                       _phase(control, 1 - POOL_RESERVE_SHARE)), method, max_indegree, control, run,
-                         knowledge)
+        counts, evaluated = candidate_sets.counts(), candidate_sets.stats.get("evaluated")
+        pool = _Pool(scorer, candidate_sets, max_indegree, bound, _phase(control, 1 - POOL_RESERVE_SHARE))
+        del candidate_sets  # the pool holds the sets now (explored ones: about 9 MB on DEBD's cr52)
+        search = _Search(scorer, pool, method, max_indegree, control, run, knowledge)
         if seed_graph is not None:
             search.seed(*seed_graph)
         search.restarts(restarts if restarts is not None or control.time_limit is not None else DEFAULT_RESTARTS,
@@ -613,10 +657,9 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         ordering_ended = ENDED[control.reason]
         marks.append(control.clock())
         seed_seconds, parent_seconds, ordering_seconds = np.diff(marks).tolist()
-        counts = candidate_sets.counts()
         result = run.result(search.best, extra={"candidates": dict(zip(scorer.names, counts.tolist()))},
                             parent_seconds=parent_seconds, parent_ended=parent_ended,
-                            parent_sets_evaluated=candidate_sets.stats.get("evaluated"), candidates=int(counts.sum()),
+                            parent_sets_evaluated=evaluated, candidates=int(counts.sum()),
                             seed_score=None if seed_graph is None else seed_graph[1], seed_seconds=seed_seconds,
                             seed_ended=seed_ended, ordering_seconds=ordering_seconds, ordering_ended=ordering_ended,
                             pool_added=search.pool.added, **search.counters)

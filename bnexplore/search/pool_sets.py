@@ -62,13 +62,14 @@ def undominated(scored):
 
     Returns
     -------
-    list of (tuple, float)
-        The undominated sets and their scores, smallest sets first.
+    list of tuple
+        The undominated sets (the keys themselves, not copies: the candidate
+        pool keeps them), smallest first.
 
     Examples
     --------
     >>> undominated({(): -10.0, (1,): -8.0, (2,): -11.0, (1, 2): -9.0})
-    [((), -10.0), ((1,), -8.0)]
+    [(), (1,)]
     """
     best_within, kept = {}, []
     for c in sorted(scored, key=lambda c: (len(c), c)):
@@ -76,7 +77,7 @@ def undominated(scored):
                     + [-np.inf])
         best_within[c] = max(scored[c], below)
         if scored[c] > below:
-            kept.append((c, scored[c]))
+            kept.append(c)
     return kept
 
 
