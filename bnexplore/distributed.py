@@ -36,6 +36,7 @@ import numba
 from .control import Control
 from .data import Dataset, require_complete, require_unweighted
 from .errors import ResourceError
+from .parents.candidates import pack_items
 from .parents.explore import (ExploreSettings, assemble, check_budget, explore_variable, score_weight,
                               singleton_entropies, variable_list)
 from .scores import Scorer
@@ -159,7 +160,7 @@ def _gather(distributed, client, chunks, data, settings, control):
             chunk, tries = pending.pop(future)
             if future.status == "finished":
                 for v, items, stats in future.result():
-                    found[v] = (items, stats)
+                    found[v] = (pack_items(items), stats)
                 control.report(done=len(found) / total, message=f"parent sets: {len(found)}/{total} variables",
                                variables_done=len(found), time_left=control.remaining)
             elif tries < RESUBMITS:

@@ -12,9 +12,11 @@ import pytest
 import naive
 from bnexplore.control import Control
 from fakes import FakeClock
+from bnexplore.data import Dataset
 from bnexplore.errors import BNExploreError, SearchError
 from bnexplore.graphs import is_acyclic
 from bnexplore.parents import ParentSets
+from bnexplore.parents.candidates import pack_items
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.search.hillclimb import hill_climb
@@ -332,6 +334,22 @@ def random_graph(rng, n):
     return graph
 
 
+def test_the_pools_sets_share_one_int_object_per_variable():
+    """Python builds a new int object for each parent above 256 in each set; the pool keeps its sets made
+    of one object per variable (on wide data it holds some 100,000 sets), the explored ones and those
+    it adds around a graph alike, and they are equal to the sets as given."""
+    n, rng = 300, np.random.default_rng(13)
+    data = Dataset.from_codes(rng.integers(0, 2, size=(40, n)), [2] * n)
+    scorer = Scorer(data, "bic")
+    given = ParentSets(scorer.names, [[((), scorer.local(v, ()))] + ([((v - 1,), scorer.local(v, (v - 1,)))]
+                                                                       if v > 280 else []) for v in range(n)], "bic")
+    pool = _Pool(scorer, given, None)
+    pool.add([[v - 2] if v > 290 else [] for v in range(n)])
+    held = [c for sets in pool.scored for c in sets]
+    assert {(v - 1,) for v in range(281, n)} | {(v - 2,) for v in range(291, n)} <= set(held)
+    assert all(parent is pool._ints[parent] for c in held for parent in c)
+
+
 def test_pool_gives_every_ordering_the_choice_of_all_the_sets_around_its_graphs(problem):
     """The pool keeps a set one parent larger than a graph's only when it beats the graph's set (the
     one-parent sets of every node were held in full before: n (n - 1) entries, most no better than the
@@ -409,16 +427,21 @@ def test_parent_sets_are_laid_out_as_the_naive_twin_lays_them_and_refused_at_the
         n = int(rng.integers(1, 9))
         candidates = [[(rng.permutation([u for u in range(n) if u != v])[:rng.integers(0, min(3, n - 1) + 1)].tolist(),
                         float(rng.integers(-3, 3))) for _ in range(rng.integers(1, 6))] for v in range(n)]
-        sets = ParentSets([f"x{v}" for v in range(n)], candidates, "bic")
-        for v, twin in enumerate(naive.packed_parent_sets(candidates)):
-            for ours, theirs in zip(sets.packed(v), twin):
-                assert ours.dtype == theirs.dtype and ours.flags.c_contiguous
-                np.testing.assert_array_equal(ours, theirs)
+        names = [f"x{v}" for v in range(n)]
+        for sets in (ParentSets(names, candidates, "bic"),  # and as the explorers keep them, packed per node:
+                     ParentSets.of_packed(names, [pack_items(items) for items in candidates], "bic")):
+            for v, twin in enumerate(naive.packed_parent_sets(candidates)):
+                for ours, theirs in zip(sets.packed(v), twin):
+                    assert ours.dtype == theirs.dtype and ours.flags.c_contiguous
+                    np.testing.assert_array_equal(ours, theirs)
     for candidates, message in [([[((), 1.0)], [], [((5,), 0.0)]], "node 'b' has no candidate parent set"),
                                 ([[((), 1.0)], [((1,), 0.0)], []], r"invalid candidate parent set \(1,\) for node 'b'"),
-                                ([[((2, 9), 1.0)], [], []], r"invalid candidate parent set \(2, 9\) for node 'a'")]:
+                                ([[((2, 9), 1.0)], [], []], r"invalid candidate parent set \(2, 9\) for node 'a'"),
+                                ([[((-1,), 1.0)], [((), 0.0)], [((), 0.0)]], r"invalid candidate parent set \(-1,\)")]:
         with pytest.raises(SearchError, match=message):
             ParentSets(["a", "b", "c"], candidates, "bic")
+        with pytest.raises(SearchError, match=message):
+            ParentSets.of_packed(["a", "b", "c"], [pack_items(items) for items in candidates], "bic")
 
 
 def test_the_ordering_search_runs_with_the_objects_alive_before_it_frozen_and_thaws_them():

@@ -39,7 +39,7 @@ from ..collector import old_objects_skipped
 from ..control import Control
 from ..errors import SearchError
 from ..scores import pack_parent_sets, penalty_weight
-from .candidates import ParentSets
+from .candidates import ParentSets, pack_items
 
 METHODS = ("independence", "greedy", "sequential")
 """Names of the explorers."""
@@ -475,7 +475,8 @@ def variable_list(scorer, variables):
 
 
 def assemble(scorer, found, settings, control, seconds, knowledge=None):
-    """A :class:`ParentSets` from ``{variable: (items, stats)}``.
+    """A :class:`ParentSets` from ``{variable: (packed, stats)}`` (``packed``: its kept sets as
+    :func:`~bnexplore.parents.candidates.pack_items` gives them, packed as each variable is done).
 
     Variables not in ``found`` (not asked for, or not reached before a stop)
     get the empty set only (with ``knowledge``, a BoundKnowledge: their
@@ -488,7 +489,7 @@ def assemble(scorer, found, settings, control, seconds, knowledge=None):
         parents, sizes = pack_parent_sets(smallest)
         empty = scorer.score_packed(np.array(missing, np.int64), parents, sizes).tolist()
         for v, ps, s in zip(missing, smallest, empty):
-            found[v] = ([(ps, s)], None)
+            found[v] = (pack_items([(ps, s)]), None)
     per_node = {key: [found[v][1][key] if found[v][1] else 0 for v in range(scorer.n_vars)]
                 for key in ("evaluated", "kept", "pruned", "seconds")}
     stats = {"method": settings.method, "max_indegree": settings.max_indegree,
@@ -498,7 +499,7 @@ def assemble(scorer, found, settings, control, seconds, knowledge=None):
              "per_node": per_node}
     if knowledge is not None:
         stats["knowledge"] = knowledge.knowledge.to_json()
-    return ParentSets(scorer.names, [found[v][0] for v in range(scorer.n_vars)], scorer.score_name, stats)
+    return ParentSets.of_packed(scorer.names, [found[v][0] for v in range(scorer.n_vars)], scorer.score_name, stats)
 
 
 def explore_parent_sets(scorer, method="independence", max_indegree=None, time_per_variable=None,
@@ -554,7 +555,8 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
         for i, v in enumerate(todo):
             if control.should_stop():
                 break
-            found[v] = explore_variable(scorer, v, settings, control, entropies, bound)
+            items, stats = explore_variable(scorer, v, settings, control, entropies, bound)
+            found[v] = (pack_items(items), stats)
             control.report(done=(i + 1) / len(todo), message=f"parent sets: {i + 1}/{len(todo)} variables",
                            variables_done=i + 1, time_left=control.remaining)
     return assemble(scorer, found, settings, control, time.perf_counter() - start, bound)

@@ -293,13 +293,19 @@ class _Pool:
         self.control = control
         self.per_check = kernels.families_per_check(scorer.rows)
         self.cap = scorer.n_vars if max_indegree is None else int(max_indegree)
-        self.scored = [{c: s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist()) if self._ok(v, c)}
-                       for v in range(parent_sets.n_vars)]
+        self._ints = list(range(scorer.n_vars))  # the sets' parents as one int object each (see _shared)
+        self.scored = [{self._shared(c): s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist())
+                        if self._ok(v, c)} for v in range(parent_sets.n_vars)]
         self.added = 0
         self._kept = [None] * scorer.n_vars  # per node, its undominated sets, keys of ``scored`` (None: to recompute)
         self._expanded = [set() for _ in range(scorer.n_vars)]  # per node, the parent sets added around
         self._cands = None
         self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
+
+    def _shared(self, parents):
+        """``parents`` (a tuple) made of the pool's int objects: Python makes a new object for every int above
+        256 a set is built from, 32 bytes each, and the pool keeps some 100,000 sets on wide data."""
+        return tuple(map(self._ints.__getitem__, parents))
 
     def _ok(self, v, parents):
         return self.bound is None or self.bound.parents_ok(v, parents)
@@ -334,7 +340,7 @@ class _Pool:
         if keys:
             for (v, c), value in zip(keys, self.scorer.lookup(keys, remember=False).tolist()):
                 if len(c) <= len(centres[v]) or value > self.scored[v].get(centres[v], -np.inf):
-                    self.scored[v][c] = value
+                    self.scored[v][self._shared(c)] = value
                     self._kept[v] = None
             self.added += len(keys)
             self._cands = None
