@@ -334,6 +334,38 @@ def random_graph(rng, n):
     return graph
 
 
+def test_a_polishing_climb_runs_without_the_packed_candidates_and_they_come_back_the_same(problem, monkeypatch):
+    """The packed candidates are dropped while a polishing hill climb's n x n state is alive (together they made
+    the peak on wide data) and packed again, the same, when next asked for."""
+    from bnexplore.search import ordering
+
+    scorer, found = problem
+    pools, polishing = [], []
+
+    class Pool(_Pool):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            pools.append(self)
+
+    def hill_climb(*args, **kwargs):
+        if kwargs.get("start") is not None:  # a polish (the seed climbs from the empty graph)
+            polishing.append(pools[0]._cands is None)
+        return real(*args, **kwargs)
+
+    real = ordering.hill_climb
+    monkeypatch.setattr(ordering, "_Pool", Pool)
+    monkeypatch.setattr(ordering, "hill_climb", hill_climb)
+    ordering_search(scorer, "asobs", parents=found, restarts=3, seed=0)
+    assert polishing and all(polishing)
+    pool = pools[0]
+    before = pool.candidates()
+    pool.release()
+    again = pool.candidates()
+    assert again is not before
+    for name in ("parents", "sizes", "scores", "offsets", "forced"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(before, name))
+
+
 def test_the_pools_sets_share_one_int_object_per_variable():
     """Python builds a new int object for each parent above 256 in each set; the pool keeps its sets made
     of one object per variable (on wide data it holds some 100,000 sets), the explored ones and those
