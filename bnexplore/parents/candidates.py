@@ -41,7 +41,7 @@ class ParentSets:
     def of_packed(cls, names, packed, score_name, stats=None):
         """Candidates given as arrays: ``packed[v]`` is node ``v``'s ``(parents, sizes, scores)`` as
         :func:`pack_items` (or :meth:`packed`) gives them, in any order. The explorers keep each variable's sets
-        so as they find them: on DEBD's cr52 their 140,000 sets as tuples and floats took about 25 MB."""
+        so, packed as they find them: on DEBD's cr52 their 140,000 sets as tuples and floats took about 25 MB."""
         self = cls.__new__(cls)
         self._store(names, packed, score_name, stats)
         return self
