@@ -268,11 +268,11 @@ def open_page(page, label, tries=3):
     """Go to the page ``label`` ("3 · Search") with the sidebar's link and wait until it is drawn.
 
     A click on a link can be lost: the app's status fragment reruns every few seconds while the fast core
-    compiles, and on a loaded machine a click that met one of those runs left the page where it was (the
-    run that ended was the fragment's); a CI run saw a click after which no run started at all. So a click
-    that runs nothing, or a page not drawn, within :data:`PICK_TIMEOUT` is asked for again (a click on the
-    link of the page being opened only opens it), at most ``tries`` times, the last waiting the full
-    :data:`STEP_TIMEOUT`.
+    compiles, and on a loaded machine a click that met one of those runs left the page where it was. (Some
+    of the losses seen before :class:`ScriptRuns` were runs that had happened but were missed by the
+    attribute watch it replaced; the retry stays for the clicks a redraw swallows.) So a click that runs
+    nothing, or a page not drawn, within :data:`PICK_TIMEOUT` is asked for again (a click on the link of the
+    page being opened only opens it), at most ``tries`` times, the last waiting the full :data:`STEP_TIMEOUT`.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
