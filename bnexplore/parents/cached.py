@@ -61,7 +61,7 @@ class CacheScorer(Scorer):
 
     def score_packed(self, children, parents, sizes):
         """``-inf`` for each family: every family the cache holds was answered before this is called."""
-        self.record_computed(len(children), int(np.sum(sizes)) + len(children))
+        self._count(len(children), int(np.sum(sizes)) + len(children))
         return np.full(len(children), -np.inf)
 
     def local(self, child, parents=()):

@@ -38,13 +38,17 @@ import numpy as np
 from ..collector import old_objects_skipped
 from ..control import Control
 from ..errors import SearchError
-from ..scores import kernels, pack_parent_sets, penalty_weight
-from . import selection
+from ..scores import pack_parent_sets, penalty_weight
 from .candidates import ParentSets, pack_items
-from .selection import POP_BATCH
 
 METHODS = ("independence", "greedy", "sequential")
 """Names of the explorers."""
+
+POP_BATCH = 16
+"""Sets independence selection pops from its open list per scoring call.
+
+The paper pops one at a time; scoring a few at once amortises the cost of a
+kernel call. A constant, so results do not depend on the machine."""
 
 def score_weight(scorer):
     """Weight ``w`` of the penalty ``w (|X| - 1) |Pi|`` of the scorer's score
@@ -302,11 +306,10 @@ def _sequential(family, others, max_size):
             sets = [prefix + (y,) for y in others if y > last]
             following += [c for c, _ in family.score([c for c in sets if family.alive(c)])]
             if family.stopped():
-                return family.kept()
+                return
         level = following
         if not level:
-            break
-    return family.kept()
+            return
 
 
 def _greedy(family, others, max_size):
@@ -324,7 +327,6 @@ def _greedy(family, others, max_size):
         _, base = heapq.heappop(heap)
         extensions = [_added(base, y) for y in others if y not in base]
         push(family.score([c for c in extensions if not family.seen(c) and family.alive(c)]))
-    return family.kept()
 
 
 class _Streams:
@@ -387,29 +389,7 @@ def _independence(family, others, max_size):
     """Independence selection (Section 3.2): score the singletons, then
     repeatedly score the open sets of best BIC* (``POP_BATCH`` at a time),
     opening the extensions of each newly scored set. Candidates are dropped
-    by the bounds of :meth:`_Family.alive`, Theorem 2 included.
-
-    Runs on arrays (:class:`bnexplore.parents.selection.Selection`), checking
-    the budget every :func:`~bnexplore.scores.kernels.families_per_check`
-    sets; the sets on Python objects below (:func:`_independence_sets`) when
-    a stored set could be wider than ``selection.MAX_WIDTH``."""
-    scorer = family.scorer
-    width = selection.store_width(scorer, family.child, others, family.required, max_size, family.empty)
-    if width > selection.MAX_WIDTH:
-        return _independence_sets(family, others, max_size)
-    budget = None if math.isinf(family.budget) else family.budget
-    search = selection.Selection(scorer, family.child, others, family.required, family.entropies, max_size, budget,
-                                 family.empty, width)
-    batches = max(1, kernels.families_per_check(scorer.rows) // POP_BATCH)
-    family.evaluated, family.pruned = search.evaluated, search.pruned
-    while search.open and not family.stopped():
-        search.advance(batches)
-        family.evaluated, family.pruned = search.evaluated, search.pruned
-    return search.kept()
-
-
-def _independence_sets(family, others, max_size):
-    """:func:`_independence` on Python sets, dictionaries and heaps (the arrays' twin)."""
+    by the bounds of :meth:`_Family.alive`, Theorem 2 included."""
     singles = family.score([(y,) for y in others if family.alive((y,))])
     streams = _Streams(family, singles)
 
@@ -428,7 +408,6 @@ def _independence_sets(family, others, max_size):
             if candidate not in batch and family.alive(candidate, estimates=True):
                 batch[candidate] = None
         open_extensions(family.score(list(batch)))
-    return family.kept()
 
 
 _EXPLORERS = {"sequential": _sequential, "greedy": _greedy, "independence": _independence}
@@ -470,9 +449,8 @@ def explore_variable(scorer, child, settings, control, entropies=None, knowledge
         others = [v for v in knowledge.allowed_parents(child).tolist() if v not in required]
     max_size = settings.size_limit(scorer.n_vars) - len(required)
     if max_size > 0 and not family.stopped():
-        kept = _EXPLORERS[settings.method](family, others, max_size)
-    else:
-        kept = family.kept()
+        _EXPLORERS[settings.method](family, others, max_size)
+    kept = family.kept()
     return kept, family.stats(kept)
 
 

@@ -181,7 +181,7 @@ class Scorer:
                 self.hits += 1
                 return value
         value = self._local_score(key[0], np.array(key[1], np.int64), self._code)
-        self.record_computed(1, len(key[1]) + 1)
+        self._count(1, len(key[1]) + 1)
         if cache is not None and not self._forgetting:
             cache[key] = value
         return value
@@ -237,7 +237,7 @@ class Scorer:
         extras = others[adding]
         if len(extras):
             out[adding] = values = self._added_parent_scores(child, base, extras)
-            self.record_computed(len(extras), len(extras) * (len(base) + 2))
+            self._count(len(extras), len(extras) * (len(base) + 2))
             if cache is not None and not self._forgetting:
                 cache.update(zip((keys[t] for t in np.flatnonzero(adding).tolist()), values.tolist()))
         return out
@@ -329,7 +329,7 @@ class Scorer:
         else:
             kernel = kernels.local_scores if parallel else kernels.local_scores_serial
             values = kernel(self.cols, self.arities, children, parents, sizes, self._code, self.ess, self.dense_cells)
-        self.record_computed(children.shape[0], int(sizes.sum()) + children.shape[0])
+        self._count(children.shape[0], int(sizes.sum()) + children.shape[0])
         return values
 
     def parent_lists(self, graph):
@@ -382,8 +382,7 @@ class Scorer:
         return kernels.local_score(self.cols, self.arities, child, parents, code, self.ess, self.dense_cells)
 
     # -- counters ---------------------------------------------------------
-    def record_computed(self, families, variables):
-        """Count ``families`` local scores computed outside the scorer (over ``variables`` variables in all)."""
+    def _count(self, families, variables):
         self.computed += families
         self._variables += variables
 
