@@ -5,6 +5,7 @@ reachability after every step, Theorem 3 on many orderings, the search."""
 import gc
 import inspect
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -364,6 +365,32 @@ def test_a_polishing_climb_runs_without_the_packed_candidates_and_they_come_back
     assert again is not before
     for name in ("parents", "sizes", "scores", "offsets", "forced"):
         np.testing.assert_array_equal(getattr(again, name), getattr(before, name))
+
+
+def test_every_restart_that_beats_the_restarts_before_it_is_refined_even_below_the_best_graph(monkeypatch):
+    """A random ordering's ASOBS graph is refined (polished by hill climbing, climbed again) when it beats
+    every restart before it, not only when it beats the best graph: on DEBD's dna the hill-climbing seed's
+    refinement stays ahead of every raw restart, and the restarts that would polish far above it were
+    never polished. Restarts below an earlier one are not refined."""
+    from bnexplore.search import ordering
+
+    raw = iter([-10.0, -12.0, -9.0, -11.0, -9.5, -8.0])
+    refined = []
+    search = ordering._Search.__new__(ordering._Search)
+    search.scorer = SimpleNamespace(n_vars=3)
+    search.control = Control()
+    search.run = SimpleNamespace(trajectory=[])
+    search.method = "asobs"
+    search.best, search.best_score = [[], [], []], -5.0  # a seed graph above every restart
+    search.counters = {"swaps": 0, "insertions": 0, "restarts": 0, "orderings": 0}
+    monkeypatch.setattr(search, "climb", lambda order: ([[], [], []], next(raw)), raising=False)
+    monkeypatch.setattr(search, "refine", lambda parents, score, polished: refined.append(score), raising=False)
+    search.restarts(6, seed=0, refine=True)
+    assert refined == [-10.0, -9.0, -8.0]
+    refined.clear()
+    raw = iter([-10.0, -9.0])
+    search.restarts(2, seed=0, refine=False)
+    assert refined == [] and search.best_score == -5.0
 
 
 def test_the_pools_sets_share_one_int_object_per_variable():
