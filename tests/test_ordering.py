@@ -376,15 +376,11 @@ def test_every_restart_that_beats_the_restarts_before_it_is_refined_even_below_t
 
     raw = iter([-10.0, -12.0, -9.0, -11.0, -9.5, -8.0])
     refined = []
-    search = ordering._Search.__new__(ordering._Search)
-    search.scorer = SimpleNamespace(n_vars=3)
-    search.control = Control()
-    search.run = SimpleNamespace(trajectory=[])
-    search.method = "asobs"
-    search.best, search.best_score = [[], [], []], -5.0  # a seed graph above every restart
-    search.counters = {"swaps": 0, "insertions": 0, "restarts": 0, "orderings": 0}
-    monkeypatch.setattr(search, "climb", lambda order: ([[], [], []], next(raw)), raising=False)
-    monkeypatch.setattr(search, "refine", lambda parents, score, polished: refined.append(score), raising=False)
+    search = ordering._Search(SimpleNamespace(n_vars=3), None, "asobs", None, Control(),
+                              SimpleNamespace(trajectory=[]))
+    search._adopt([[], [], []], -5.0, "start")  # a seed graph above every restart
+    monkeypatch.setattr(search, "climb", lambda order: ([[], [], []], next(raw)))
+    monkeypatch.setattr(search, "refine", lambda parents, score, polished: refined.append(score))
     search.restarts(6, seed=0, refine=True)
     assert refined == [-10.0, -9.0, -8.0]
     refined.clear()

@@ -26,7 +26,7 @@ So hill climbing runs first, the sets around its graph join the candidates
 and every new best graph, and every restart that beats the restarts before it,
 is refined (:class:`_Search`): polished by hill climbing, its surroundings
 added, climbed again from its order (a restart's graph below the best often
-polishes far above it: on DEBD's dna, +100 in 60 s). On the bundled
+polishes far above it: on DEBD's dna, +92 in 60 s). On the bundled
 andes, diabetes, pigs, link and munin samples this beats hill climbing with
 random restarts in the same wall time (benchmarks/BENCHMARKS.md).
 
