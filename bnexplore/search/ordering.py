@@ -165,10 +165,11 @@ class Candidates:
         self.scores = np.concatenate(scores) if scores else np.empty(0)
         self.sizes = np.fromiter((len(c) for node in sets for c in node), np.int64, len(self.scores))
         self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, np.int64)
-        flat = np.fromiter(itertools.chain.from_iterable(c for node in sets for c in node), np.int64,
-                           int(self.sizes.sum()))
-        rows = np.repeat(np.arange(len(self.sizes)), self.sizes)
-        self.parents[rows, np.arange(len(flat)) - np.repeat(np.cumsum(self.sizes) - self.sizes, self.sizes)] = flat
+        for node, start, stop in zip(sets, self.offsets[:-1].tolist(), self.offsets[1:].tolist()):
+            sizes = self.sizes[start:stop]  # filled node by node: whole-pool index arrays were its peak
+            flat = np.fromiter(itertools.chain.from_iterable(node), np.int64, int(sizes.sum()))
+            self.parents[start + np.repeat(np.arange(len(sizes)), sizes),
+                         np.arange(len(flat)) - np.repeat(np.cumsum(sizes) - sizes, sizes)] = flat
         self._finish()
         return self
 
