@@ -371,8 +371,9 @@ def test_toggles_match_naive(data, score):
         assert np.array_equal(again, got) and scorer.hits == len(others)
 
 
-def test_parallel_and_serial_batch_kernels_agree_with_naive():
+def test_parallel_and_serial_batch_kernels_agree_with_naive(monkeypatch):
     """Batches on both sides of kernels.parallel_pays take the parallel and the serial kernels."""
+    monkeypatch.setattr(kernels.config, "NUMBA_NUM_THREADS", 2)  # as on a machine with two cores or more
     data = random_dag_data(np.random.default_rng(15), 70, kernels.PARALLEL_WORK // 69 + 1, max_parents=2)[0]
     codes = np.asarray(data.codes)
     n = codes.shape[1]

@@ -20,11 +20,29 @@ from test_exact import random_parent_sets
 from test_scores import random_dag_data
 
 
-def test_the_rule_weighs_rows_as_well_as_families():
+def test_the_rule_weighs_rows_as_well_as_families(monkeypatch):
+    monkeypatch.setattr(kernels.config, "NUMBA_NUM_THREADS", 2)
     assert not kernels.parallel_pays(1, 10 ** 9)  # one family: nothing to share
     assert not kernels.parallel_pays(64, 100)  # the old rule (64 families) ran 6,400 row visits in parallel
     assert kernels.parallel_pays(64, kernels.PARALLEL_WORK // 64)
     assert kernels.parallel_pays(2, kernels.PARALLEL_WORK // 2) and not kernels.parallel_pays(2, kernels.PARALLEL_WORK // 2 - 1)
+
+
+def test_one_thread_never_takes_the_parallel_kernels(monkeypatch):
+    """With NUMBA_NUM_THREADS=1 every batch runs on the serial kernels (and gives the same scores)."""
+    data = random_dag_data(np.random.default_rng(16), 30, kernels.PARALLEL_WORK // 28 + 1, max_parents=2)[0]
+    monkeypatch.setattr(kernels.config, "NUMBA_NUM_THREADS", 2)
+    assert kernels.parallel_pays(28, len(data.codes))  # with two threads these batches run in parallel
+    both = [Scorer(data, "bic", cache=False).toggles(3, {1}, [u for u in range(30) if u not in (1, 3)])]
+    monkeypatch.setattr(kernels.config, "NUMBA_NUM_THREADS", 1)
+    assert not kernels.parallel_pays(10 ** 6, 10 ** 9)
+    calls = []
+    for name in ("added_parent_scores", "local_scores"):
+        monkeypatch.setattr(kernels, name, lambda *a, name=name: calls.append(name))
+    scorer = Scorer(data, "bic", cache=False)
+    both.append(scorer.toggles(3, {1}, [u for u in range(30) if u not in (1, 3)]))
+    scorer.local_many(list(range(1, 30)), [[0]] * 29)
+    assert calls == [] and np.array_equal(both[0], both[1])
 
 
 @pytest.mark.parametrize("score", ["bdeu", "bic"])

@@ -25,7 +25,7 @@ compiles it, so the unweighted kernels run the integer code they always ran.
 import math
 
 import numpy as np
-from numba import njit, prange, types
+from numba import config, njit, prange, types
 from numba.extending import overload
 
 from .registry import AIC, BDEU, BIC, K2  # the codes the kernels branch on, as the score registry numbers them
@@ -384,8 +384,14 @@ process holds the cores the wait for a thread to be scheduled costs far more
 
 
 def parallel_pays(families, n_rows):
-    """True when a batch of ``families`` over ``n_rows`` rows is worth a parallel region (:data:`PARALLEL_WORK`)."""
-    return families > 1 and families * n_rows >= PARALLEL_WORK
+    """True when a batch of ``families`` over ``n_rows`` rows is worth a parallel region (:data:`PARALLEL_WORK`)
+    and numba may run more than one thread.
+
+    With one thread (``NUMBA_NUM_THREADS=1``, or a one-core machine) a parallel region only adds its own
+    cost, and loading a parallel kernel starts numba's threading layer: about 2 MiB of memory for each of
+    the two batch kernels (measured with one thread), which the serial kernels save.
+    """
+    return families > 1 and families * n_rows >= PARALLEL_WORK and config.NUMBA_NUM_THREADS > 1
 
 
 CHECK_WORK = 1 << 22
