@@ -47,29 +47,31 @@ class ParentSets:
         return self
 
     def _store(self, names, packed, score_name, stats):
-        """Check and sort each node's ``(parents, sizes, scores)``, one node at a time: arrays for every node's
-        sets at once (and their sorted copies) were the largest block of the large-network learner's peak
-        memory on wide data (DEBD's cwebkb: about 19 MiB while they were built)."""
         self.names = list(names)
         self.score_name = score_name
         self.stats = dict(stats or {})
         n = len(self.names)
         if len(packed) != n:
             raise SearchError(f"candidate parent sets given for {len(packed)} nodes, expected {n}")
-        self._parents, self._sizes, self._scores = [], [], []
-        for v, (p, sizes, scores) in enumerate(packed):
-            if not len(sizes):
-                raise SearchError(f"node {self.names[v]!r} has no candidate parent set")
-            rows = np.where(np.arange(p.shape[1]) < sizes[:, None], p, _PAD).astype(np.int64)
-            rows.sort(axis=1)
-            _check(rows, v, self.names)
-            # best first; ties: smaller sets, then lexicographically (the padding sorts last)
-            order = np.lexsort([rows[:, c] for c in range(rows.shape[1] - 1, -1, -1)] + [sizes, -scores])
-            rows = rows[order, :max(1, int(sizes.max()))]
-            rows[rows == _PAD] = -1
-            self._parents.append(rows)
-            self._sizes.append(np.asarray(sizes, np.int64)[order])
-            self._scores.append(np.asarray(scores, np.float64)[order])
+        counts = np.fromiter((len(sizes) for _, sizes, _ in packed), np.int64, n)
+        parents = np.full((int(counts.sum()), max([p.shape[1] for p, _, _ in packed] + [1])), _PAD, np.int64)
+        for (p, sizes, _), start in zip(packed, (np.cumsum(counts) - counts).tolist()):
+            parents[start:start + len(sizes), :p.shape[1]] = np.where(np.arange(p.shape[1]) < sizes[:, None], p, _PAD)
+        parents.sort(axis=1)
+        sizes = np.concatenate([np.empty(0, np.int64)] + [sizes for _, sizes, _ in packed]).astype(np.int64)
+        scores = np.concatenate([np.empty(0)] + [scores for _, _, scores in packed]).astype(np.float64)
+        node = np.repeat(np.arange(n), counts)
+        _check(parents, node, counts, self.names)
+        # each node's sets best first; ties: smaller sets, then lexicographically (the padding sorts last)
+        order = np.lexsort([parents[:, c] for c in range(parents.shape[1] - 1, -1, -1)] + [sizes, -scores, node])
+        parents, sizes, scores = np.where(parents[order] == _PAD, -1, parents[order]), sizes[order], scores[order]
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        widths = np.maximum(np.maximum.reduceat(sizes, starts), 1) if n else counts
+        self._parents = [parents[lo:hi, :w] if w == parents.shape[1] else np.ascontiguousarray(parents[lo:hi, :w])
+                         for lo, hi, w in zip(starts.tolist(), ends.tolist(), widths.tolist())]
+        self._sizes = [sizes[lo:hi] for lo, hi in zip(starts.tolist(), ends.tolist())]
+        self._scores = [scores[lo:hi] for lo, hi in zip(starts.tolist(), ends.tolist())]
 
     @property
     def n_vars(self):
@@ -150,12 +152,15 @@ def pack_items(items):
     return parents, sizes, np.fromiter((score for _, score in items), np.float64, len(items))
 
 
-def _check(rows, v, names):
-    """Refuse node ``v``'s first set (in the order given) holding ``v`` itself or no node."""
-    padded = rows == _PAD
-    bad = ((rows < 0) | (rows >= len(names)) | (rows == v)) & ~padded
+def _check(parents, node, counts, names):
+    """Refuse the first node (in order) with no candidate or with a set holding itself or no node."""
+    padded = parents == _PAD
+    bad = ((parents < 0) | (parents >= len(names)) | (parents == node[:, None])) & ~padded
     first_bad = np.flatnonzero(bad.any(axis=1))
+    empty = np.flatnonzero(counts == 0)
+    if len(empty) and (not len(first_bad) or empty[0] <= node[first_bad[0]]):
+        raise SearchError(f"node {names[empty[0]]!r} has no candidate parent set")
     if len(first_bad):
         t = first_bad[0]
-        ps = tuple(rows[t][~padded[t]].tolist())
-        raise SearchError(f"invalid candidate parent set {ps} for node {names[v]!r}")
+        ps = tuple(parents[t][~padded[t]].tolist())
+        raise SearchError(f"invalid candidate parent set {ps} for node {names[node[t]]!r}")

@@ -119,8 +119,7 @@ class Candidates:
 
     Attributes
     ----------
-    parents : (C, k) int32 array, padded with -1
-        (int32 halves the largest block the ordering search holds on wide data; node indices fit)
+    parents : (C, k) int64 array, padded with -1
     sizes, offsets : int64 arrays
     scores : float64 array
     forced : (m, 2) int64 array
@@ -136,7 +135,7 @@ class Candidates:
         width = max(p.shape[1] for p, _, _ in packed)
         counts = [p.shape[0] for p, _, _ in packed]
         self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self.parents = np.full((self.offsets[-1], width), -1, np.int32)
+        self.parents = np.full((self.offsets[-1], width), -1, np.int64)
         for (p, _, _), start in zip(packed, self.offsets[:-1]):
             self.parents[start:start + p.shape[0], :p.shape[1]] = p
         self.sizes = np.concatenate([s for _, s, _ in packed]).astype(np.int64)
@@ -165,7 +164,7 @@ class Candidates:
         self.offsets = np.concatenate([[0], np.cumsum([len(node) for node in sets])]).astype(np.int64)
         self.scores = np.concatenate(scores) if scores else np.empty(0)
         self.sizes = np.fromiter((len(c) for node in sets for c in node), np.int64, len(self.scores))
-        self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, np.int32)
+        self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, np.int64)
         for node, start, stop in zip(sets, self.offsets[:-1].tolist(), self.offsets[1:].tolist()):
             sizes = self.sizes[start:stop]  # filled node by node: whole-pool index arrays were its peak
             flat = np.fromiter(itertools.chain.from_iterable(node), np.int64, int(sizes.sum()))

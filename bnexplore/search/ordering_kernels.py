@@ -1,6 +1,6 @@
 """The numba kernels of the ordering searches, OBS and ASOBS, over one flat copy of the candidates.
 
-The candidates (:class:`bnexplore.search.ordering.Candidates`) are ``parents`` (C x k int32, padded with
+The candidates (:class:`bnexplore.search.ordering.Candidates`) are ``parents`` (C x k, padded with
 -1), ``sizes``, ``scores`` and ``offsets`` (node ``v`` owns rows ``offsets[v]:offsets[v + 1]``, best
 first); an ordering is ``order`` (the nodes, first to last) with ``pos`` its inverse, and a choice is
 ``chosen`` (one row per node).
