@@ -389,10 +389,11 @@ def test_every_restart_that_beats_the_restarts_before_it_is_refined_even_below_t
     assert refined == [] and search.best_score == -5.0
 
 
-def test_the_pools_sets_share_one_int_object_per_variable():
-    """Python builds a new int object for each parent above 256 in each set; the pool keeps its sets made
-    of one object per variable (on wide data it holds some 100,000 sets), the explored ones and those
-    it adds around a graph alike, and they are equal to the sets as given."""
+def test_the_pools_sets_share_one_int_object_per_variable_and_one_tuple_per_one_parent_set():
+    """Python builds a new int object for each parent above 256 in each set, and a new tuple for each set;
+    the pool keeps its sets made of one object per variable and every node's one-parent set ``(u,)`` as one
+    tuple (on wide data it holds some 200,000 sets, three in four of one parent), the explored ones and
+    those it adds around a graph alike, and they are equal to the sets as given."""
     n, rng = 300, np.random.default_rng(13)
     data = Dataset.from_codes(rng.integers(0, 2, size=(40, n)), [2] * n)
     scorer = Scorer(data, "bic")
@@ -403,6 +404,8 @@ def test_the_pools_sets_share_one_int_object_per_variable():
     held = [c for sets in pool.scored for c in sets]
     assert {(v - 1,) for v in range(281, n)} | {(v - 2,) for v in range(291, n)} <= set(held)
     assert all(parent is pool._ints[parent] for c in held for parent in c)
+    explored, added = ({c: c for c in pool.scored[v]}[(289,)] for v in (290, 291))  # 291's was added around (289,)
+    assert explored is added
 
 
 def test_pool_gives_every_ordering_the_choice_of_all_the_sets_around_its_graphs(problem):
