@@ -389,7 +389,9 @@ def parallel_pays(families, n_rows):
 
     With one thread (``NUMBA_NUM_THREADS=1``, or a one-core machine) a parallel region only adds its own
     cost, and loading a parallel kernel starts numba's threading layer: about 2 MiB of memory for each of
-    the two batch kernels (measured with one thread), which the serial kernels save.
+    the two batch kernels (measured with one thread), which the serial kernels save. It reads the configured
+    count (``numba.config.NUMBA_NUM_THREADS``), not ``numba.get_num_threads()``, which would itself start
+    the threading layer.
     """
     return families > 1 and families * n_rows >= PARALLEL_WORK and config.NUMBA_NUM_THREADS > 1
 
