@@ -22,7 +22,8 @@ from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.search.hillclimb import hill_climb
 from bnexplore.search.ordering import Candidates, Climb, _Pool, asobs, obs, ordering_search
-from bnexplore.search.ordering_kernels import asobs_step, climb_swaps, swap_delta, swap_deltas, topological_order
+from bnexplore.search.ordering_kernels import (asobs_parents, asobs_step, climb_swaps, obs_parents, swap_delta, swap_deltas,
+                                               topological_order)
 from bnexplore.search.pool_sets import around, undominated
 from test_scores import random_dag_data
 
@@ -406,6 +407,25 @@ def test_the_pools_sets_share_one_int_object_per_variable_and_one_tuple_per_one_
     assert all(parent is pool._ints[parent] for c in held for parent in c)
     explored, added = ({c: c for c in pool.scored[v]}[(289,)] for v in (290, 291))  # 291's was added around (289,)
     assert explored is added
+
+
+def test_packed_candidates_hold_parents_in_four_bytes_and_choose_as_int64_would(problem):
+    """The packed parents array grows with the candidates times their largest size, the ordering search's
+    largest array on wide data: both packings hold int32 indices (half of int64), the same sets, and the
+    kernels choose the same rows on them as on an int64 copy."""
+    scorer, found = problem
+    pool = _Pool(scorer, found, None)
+    rng = np.random.default_rng(5)
+    for cands in (Candidates(found), pool.candidates()):
+        assert cands.parents.dtype == np.int32
+        wide = cands.parents.astype(np.int64)
+        assert [tuple(p[p >= 0]) for p in wide] == [tuple(p[:s]) for p, s in zip(cands.parents.tolist(), cands.sizes)]
+        for _ in range(5):
+            order = rng.permutation(scorer.n_vars)
+            assert cands.asobs(order).tolist() == asobs_parents(wide, cands.sizes, cands.offsets, order).tolist()
+            chosen, pos = cands.obs(order)
+            chosen64, pos64 = obs_parents(wide, cands.sizes, cands.offsets, order)
+            assert chosen.tolist() == chosen64.tolist() and pos.tolist() == pos64.tolist()
 
 
 def test_pool_gives_every_ordering_the_choice_of_all_the_sets_around_its_graphs(problem):

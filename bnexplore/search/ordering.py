@@ -112,6 +112,12 @@ beats the graph's) and the packed candidates (measured: the whole learner 27-126
 above the interpreter on the DEBD data sets of 111-1,556 variables, its seed included)."""
 
 
+PARENT_DTYPE = np.int32
+"""The type of :class:`Candidates`' parent indices: half the bytes of int64 for the one array that grows with
+the candidates times their largest size (DEBD's cwebkb: some 200,000 sets, up to 6 parents), and room for
+any number of variables a table can have."""
+
+
 # -- candidates ----------------------------------------------------------------
 
 class Candidates:
@@ -119,7 +125,8 @@ class Candidates:
 
     Attributes
     ----------
-    parents : (C, k) int64 array, padded with -1
+    parents : (C, k) int32 array, padded with -1
+        Node indices as :data:`PARENT_DTYPE`.
     sizes, offsets : int64 arrays
     scores : float64 array
     forced : (m, 2) int64 array
@@ -135,7 +142,7 @@ class Candidates:
         width = max(p.shape[1] for p, _, _ in packed)
         counts = [p.shape[0] for p, _, _ in packed]
         self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self.parents = np.full((self.offsets[-1], width), -1, np.int64)
+        self.parents = np.full((self.offsets[-1], width), -1, PARENT_DTYPE)
         for (p, _, _), start in zip(packed, self.offsets[:-1]):
             self.parents[start:start + p.shape[0], :p.shape[1]] = p
         self.sizes = np.concatenate([s for _, s, _ in packed]).astype(np.int64)
@@ -164,10 +171,10 @@ class Candidates:
         self.offsets = np.concatenate([[0], np.cumsum([len(node) for node in sets])]).astype(np.int64)
         self.scores = np.concatenate(scores) if scores else np.empty(0)
         self.sizes = np.fromiter((len(c) for node in sets for c in node), np.int64, len(self.scores))
-        self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, np.int64)
+        self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, PARENT_DTYPE)
         for node, start, stop in zip(sets, self.offsets[:-1].tolist(), self.offsets[1:].tolist()):
             sizes = self.sizes[start:stop]  # filled node by node: whole-pool index arrays were its peak
-            flat = np.fromiter(itertools.chain.from_iterable(node), np.int64, int(sizes.sum()))
+            flat = np.fromiter(itertools.chain.from_iterable(node), PARENT_DTYPE, int(sizes.sum()))
             self.parents[start + np.repeat(np.arange(len(sizes)), sizes),
                          np.arange(len(flat)) - np.repeat(np.cumsum(sizes) - sizes, sizes)] = flat
         self._finish()
