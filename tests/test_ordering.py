@@ -416,10 +416,13 @@ def test_packed_candidates_hold_parents_in_four_bytes_and_choose_as_int64_would(
     scorer, found = problem
     pool = _Pool(scorer, found, None)
     rng = np.random.default_rng(5)
-    for cands in (Candidates(found), pool.candidates()):
+    for cands, sets in ((Candidates(found), [found.sets(v) for v in range(scorer.n_vars)]),
+                        (pool.candidates(), [sorted(kept) for kept in pool._kept])):
         assert cands.parents.dtype == np.int32
+        rows = [tuple(p[:s]) for p, s in zip(cands.parents.tolist(), cands.sizes.tolist())]
+        held = [rows[a:b] for a, b in zip(cands.offsets[:-1], cands.offsets[1:])]
+        assert [sorted(node) for node in held] == [sorted(map(tuple, node)) for node in sets]
         wide = cands.parents.astype(np.int64)
-        assert [tuple(p[p >= 0]) for p in wide] == [tuple(p[:s]) for p, s in zip(cands.parents.tolist(), cands.sizes)]
         for _ in range(5):
             order = rng.permutation(scorer.n_vars)
             assert cands.asobs(order).tolist() == asobs_parents(wide, cands.sizes, cands.offsets, order).tolist()
