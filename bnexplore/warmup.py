@@ -22,17 +22,18 @@ from .inference import InferenceEngine
 from .parents import candidate_parent_sets
 from .independence import TESTS
 from .scores import Scorer
+from .scores.kernels import PARALLEL_WORK
 from .search.credible import credible_set
 from .search.exact import exact_search
 from .search.ges import ges
 from .search.hillclimb import hill_climb, tabu_search
 from .search.mmhc import mmhc
-from .search.ordering import ordering_search
+from .search.ordering import Candidates, ordering_search
 from .search.pc import pc_stable
 from .search.rpdag import rpdag_search
 from .search.registry import SEARCHES, expected_count_searches
 from .search.structural_em import structural_em
-from .em import em_fit
+from .em import EStep, em_fit
 from .em import impute
 
 STEPS = ("scores", "hill climbing", "tabu search", "RPDAG search", "PC, GES and MMHC", "exact search (subset DP)",
@@ -45,7 +46,8 @@ def tiny_data(rows=3000, seed=0):
     """A small table with dependencies, a numeric column and a two-class column.
 
     Enough rows that the batches of the first passes reach the parallel kernels too
-    (:data:`bnexplore.scores.kernels.PARALLEL_WORK`).
+    (:data:`bnexplore.scores.kernels.PARALLEL_WORK`); :func:`warm_up` repeats them for the kernels that
+    score one child's parents at a time, as a hill climb's first pass does.
 
     Parameters
     ----------
@@ -112,6 +114,8 @@ def warm_up(progress=None):
         scorer.entropy([0, 1])
         scorer.conditional_entropy(0, [1])
     bdeu, bic = scorers["bdeu"], scorers["bic"]
+    many = data.subset(np.resize(np.arange(data.n_rows), -(-PARALLEL_WORK // (data.n_vars - 1))))
+    hill_climb(Scorer(many))  # its first pass's n - 1 additions per child over these rows: the parallel kernel
     step(1)
     hill_climb(bdeu, restarts=1, seed=0)
     step(2)
@@ -137,6 +141,9 @@ def warm_up(progress=None):
     step(8)
     for method in ("asobs", "obs"):
         ordering_search(bdeu, method=method, restarts=2, seed=0, time_per_variable=0.01)
+    candidates = Candidates.of_lists([[((), -2.0)], [((0,), -1.0)]])  # node 1's one set holds node 0
+    order = candidates.respecting([1, 0])  # a required parent's kernel
+    candidates.topological(candidates.asobs(order), order)  # an ASOBS graph that beat its ordering's climb
     step(9)
     bnkl(frame, "group")
     step(10)
@@ -154,13 +161,13 @@ def warm_up(progress=None):
     incomplete = Encoder(discretize="uniform3", missing="em").fit_transform(blanks)
     for algorithm in expected_count_searches():  # each search on weighted counts, as structural EM's step
         structural_em(incomplete, algorithm, em_iterations=1)
-    twice = data.subset(np.r_[0:data.n_rows, 0:data.n_rows])  # rows enough for the parallel weighted kernels
-    weighted = Dataset(twice.codes, twice.arities, twice.names, twice.states, weights=np.full(twice.n_rows, 0.5))
+    weighted = Dataset(many.codes, many.arities, many.names, many.states, weights=np.full(many.n_rows, 0.5))
     for score in ("bdeu", "bic", "k2"):
         for algorithm in expected_count_searches():
             if score != "k2" or algorithm in ("hc", "tabu"):  # the others need a score-equivalent score
                 SEARCHES[algorithm].function(Scorer(weighted, score=score))
     fitted = em_fit(hill_climb(bdeu).graph, incomplete)
+    EStep(fitted, incomplete, group_states=0).run()  # the junction tree's E-step, for rows with many blanks
     for method in ("mode", "sample"):
         impute(fitted, incomplete, method=method)
     return time.perf_counter() - start

@@ -23,6 +23,8 @@ def test_after_the_warm_up_structural_em_and_imputation_compile_no_kernel():
     before = signatures()
     frame = sample(read_bif(bundled.network_path("child")), 400, seed=5)  # 20 variables of 2 to 6 states
     frame = frame.astype(object).mask(np.random.default_rng(2).random(frame.shape) < 0.08)
+    rows = np.flatnonzero(frame.iloc[:, 0].notna())[:20]
+    frame.iloc[rows, 1:] = None  # rows blank but for one cell: too many completions to enumerate (the junction tree)
     data = Encoder(missing="em").fit_transform(frame)
     assert data.n_blank > 0
     for algorithm in expected_count_searches():

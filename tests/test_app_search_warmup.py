@@ -19,8 +19,9 @@ from bnexplore.bif import fit_network, read_bif, sample
 from bnexplore.bootstrap import bootstrap
 from bnexplore.cli import app_command
 from bnexplore.classifier import cross_validate
-from bnexplore.data import Encoder
+from bnexplore.data import Dataset, Encoder
 from bnexplore.inference import InferenceEngine
+from bnexplore.knowledge import Knowledge
 from bnexplore.parents import candidate_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.bnkl import bnkl
@@ -30,6 +31,7 @@ from bnexplore.independence import TESTS
 from bnexplore.search.ges import ges
 from bnexplore.search.hillclimb import hill_climb, tabu_search
 from bnexplore.search.mmhc import mmhc
+from bnexplore.search import ordering
 from bnexplore.search.ordering import ordering_search
 from bnexplore.search.pc import pc_stable
 from bnexplore.search.rpdag import rpdag_search
@@ -53,7 +55,7 @@ def new_since(before):
             if sigs - before.get(name, set())}
 
 
-def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel():
+def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel(monkeypatch):
     steps = []
     warm_up(progress=lambda step, done: steps.append((step, done)))
     assert [s for s, _ in steps] == list(STEPS) and [d for _, d in steps] == sorted(d for _, d in steps)
@@ -75,6 +77,19 @@ def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel():
         ordering_search(scorer, method="asobs", restarts=2, seed=1, time_per_variable=0.01)
         ordering_search(scorer, method="obs", restarts=2, seed=1, time_per_variable=0.01)
         candidate_parent_sets(scorer, epsilon=np.log(20.0), max_indegree=2)
+    wide = Encoder().fit_transform(sample(network, 4000, seed=6))  # 19 additions a child x 4,000 rows: parallel
+    hill_climb(Scorer(wide))  # (with more than one numba thread, as on the 2-core CI machine)
+    halves = Dataset(wide.codes, wide.arities, wide.names, wide.states, weights=np.full(wide.n_rows, 0.5))
+    hill_climb(Scorer(halves))
+    reordered = []  # ASOBS graphs that beat their ordering's climb (alarm, 400 rows: 4 with these options)
+    topological = ordering.Candidates.topological
+    monkeypatch.setattr(ordering.Candidates, "topological",
+                        lambda self, *args: reordered.append(1) or topological(self, *args))
+    alarm = Encoder().fit_transform(sample(read_bif(bundled.network_path("alarm")), 400, seed=3))
+    ordering_search(Scorer(alarm), method="asobs", restarts=2, seed=0, max_evaluations=2000)
+    assert reordered
+    required = Knowledge(require=[(data.names[0], data.names[1])])  # the ordering put after required parents
+    ordering_search(Scorer(data), method="asobs", restarts=1, seed=0, max_evaluations=500, knowledge=required)
     small = Scorer(data.select(data.names[:9]), score="bic")
     exact_search(small, max_indegree=2)
     exact_search(small, max_indegree=2, engine="ilp")

@@ -220,6 +220,10 @@ class Candidates:
         """ASOBS choice (rows) for ``order``."""
         return asobs_parents(self.parents, self.sizes, self.offsets, order)
 
+    def topological(self, chosen, order):
+        """A topological order of the graph of rows ``chosen`` that follows ``order`` where it can."""
+        return topological_order(self.parents, self.sizes, chosen, order)
+
 
 # -- search --------------------------------------------------------------------
 
@@ -278,7 +282,7 @@ def climb_restart(cands, order, method, control, counters):
         best, best_score = chosen, score
         if control.should_stop():
             break
-        climb = Climb(cands, topological_order(cands.parents, cands.sizes, chosen, climb.order))
+        climb = Climb(cands, cands.topological(chosen, climb.order))
         climb.run(control, counters)
     return best, best_score
 
