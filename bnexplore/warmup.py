@@ -78,7 +78,7 @@ def warm_up(progress=None):
     """Run every kernel the app and the API can call once, on :func:`tiny_data`.
 
     With numba's disk cache filled (``cache=True``) this loads the compiled
-    code in a few seconds; on a cold cache it compiles it (2.4 minutes on one core of the
+    code in a few seconds; on a cold cache it compiles it (2.5 minutes on one core of the
     2-core test machine).
     Searches started afterwards count only their own time.
 
