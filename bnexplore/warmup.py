@@ -13,7 +13,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from .bif import fit_network, sample
+from . import bundled
+from .bif import fit_network, read_bif, sample
 from .bnkl import bnkl
 from .bootstrap import bootstrap
 from .control import Control
@@ -132,8 +133,12 @@ def warm_up(progress=None):
     exact_search(bdeu, engine="dp")
     exact_search(bdeu, max_indegree=2)  # the engine chooser's scan of the candidates
     exact_search(bdeu, engine="dp", control=Control(stop=lambda: True))  # the greedy completion of a stopped DP
+    child = Encoder().fit_transform(sample(read_bif(bundled.network_path("child")), 1000, seed=0))
+    fourteen = Scorer(child.select(child.names[:14]))
+    exact_search(fourteen, engine="dp", max_indegree=2)  # layers wide enough to be filled in parallel
     step(6)
     exact_search(bic, engine="ilp")
+    exact_search(fourteen, engine="ilp", max_indegree=2)  # cluster cuts
     exact_search(bdeu, max_indegree=2, engine="ilp")
     step(7)
     credible_set(bdeu, bf=3, engine="dp")

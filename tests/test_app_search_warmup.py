@@ -95,6 +95,9 @@ def test_after_the_warm_up_no_search_of_the_app_compiles_a_kernel(monkeypatch):
     exact_search(small, max_indegree=2, engine="ilp")
     credible_set(small, bf=3, max_indegree=2)
     credible_set(small, bf=3, max_indegree=2, engine="ilp")
+    exact_search(Scorer(data.select(data.names[:14])), engine="dp", max_indegree=2)  # layers filled in parallel
+    sachs = Encoder().fit_transform(sample(read_bif(bundled.network_path("sachs")), 2000, seed=1))
+    exact_search(Scorer(sachs), max_indegree=3, engine="ilp")  # its cluster cuts
     for test in TESTS:
         pc_stable(Scorer(data), test=test, permutations=30, seed=1, max_condition=2)
     bootstrap(data, R=3, seed=1, workers=1)
