@@ -28,7 +28,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import __version__
+from . import __version__, compiling
 from .cli_edit import add_edit_command
 from .cli_effects import add_effect_range, effect_payload
 from .cli_heldout import add_cv, cv_payload
@@ -63,6 +63,7 @@ class TerminalProgress:
         self.width = width
         self.turn = 0
         self.em_seen = 0
+        self.compile_said = False
 
     def __call__(self, info):
         if not self.enabled:
@@ -89,6 +90,14 @@ class TerminalProgress:
             parts.append(f"{max(0.0, self.time_limit - elapsed):.0f}s left")
         self.stream.write("\r" + "  ".join(p for p in parts if p)[:150].ljust(150))
         self.stream.flush()
+
+    def compiling(self, kernel):
+        """Say, once, that numba is compiling (``kernel`` the first one): a wait that is not the search's."""
+        if self.enabled and not self.compile_said:
+            self.stream.write(f"\rcompiling numba kernels on first use ({kernel} first; kept in numba's disk cache, "
+                              "not counted in the search's time)".ljust(150) + "\n")
+            self.stream.flush()
+            self.compile_said = True
 
     def close(self):
         if self.enabled:
@@ -337,7 +346,8 @@ def _run_with_progress(args, run):
     if args.quiet:
         bar.enabled = False
     try:
-        return run(bar, stop)
+        with compiling.watching(bar.compiling):
+            return run(bar, stop)
     finally:
         bar.close()
 

@@ -5,8 +5,7 @@ Every long computation in bnexplore takes ``progress``, ``time_limit`` and
 wires them to ``st.progress`` and a Stop button, the CLI to a terminal bar.
 """
 
-import time
-
+from .compiling import search_clock
 from .options import positive_number
 
 
@@ -28,12 +27,13 @@ class Control:
         Minimum seconds between two progress calls (the last call of a run is
         always delivered by :meth:`finish`).
     clock : callable
-        Returns the time in seconds (default :func:`time.perf_counter`); tests
+        Returns the time in seconds (default :func:`bnexplore.compiling.search_clock`, which stands
+        still while numba compiles a kernel, so a time limit is the computation's own); tests
         pass a fake clock so time limits and rate limits never depend on how
         fast the machine is.
     """
 
-    def __init__(self, progress=None, time_limit=None, stop=None, min_interval=0.1, clock=time.perf_counter):
+    def __init__(self, progress=None, time_limit=None, stop=None, min_interval=0.1, clock=search_clock):
         if time_limit is not None:
             time_limit = positive_number(time_limit, "time_limit", unit=" of seconds")
         self.progress = progress

@@ -32,7 +32,8 @@ def collect(job):
     notes, kept = [], []
     for task, result, extras in job.results:
         if job.compile_seconds:
-            result.stats["seconds_compiling"] = job.compile_seconds  # apart: never in the search's seconds
+            result.stats["seconds_compiling"] = (job.compile_seconds  # apart: never in the search's seconds
+                                                 + result.stats.get("seconds_compiling", 0.0))
         entry = state.add_result(task.name, result, **task.context)
         entry.cache.update(extras)
         kept.append((entry.name, result))

@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAYERS = [
     # foundations: messages, tolerances, thread counts, the garbage collector during searches, the lazy loader
-    # of public names
-    ["bnexplore.errors", "bnexplore.numerics", "bnexplore.threads", "bnexplore.collector", "bnexplore.exports"],
+    # of public names, the clock that leaves out numba's compiling
+    ["bnexplore.errors", "bnexplore.numerics", "bnexplore.threads", "bnexplore.collector", "bnexplore.exports",
+     "bnexplore.compiling"],
     # bounds on what a user or a file may ask for; the stop/time-limit object; bundled files
     ["bnexplore.options", "bnexplore.limits", "bnexplore.resources", "bnexplore.control", "bnexplore.bundled"],
     # graphs (DAG, PDAG, CPDAG, RPDAG and their algorithms)
