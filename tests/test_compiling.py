@@ -28,11 +28,13 @@ def test_the_search_clock_stands_still_while_numba_compiles_and_a_watcher_hears_
     with watching(seen.append):
         assert fresh(np.arange(4)) == 7
     spent = compile_seconds() - compiled
-    assert spent > 0 and seen == ["fresh"]
+    assert spent > 0 and "fresh" in seen  # (the app's warm-up thread, if an app test started it, may compile too)
     assert abs((time.perf_counter() - wall) - (search_clock() - clock) - spent) < 1e-3
     assert control.elapsed <= time.perf_counter() - wall - spent + 1e-3
-    fresh(np.arange(4))  # compiled now: nothing more to hear
-    assert seen == ["fresh"]
+    heard = len(seen)
+    with watching(seen.append):
+        fresh(np.arange(4))  # compiled now: nothing more to hear of it
+    assert "fresh" not in seen[heard:]
 
 
 def test_on_a_cold_cache_the_cli_search_gets_its_whole_time_limit(tmp_path):
