@@ -28,12 +28,13 @@ import time
 import tomllib
 from pathlib import Path
 
-from . import __version__, compiling
+from . import __version__
 from .cli_edit import add_edit_command
 from .cli_effects import add_effect_range, effect_payload
 from .cli_heldout import add_cv, cv_payload
 from .cli_networks import (add_convert, graph_file, network_endings, network_formats, read_network_file,
                            split_assignments, truth_graph)
+from .cli_progress import TerminalProgress
 from .cli_scores import add_scores_command, add_scores_option, data_or_cache, enumerate_on_cache, learn_on_cache
 from .errors import NO_VALUE, BNExploreError, OptionError, door
 from .formats import format_for
@@ -44,65 +45,6 @@ from .search.registry import SEARCHES, search_spec
 
 EM_OPTIONS = {option.name: option for option in searches.EM_OPTIONS}
 """Structural EM's options (``--em-iterations``, ``--completions``), by name."""
-
-
-class TerminalProgress:
-    """A one-line progress bar on a terminal (silent when not a terminal).
-
-    Called with the ``info`` dicts of :class:`bnexplore.control.Control`:
-    shows the fraction done (or a spinner when unknown), the message, the best
-    score so far and the time left when there is a time limit. Each iteration of
-    structural EM (the records of a report's ``em``) is also written as a line of
-    its own, so the log-likelihood of every iteration stays on the screen.
-    """
-
-    def __init__(self, stream=sys.stderr, time_limit=None, width=28):
-        self.stream = stream
-        self.enabled = hasattr(stream, "isatty") and stream.isatty()
-        self.time_limit = time_limit
-        self.width = width
-        self.turn = 0
-        self.em_seen = 0
-        self.compile_said = False
-
-    def __call__(self, info):
-        if not self.enabled:
-            return
-        for record in (info.get("em") or [])[self.em_seen:]:  # structural EM's iterations not yet written
-            self.stream.write(f"\rEM iteration {record['iteration']}: observed-data log-likelihood "
-                              f"{record['log_likelihood']:.4f}, {record['arcs']} arcs".ljust(150) + "\n")
-            self.em_seen += 1
-        done = info.get("done")
-        if done is None:
-            self.turn += 1
-            bar = "".join("#" if (i - self.turn) % 8 < 3 else "." for i in range(self.width))
-            pct = "    "
-        else:
-            filled = int(round(self.width * min(max(done, 0.0), 1.0)))
-            bar = "#" * filled + "." * (self.width - filled)
-            pct = f"{100 * done:3.0f}%"
-        parts = [f"[{bar}] {pct}", info.get("message", "")]
-        if info.get("score") is not None and info.get("bound") is None:
-            parts.append(f"best {info['score']:.4f}")
-        elapsed = info.get("elapsed", 0.0)
-        parts.append(f"{elapsed:.1f}s")
-        if self.time_limit:
-            parts.append(f"{max(0.0, self.time_limit - elapsed):.0f}s left")
-        self.stream.write("\r" + "  ".join(p for p in parts if p)[:150].ljust(150))
-        self.stream.flush()
-
-    def compiling(self, kernel):
-        """Say, once, that numba is compiling (``kernel`` the first one): a wait that is not the search's."""
-        if self.enabled and not self.compile_said:
-            self.stream.write(f"\rcompiling numba kernels on first use ({kernel} first; kept in numba's disk cache, "
-                              "not counted in the search's time)".ljust(150) + "\n")
-            self.stream.flush()
-            self.compile_said = True
-
-    def close(self):
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def _interrupt_sets(event):
@@ -345,8 +287,10 @@ def _run_with_progress(args, run):
     bar = TerminalProgress(time_limit=getattr(args, "time_limit", None))
     if args.quiet:
         bar.enabled = False
+    from .compiling import watching  # numba's event API: numba loads with the command's work, not its flags
+
     try:
-        with compiling.watching(bar.compiling):
+        with watching(bar.compiling):
             return run(bar, stop)
     finally:
         bar.close()

@@ -50,7 +50,7 @@ LAYERS = [
     # what runs searches: classifier, bootstrap, held-out likelihood, saved sessions
     ["bnexplore.classifier", "bnexplore.bootstrap", "bnexplore.heldout", "bnexplore.session"],
     # doors: the warm-up, the command line, the package's public names
-    ["bnexplore.warmup", "bnexplore.cli_networks", "bnexplore.cli_heldout", "bnexplore.cli_scores", "bnexplore.cli_edit",
+    ["bnexplore.warmup", "bnexplore.cli_progress", "bnexplore.cli_networks", "bnexplore.cli_heldout", "bnexplore.cli_scores", "bnexplore.cli_edit",
      "bnexplore.cli_effects", "bnexplore.cli",
      "bnexplore.__main__", "bnexplore"],
     # the app
