@@ -41,17 +41,18 @@ def test_the_search_clock_stands_still_while_numba_compiles_and_a_watcher_hears_
 
 
 def test_on_a_cold_cache_the_cli_search_gets_its_whole_time_limit(tmp_path):
-    """A fresh install: every kernel compiles on first use. Before, ``learn --time-limit 1`` spent its second
-    compiling and stopped at the time limit with what it had; now the climb finishes and the compiling is
-    reported apart."""
+    """A fresh install: every kernel compiles on first use (about 11 s here). Before, ``learn --time-limit 3``
+    spent its budget compiling and stopped at the time limit with what it had; now the climb finishes and the
+    compiling is reported apart. (The limit leaves room for numba's one-off start-up in the process, about
+    0.5 s, which is not a compile.)"""
     out = tmp_path / "result.json"
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1"}
     sample = bundled.sample_path("asia")
     subprocess.run([sys.executable, "-m", "bnexplore", "learn", str(sample), "--algorithm", "hc",
-                    "--time-limit", "1", "--json", str(out), "--quiet"], cwd=ROOT, env=env, check=True,
+                    "--time-limit", "3", "--json", str(out), "--quiet"], cwd=ROOT, env=env, check=True,
                    capture_output=True, timeout=900)
     stats = json.loads(out.read_text())["stats"]
-    assert stats["seconds_compiling"] > 0 and stats["stopped"] is None and stats["seconds"] < 1
+    assert stats["seconds_compiling"] > 0 and stats["stopped"] is None and stats["seconds"] < 3
     warm = learn(read_csv(sample), "hc")
     saved = json.loads(out.read_text())
     names = warm.graph.names
