@@ -44,13 +44,13 @@ import os
 import pickle
 import queue
 import signal
-import time
 import uuid
 from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 
+from .compiling import search_clock
 from .control import Control
 from .data import Dataset, require_complete, require_unweighted
 from .distributed import dask_client, load_dask
@@ -438,7 +438,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     data.subset(slice(0, 2))  # fail early on an unusable data set, not in a worker
     auto = workers is None
     workers = (os.cpu_count() or 1) if auto else whole_number(workers, "workers", 1)
-    started = time.perf_counter()
+    started = search_clock()
     found = {}
     todo = range(R)  # lazy: nothing here grows with R
     backend = "serial"
@@ -470,7 +470,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     params = {"R": R, "seed": seed if seed is not None else entropy, "algorithm": algorithm, "score": score,
               "ess": ess, "options": {k: v for k, v in options.items() if k not in ("blacklist", "whitelist")},
               "cpdag": bool(cpdag), **knowledge_params(knowledge)}
-    stats = {"seconds": time.perf_counter() - started, "workers": workers,
+    stats = {"seconds": search_clock() - started, "workers": workers,
              "backend": backend, "stopped": control.reason if len(found) < R else None}
     control.finish(message=f"bootstrap: {len(found)}/{R} resamples")
     return BootstrapResult(list(data.names), counts, directed, len(found), graphs, params, stats)

@@ -26,13 +26,13 @@ Dask is imported here only, so the rest of bnexplore works without it.
 
 import logging
 import math
-import time
 import uuid
 import warnings
 from contextlib import contextmanager
 
 import numba
 
+from .compiling import search_clock
 from .control import Control
 from .data import Dataset, require_complete, require_unweighted
 from .errors import ResourceError
@@ -210,13 +210,13 @@ def explore_distributed(scorer, method="independence", max_indegree=None, time_p
     bound = knowledge.bind(scorer, max_indegree) if knowledge else None
     todo = variable_list(scorer, variables)
     distributed = load_dask()
-    start = time.perf_counter()
+    start = search_clock()
     with dask_client(distributed, workers, scheduler) as client:
         n_workers = max(1, len(client.scheduler_info()["workers"]))
         size = int(chunk_size) if chunk_size else max(1, math.ceil(len(todo) / (8 * n_workers)))
         chunks = _chunks(todo, size)
         [data] = client.scatter([_payload(scorer, settings, bound)], broadcast=True, hash=False)
         found = _gather(distributed, client, chunks, data, settings, control)
-    result = assemble(scorer, found, settings, control, time.perf_counter() - start, bound)
+    result = assemble(scorer, found, settings, control, search_clock() - start, bound)
     result.stats.update(workers=n_workers, chunks=len(chunks))
     return result

@@ -11,6 +11,7 @@ from bnexplore.errors import ResourceError
 from bnexplore.parents.explore import explore_parent_sets
 from bnexplore.scores import Scorer
 from bnexplore.search.ordering import ordering_search
+from test_compiling import assert_seconds_leave_out_compiling
 from test_scores import random_dag_data
 
 distributed = pytest.importorskip("dask.distributed")
@@ -45,6 +46,12 @@ def test_two_workers_give_the_single_process_result(scorer, cluster, method):
     remote = explore_distributed(scorer, **options, scheduler=cluster.scheduler_address, chunk_size=3)
     assert_same(local, remote)
     assert remote.stats["workers"] == 2 and remote.stats["chunks"] == 4
+
+
+def test_its_seconds_leave_out_the_compiling_in_this_process(scorer, cluster):
+    assert_seconds_leave_out_compiling(lambda stop: explore_distributed(
+        scorer, method="independence", max_indegree=3, max_evaluations=60, scheduler=cluster.scheduler_address,
+        chunk_size=3, stop=stop).stats["seconds"])
 
 
 def test_two_workers_give_the_single_process_result_under_knowledge(scorer, cluster):

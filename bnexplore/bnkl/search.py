@@ -14,7 +14,6 @@ data, 0 / 1 labels and an optional node order).
 
 import dataclasses
 import math
-import time
 from dataclasses import dataclass
 from itertools import chain, combinations
 
@@ -26,6 +25,7 @@ from bnexplore.bnkl.divergence import class_difference_tests, ide_order, margina
 from bnexplore.bnkl.networks import network_details
 from bnexplore.bnkl.path import SELECT_RULES, complexity_path, pareto_frontier, select_index
 from bnexplore.bnkl.result import BNKLResult
+from bnexplore.compiling import search_clock
 from bnexplore.control import Control
 from bnexplore.data import NUMERIC, Encoder, require_complete, require_unweighted
 from bnexplore.errors import DataError, ResourceError, SearchError
@@ -193,7 +193,7 @@ def bnkl_search(data, labels, order=None, max_parents=2, select="ratio", values=
     -------
     BNKLResult
     """
-    start = time.perf_counter()
+    start = search_clock()
     control = Control.of(control, progress, time_limit, stop)
     max_parents = _check_max_parents(max_parents)
     if select not in SELECT_RULES:
@@ -221,7 +221,7 @@ def bnkl_search(data, labels, order=None, max_parents=2, select="ratio", values=
     selected = select_index(df, R, data.n_rows, select)
     details = network_details(data, labels, path[selected]["parents"], scorer)
     n1 = int(labels.sum())
-    stats = {"seconds": time.perf_counter() - start, "iterations": reached, "structures_evaluated": len(path),
+    stats = {"seconds": search_clock() - start, "iterations": reached, "structures_evaluated": len(path),
              "local_scores_computed": scorer.computed, "local_score_lookups": scorer.computed,
              "nvar": scorer.variables / scorer.computed, "cache_hits": 0, "stopped": control.reason}
     control.finish(message="bnkl: done", score=details["S"])

@@ -30,12 +30,12 @@ Theorem 2 estimate (a split into two disjoint scored sets) is not used.
 
 import heapq
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..collector import old_objects_skipped
+from ..compiling import search_clock
 from ..control import Control
 from ..errors import SearchError
 from ..scores import pack_parent_sets, penalty_weight
@@ -549,7 +549,7 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
     todo = variable_list(scorer, variables)
     entropies = singleton_entropies(scorer) if method == "independence" and score_weight(scorer) is not None \
         else None
-    start = time.perf_counter()
+    start = search_clock()
     found = {}
     with old_objects_skipped():  # full collections: most of 9 s in 120 on 10,000 variables (bnexplore.collector)
         for i, v in enumerate(todo):
@@ -559,4 +559,4 @@ def explore_parent_sets(scorer, method="independence", max_indegree=None, time_p
             found[v] = (pack_items(items), stats)
             control.report(done=(i + 1) / len(todo), message=f"parent sets: {i + 1}/{len(todo)} variables",
                            variables_done=i + 1, time_left=control.remaining)
-    return assemble(scorer, found, settings, control, time.perf_counter() - start, bound)
+    return assemble(scorer, found, settings, control, search_clock() - start, bound)

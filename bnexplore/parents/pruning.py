@@ -95,11 +95,11 @@ not enough: the subset that removed a set may lack a required parent.
 """
 
 import math
-import time
 
 import numpy as np
 from numba import njit, prange
 
+from ..compiling import search_clock
 from ..control import Control
 from ..errors import ResourceError, SearchError
 from ..knowledge import knowledge_params
@@ -625,7 +625,7 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
     """
     epsilon, rules = _checked_arguments(scorer, epsilon, max_indegree, rules)
     control = Control.of(control, progress, time_limit, stop)
-    start = time.perf_counter()
+    start = search_clock()
     snapshot = scorer.snapshot()
     pruner = _Pruner(scorer, epsilon, max_indegree, rules, control, knowledge)
     levels, prev_stats = pruner.base_level()
@@ -633,7 +633,7 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
     bounds = [pruner.size_bound(v, pruner.kept[v][0][1]) for v in range(pruner.n)]
     k = 1
     while k <= pruner.max_size:
-        t0 = time.perf_counter()
+        t0 = search_clock()
         before = counter.totals()
         try:
             new_levels, prev_stats = pruner.next_level(levels, k, prev_stats)
@@ -644,7 +644,7 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
         levels = new_levels
         after = counter.totals()
         counter.levels.append({"size": k, **{key: after[key] - before[key] for key in ("considered", "scored", "kept")},
-                               "seconds": time.perf_counter() - t0})
+                               "seconds": search_clock() - t0})
         control.report(done=None, message=f"candidate parent sets: size {k} done, {after['kept']:,} kept "
                                           f"of {after['scored']:,} scored")
         k += 1
@@ -666,6 +666,6 @@ def _stats(pruner, bounds, start, snapshot):
             "max_indegree": None if pruner.max_size == pruner.n - 1 else pruner.max_size,
             "rules": [rule for rule in RULES if pruner.use[rule]], "tolerance": pruner.slack,
             **counter.totals(), "per_node": per_node, "levels": counter.levels,
-            "seconds": time.perf_counter() - start, "complete": pruner.control.reason is None,
+            "seconds": search_clock() - start, "complete": pruner.control.reason is None,
             "stopped": pruner.control.reason, **pruner.scorer.stats(snapshot),
             **knowledge_params(pruner.knowledge)}

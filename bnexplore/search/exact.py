@@ -10,10 +10,10 @@ are importable from here too.
 """
 
 import math
-import time
 
 import numpy as np
 
+from ..compiling import search_clock
 from ..control import Control
 from ..errors import SearchError
 from ..graphs import DAG
@@ -109,7 +109,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
                             control=control)
         result.stats["engine_reason"] = reason
         return result
-    start = time.perf_counter()
+    start = search_clock()
     snapshot = scorer.snapshot()
     check_size(n)
     needed = dp_memory(n)
@@ -117,7 +117,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
     control.report(done=0.0, message=f"exact: needs {format_bytes(needed)} for {n} variables")
     estimated = parent_sets is not None  # the choice above already counted the given candidates
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control, knowledge=knowledge)
-    seconds_candidates = time.perf_counter() - start
+    seconds_candidates = search_clock() - start
     if engine == "auto" and not estimated and not control.should_stop():
         chosen, reason, _ = choose_engine(n, parent_sets, "optimum")  # their scans may make the DP slow
         if chosen == "ilp":
@@ -143,8 +143,8 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
     else:
         bound = score if size == n else float(candidates.top.sum())  # each node at its best parents
 
-    stats = {"seconds": time.perf_counter() - start, "seconds_candidates": seconds_candidates,
-             "seconds_dp": time.perf_counter() - start - seconds_candidates, "iterations": size,
+    stats = {"seconds": search_clock() - start, "seconds_candidates": seconds_candidates,
+             "seconds_dp": search_clock() - start - seconds_candidates, "iterations": size,
              "structures_evaluated": int(sum(math.comb(n, k) for k in range(size + 1))),
              **scorer.stats(snapshot), "candidate_sets": len(parent_sets), "memory_bytes": needed,
              "opt": float(table[-1]) if size == n else None, "exact": size == n, "engine": "dp",

@@ -11,10 +11,10 @@ skeleton blacklisted, so MMHC's moves are exactly those searches' moves.
 """
 
 import itertools
-import time
 
 import numpy as np
 
+from ..compiling import search_clock
 from ..control import Control
 from ..errors import SearchError, subject
 from ..independence import independence_test
@@ -303,7 +303,7 @@ def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutat
     ['mmpc', 'mmpc', 'mmpc', 'skeleton']
     """
     control = Control.of(control, progress, time_limit, stop)
-    started = time.perf_counter()
+    started = search_clock()
     if climb not in CLIMBS:
         raise SearchError(f"{subject('climb')} must be one of {', '.join(CLIMBS)}, got {climb!r}")
     alpha = positive_number(alpha, "alpha", high=1.0)
@@ -321,14 +321,14 @@ def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutat
 
     def on_target(t, cpc):
         trajectory.append({"step": len(trajectory) + 1, "op": "mmpc", "args": [names[t]],
-                           "cpc": [names[x] for x in cpc], "seconds": time.perf_counter() - started})
+                           "cpc": [names[x] for x in cpc], "seconds": search_clock() - started})
         control.report(done=(t + 1) / n, message=f"mmhc: skeleton, {t + 1} of {n} variables")
 
     edges, dropped, _ = mmpc(cached, n, alpha, max_condition, allowed, required, on_target)
     skeleton = [[names[x], names[y]] for x, y in edges]
     trajectory.append({"step": len(trajectory) + 1, "op": "skeleton", "args": [], "edges": skeleton,
                        "dropped": [[names[x], names[y]] for x, y in dropped],
-                       "seconds": time.perf_counter() - started})
+                       "seconds": search_clock() - started})
     on = np.eye(n, dtype=np.bool_)
     for x, y in edges:
         on[x, y] = on[y, x] = True
@@ -341,7 +341,7 @@ def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutat
     result.params = {**result.params, "test": getattr(cached.test, "test", type(cached.test).__name__),
                      "alpha": alpha, "max_condition": max_condition, "climb": climb,
                      "permutations": permutations, "seed": seed}
-    result.stats.update(seconds=time.perf_counter() - started, tests=cached.calls, tests_cached=cached.hits,
+    result.stats.update(seconds=search_clock() - started, tests=cached.calls, tests_cached=cached.hits,
                         skeleton_edges=len(edges), stopped=control.reason)
     result.trajectory = trajectory
     result.extra = {**result.extra, "skeleton": skeleton}

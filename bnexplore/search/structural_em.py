@@ -53,11 +53,11 @@ table no longer than the data.
 """
 
 import math
-import time
 
 import numpy as np
 
 from ..bif import fit_network
+from ..compiling import search_clock
 from ..control import Control
 from ..data import Dataset, code_dtype
 from ..em import EStep, em_fit
@@ -229,7 +229,7 @@ class Run:
         self.em_iterations = em_iterations
         weights = getattr(data, "weights", None)
         self.rows = data.n_rows if weights is None else float(weights.sum())  # the N of BIC
-        self.start = time.perf_counter()
+        self.start = search_clock()
         self.history = []  # the records of extra["em"]["iterations"]
         self.params = {}  # the search's parameters, as its last Result recorded them
         self.results = []  # the Result of each record
@@ -382,7 +382,7 @@ class Run:
             "observed_bic": observed - math.log(self.rows) / 2 * parameters,
             "observed_score": observed + penalty if repeat is None else self.history[repeat]["observed_score"],
             "expected_score": float(result.score), "arcs": int(result.graph.n_edges),
-            "changes": int(np.triu(differ | differ.T, 1).sum()), "seconds": time.perf_counter() - self.start})
+            "changes": int(np.triu(differ | differ.T, 1).sum()), "seconds": search_clock() - self.start})
         self.control.report(iteration / self.em_iterations, f"structural EM, iteration {iteration}: "
                             f"log-likelihood {observed:.6g}", force=True, iteration=iteration,
                             log_likelihood=observed, em=list(self.history))
@@ -401,7 +401,7 @@ class Run:
         result = self.results[best]
         result.params = {**self.params, **result.params, "missing": "em", "em_iterations": self.em_iterations,
                          "completions": self.completions, "em_seed": self.seed}
-        result.stats = {**result.stats, "seconds": time.perf_counter() - self.start, "stopped": self.control.reason,
+        result.stats = {**result.stats, "seconds": search_clock() - self.start, "stopped": self.control.reason,
                         "em_iterations": last["iteration"]}
         result.extra = {**result.extra, "em": {
             "iterations": self.history, "returned": record["iteration"], "note": note,

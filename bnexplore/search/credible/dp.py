@@ -8,11 +8,11 @@ scoring at least ``OPT - epsilon - tolerance(OPT)``, and :func:`collect` keeps
 them all, or the best ``limit`` (:mod:`bnexplore.search.kbest`).
 """
 
-import time
 
 import numpy as np
 from numba import njit
 
+from ...compiling import search_clock
 from ...parents.pruning import tolerance
 from ..kbest import enumeration_memory, heapify, limited_set, sift_down
 from ..subsets import CandidateArrays, dp_memory, subset_table
@@ -219,9 +219,9 @@ def dp_set(scorer, parent_sets, epsilon, limit, control, start=None):
     n = scorer.n_vars
     start = control.clock() if start is None else start
     candidates = CandidateArrays(parent_sets)
-    t_candidates = time.perf_counter()
+    t_candidates = search_clock()
     table, size = subset_table(candidates, control)
-    t_dp = time.perf_counter()
+    t_dp = search_clock()
     opt = float(table[-1]) if size == n else None
     if opt is None:
         masks, scores, steps, complete, full_at = np.zeros((0, n), np.int64), np.zeros(0), 0, None, None
@@ -229,7 +229,7 @@ def dp_set(scorer, parent_sets, epsilon, limit, control, start=None):
     else:
         masks, scores, reason, steps, complete, full_at = collect(candidates, table, opt, epsilon, limit, control)
     del table
-    stats = {"seconds_dp": t_dp - t_candidates, "seconds_enumeration": time.perf_counter() - t_dp,
+    stats = {"seconds_dp": t_dp - t_candidates, "seconds_enumeration": search_clock() - t_dp,
              "search_steps": steps, "memory_bytes": dp_memory(n) + enumeration_memory(n, limit),
              "seconds_to_limit": None if full_at is None else full_at - start}
     return masks, scores, opt, reason, complete, stats

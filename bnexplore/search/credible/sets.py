@@ -10,11 +10,11 @@ set.
 
 import json
 import math
-import time
 from functools import cached_property
 
 import numpy as np
 
+from ...compiling import search_clock
 from ...errors import SearchError
 from ...graphs import DAG
 from ...result import Result, parse_json, to_plain
@@ -161,12 +161,12 @@ class CredibleSet:
             self.weights = raw / raw.sum()
         else:
             self.weights = np.zeros(0)
-        t0 = time.perf_counter()
+        t0 = search_clock()
         self._class_ids, self._mec_members = group_classes(self.parent_masks, False)
         self._rpdag_ids, self._rpdag_members = group_classes(self.parent_masks, True)
         self.stats.update({"n_dags": len(self.scores), "n_classes": len(self._mec_members),
                            "n_rpdag_classes": len(self._rpdag_members),
-                           "seconds_grouping": time.perf_counter() - t0})
+                           "seconds_grouping": search_clock() - t0})
 
     def __len__(self):
         return len(self.scores)

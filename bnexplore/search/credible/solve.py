@@ -13,10 +13,10 @@ Bayes factor.
 
 import json
 import math
-import time
 
 import numpy as np
 
+from ...compiling import search_clock
 from ...control import Control
 from ...errors import SearchError
 from ...knowledge import knowledge_params
@@ -179,7 +179,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     if knowledge:
         knowledge.bind(scorer, max_indegree)
     control = Control.of(control, progress, time_limit, stop)
-    start = time.perf_counter()
+    start = search_clock()
     snapshot = scorer.snapshot()
     n = scorer.n_vars
     chosen, reason, dp_estimate = choose_engine(n, parent_sets, "credible", limit, engine)
@@ -198,10 +198,10 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
             needed = dp_memory(n) + enumeration_memory(n, limit)
             check_memory(needed, f"the credible set over {n} variables with limit={limit:,}", dp_hint())
             control.report(done=None, message=f"credible set: needs {format_bytes(needed)}")
-        t0, estimated = time.perf_counter(), parent_sets is not None  # given candidates were counted above
+        t0, estimated = search_clock(), parent_sets is not None  # given candidates were counted above
         parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, epsilon, control,
                                           rules=RULES if pruning else (), knowledge=knowledge)
-        seconds_candidates = time.perf_counter() - t0
+        seconds_candidates = search_clock() - t0
         if chosen == "dp" and engine == "auto" and not estimated and not control.should_stop():
             chosen, reason, dp_estimate = choose_engine(n, parent_sets, "credible", limit)  # with their scans
             if chosen == "ilp":
@@ -222,7 +222,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
                              stats=stats, truncated_reason=why, complete_epsilon=complete)
         if control.reason is None and why is not None:  # finished, cut by the counting limit
             memo.put(key, result)
-    result.stats["seconds"] = time.perf_counter() - start
+    result.stats["seconds"] = search_clock() - start
     control.finish(message=f"credible set: {len(result):,} DAGs in {result.stats['n_classes']:,} classes",
                    score=result.opt, found=len(result))
     return result
@@ -263,13 +263,13 @@ def _ilp_first(args, control, knowledge, statistics, budget, dp_reason):
     limit = budget if control.remaining is None else min(budget, control.remaining)
     attempt = Control(progress=control.progress, time_limit=max(limit, 1e-9), stop=control.should_stop,
                       min_interval=control.min_interval, clock=control.clock)
-    t0, start = time.perf_counter(), control.clock()
+    t0, start = search_clock(), control.clock()
     out = ilp_set(*args, attempt, knowledge, statistics)
     tried = f"tried first for up to {budget:.3g} s, {ILP_FIRST_SHARE:.0%} of the subset DP's estimated time"
     if attempt.reason is None or control.should_stop():
         ended = "it finished" if attempt.reason is None else f"{control.reason} while it ran"
         return "ilp", f"ILP engine (branch and cut on SCIP), {tried}: {ended} [{dp_reason}]", out
-    seconds = time.perf_counter() - t0
+    seconds = search_clock() - t0
     masks, scores, opt, why, complete, stats = dp_set(*args, control, start=start)
     stats["seconds_ilp_attempt"] = seconds
     return "dp", f"{dp_reason}; the ILP engine, {tried}, had not finished", (masks, scores, opt, why, complete,
@@ -285,9 +285,9 @@ def ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, statis
                          f"limit={limit:,}", "set max_indegree, a smaller Bayes factor or a smaller limit")
     start = control.clock()
     candidates = CandidateArrays(parent_sets)
-    t_candidates = time.perf_counter()
+    t_candidates = search_clock()
     best = ilp.optimum(candidates, OrderCandidates(parent_sets), control, reuse=True, statistics=statistics)
-    t_opt = time.perf_counter()
+    t_opt = search_clock()
     stats = {"seconds_ilp": t_opt - t_candidates, "memory_bytes": needed,
              "opt_nodes": best.stats["nodes"], "opt_reused": best.stats.get("reused", False), "bound": best.bound,
              "gap": best.gap}
@@ -306,7 +306,7 @@ def ilp_set(scorer, parent_sets, epsilon, limit, control, knowledge=None, statis
         complete = None
     else:
         masks, scores, reason, complete = limited_set(masks, scores, opt, epsilon, limit, collector.overflow)
-    stats.update(seconds_enumeration=time.perf_counter() - t_opt, search_steps=out.stats["nodes"],
+    stats.update(seconds_enumeration=search_clock() - t_opt, search_steps=out.stats["nodes"],
                  seconds_to_limit=None if collector.full_at is None else collector.full_at - start,
                  enumeration_nodes=out.stats["nodes"], objective_limit_raised=out.stats["objective_limit_raised"],
                  cluster_cuts=best.stats["cluster_cuts"]

@@ -21,12 +21,12 @@ import json
 import math
 import os
 import tempfile
-import time
 
 import numpy as np
 from pyscipopt import SCIP_EVENTTYPE, SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Eventhdlr, Variable
 
 from .. import cuts
+from ...compiling import search_clock
 from .families import KnownCuts, cluster_row, four_b_row
 from .outcome import Outcome, gap
 
@@ -127,7 +127,7 @@ class Run:
         self.cands = problem.cands
         self.control = control
         self.tx = None
-        self.start = time.perf_counter()
+        self.start = search_clock()
         self.trajectory = []
         self.counts = {"cluster_cuts": 0, "four_b_cuts": 0, "separation_rounds": 0, "cycles_cut": 0,
                        "heuristic_calls": 0, "heuristic_improved": 0, "dags_recorded": 0, "enumeration_branches": 0,
@@ -190,7 +190,7 @@ class Run:
             return True
         score, bound = self.incumbent(), self.bound()
         last = self.trajectory[-1] if self.trajectory else None
-        now = time.perf_counter() - self.start
+        now = search_clock() - self.start
         new_score = last is None or score != last["score"]
         new_bound = bound is not None and (last is None or last["bound"] is None or bound < last["bound"] - 1e-9)
         if new_score or (new_bound and now - last["seconds"] >= TRAJECTORY_INTERVAL):
@@ -231,7 +231,7 @@ class Run:
 
     def separate(self, x, exact=True):
         """Add the violated cluster cuts at ``x``, or when there are none the violated 4B cuts; a SCIP result."""
-        t0 = time.perf_counter()
+        t0 = search_clock()
         c = self.cands
         found, ks, _ = cuts.separate(x, c.masks, c.offsets, KMAX, MIN_VIOLATION, MAX_CUTS, TAUS,
                                      EXACT_BUDGET if exact else 0)
@@ -251,7 +251,7 @@ class Run:
                 if self.add_row("4B", *four_b_row(c, a, b, cc, d)):
                     result = SCIP_RESULT.CUTOFF
                     break
-        self.seconds["separation"] += time.perf_counter() - t0
+        self.seconds["separation"] += search_clock() - t0
         return result
 
     # -- integer points -------------------------------------------------------------
@@ -260,7 +260,7 @@ class Run:
 
         The handler enforces after SCIP's integrality handler (which branches
         on fractional points), so ``x`` is integral up to SCIP's tolerance."""
-        t0 = time.perf_counter()
+        t0 = search_clock()
         try:
             c = self.cands
             parents = cuts.chosen_parents(x, c.masks, c.offsets)
@@ -275,7 +275,7 @@ class Run:
                 return SCIP_RESULT.SEPARATED
             return self.accept(x, parents, solinfeasible)
         finally:
-            self.seconds["enforcement"] += time.perf_counter() - t0
+            self.seconds["enforcement"] += search_clock() - t0
 
 
 class Acyclicity(Conshdlr):
@@ -405,7 +405,7 @@ def solve(run, seed=None, scip_time_limit=None, statistics=False):
     model.addPyCons(model.createCons(handler, "acyclic"))
     model.includeEventhdlr(Monitor(run), "monitor", "stop flag, progress and trajectory")
     run.prepare(seed)
-    t0 = time.perf_counter()
+    t0 = search_clock()
     started = not control.should_stop()
     if started:
         model.optimize()
@@ -431,9 +431,9 @@ def solve(run, seed=None, scip_time_limit=None, statistics=False):
     nodes = model.getNNodes() if started else 0
     run.trajectory.append({"step": len(run.trajectory) + 1, "op": "end", "args": [], "delta": None,
                            "score": out.score, "bound": out.bound, "gap": out.gap,
-                           "seconds": time.perf_counter() - run.start, "nodes": nodes})
+                           "seconds": search_clock() - run.start, "nodes": nodes})
     out.stats = {"status": out.status, "nodes": nodes, "lp_iterations": model.getNLPIterations() if started else 0,
-                 "seconds_scip": time.perf_counter() - t0, "variables": len(problem.x),
+                 "seconds_scip": search_clock() - t0, "variables": len(problem.x),
                  "arrow_variables": len(problem.arrows), "set_packing_rows": problem.n_triples,
                  "covered_arc_rows": problem.n_covered,
                  **run.counts, **{f"seconds_{k}": v for k, v in run.seconds.items()}}

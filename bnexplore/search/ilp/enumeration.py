@@ -26,11 +26,11 @@ Imports PySCIPOpt: loaded only where a search runs (:mod:`bnexplore.search.ilp.s
 """
 
 import heapq
-import time
 
 import numpy as np
 from pyscipopt import SCIP_RESULT
 
+from ...compiling import search_clock
 from ...numerics import tie_tolerance
 from ..classes import class_keys, equivalence_class, member_families
 from ..neighbours import family_changes
@@ -172,11 +172,11 @@ class EnumerationRun(Run):
         are counted apart (``seconds_exploration``; when the tree calls it, also
         within ``seconds_enforcement``).
         """
-        t0 = time.perf_counter()
+        t0 = search_clock()
         try:
             self._explore(start)
         finally:
-            self.seconds["exploration"] += time.perf_counter() - t0
+            self.seconds["exploration"] += search_clock() - t0
 
     def _explore(self, start):
         c = self.cands

@@ -11,11 +11,11 @@ incumbent (Scanagatta et al. 2015) found on the same candidates
 Imports PySCIPOpt: loaded only where a search runs (:mod:`bnexplore.search.ilp.search`).
 """
 
-import time
 
 import numpy as np
 from pyscipopt import SCIP_HEURTIMING, SCIP_LPSOLSTAT, SCIP_RESULT, Heur
 
+from ...compiling import search_clock
 from ...control import Control
 from ...numerics import tie_tolerance
 from .. import cuts
@@ -77,7 +77,7 @@ class OptimisationRun(Run):
     # -- the primal heuristic ------------------------------------------------------------
     def heuristic(self, heur):
         """Sink finding on the LP point, OBS parents, an ordering climb; hands a better DAG to SCIP."""
-        t0 = time.perf_counter()
+        t0 = search_clock()
         self.counts["heuristic_calls"] += 1
         try:
             c = self.cands
@@ -104,7 +104,7 @@ class OptimisationRun(Run):
                 return SCIP_RESULT.FOUNDSOL
             return SCIP_RESULT.DIDNOTFIND
         finally:
-            self.seconds["heuristic"] += time.perf_counter() - t0
+            self.seconds["heuristic"] += search_clock() - t0
 
     def set_dag(self, sol, chosen):
         """Set a solution's family, arrow and adjacency variables to the DAG with these chosen families.

@@ -9,10 +9,10 @@ remembered in a :class:`~bnexplore.search.memo.Memo` (:data:`PROVEN`) that
 :func:`optimum` is given.
 """
 
-import time
 
 import numpy as np
 
+from ...compiling import search_clock
 from ...control import Control
 from ...graphs import DAG
 from ...knowledge import knowledge_params
@@ -107,7 +107,7 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     from .optimisation import OptimisationRun
     from .branch_and_cut import solve
 
-    t0 = time.perf_counter()
+    t0 = search_clock()
     zero = forbidden_families(candidates, allowed, required)
     key = problem_key(candidates, zero, covered)
     if reuse and memo.get(key) is not None:
@@ -115,7 +115,7 @@ def optimum(candidates, order_candidates, control, allowed=None, required=None, 
     if zero.any():
         order_candidates = None  # the climb would not know the excluded families
     seed, seed_score = (None, None) if order_candidates is None else seed_incumbent(order_candidates, control)
-    t_seed = time.perf_counter()
+    t_seed = search_clock()
     problem = Problem(candidates, allowed, required, covered=covered and not zero.any())
     out = solve(OptimisationRun(problem, control, order_candidates), seed=seed, statistics=statistics)
     if out.parents is None and seed is not None:  # stopped before SCIP took the seed
@@ -209,7 +209,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, knowledge=None, prog
         When the programme would need more memory than is available.
     """
     control = Control.of(control, progress, time_limit, stop)
-    start = time.perf_counter()
+    start = search_clock()
     snapshot = scorer.snapshot()
     parent_sets = prepare_parent_sets(scorer, parent_sets, max_indegree, 0.0, control, knowledge=knowledge)
     needed = ilp_memory(len(parent_sets))
@@ -217,7 +217,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, knowledge=None, prog
                  "set max_indegree (fewer candidate parent sets) or use a heuristic search")
     control.report(done=None, message=f"exact (ILP): {len(parent_sets):,} candidate parent sets, "
                                       f"about {format_bytes(needed)}")
-    t_candidates = time.perf_counter()
+    t_candidates = search_clock()
     candidates = CandidateArrays(parent_sets)
     out = optimum(candidates, OrderCandidates(parent_sets), control, statistics=statistics)
     parents = [mask_to_parents(m, scorer.n_vars) for m in out.parents]
@@ -228,8 +228,8 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, knowledge=None, prog
     bound = score if proven else (out.bound if complete else None)  # no bound over a part of the candidates
     message = describe_gap(score, bound) if complete else (
         f"best {score:.4f} over the candidate parent sets found before the stop (no optimality bound)")
-    stats = {"seconds": time.perf_counter() - start, "seconds_candidates": t_candidates - start,
-             "seconds_ilp": time.perf_counter() - t_candidates, "iterations": out.stats["nodes"],
+    stats = {"seconds": search_clock() - start, "seconds_candidates": t_candidates - start,
+             "seconds_ilp": search_clock() - t_candidates, "iterations": out.stats["nodes"],
              "structures_evaluated": out.stats["nodes"], **scorer.stats(snapshot),
              "candidate_sets": len(parent_sets), "memory_bytes": needed, "engine": "ilp",
              "opt": score if proven else None, "exact": proven, "message": message, "edges": graph.n_edges,
