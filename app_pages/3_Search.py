@@ -158,7 +158,7 @@ def other_jobs_section():
     shown = shown_job()
     others = [job for key, job in kept_jobs().items() if job is not shown and key != st.session_state["data_key"]]
     for job in others:
-        with st.expander(f"Last search on other data: {job.data_label}"):
+        with st.expander(f"Last search on other data: {views.other_data_named(job.data_label)}"):
             show_notes(job)
             trace_chart(job)
 

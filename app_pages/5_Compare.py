@@ -371,9 +371,11 @@ def pair_section(entries):
     if names is None:
         return
     if a.data_key != b.data_key:
-        st.warning(f"{literal(a_name)} and {literal(b_name)} were learned on different data "
-                   f"({literal(a.data_label or 'unrecorded')} and {literal(b.data_label or 'unrecorded')}): their "
-                   "edges can be compared, their scores cannot.")
+        data = (f"the same table ({literal(a.data_label)}) with different Data page settings" if a.data_label
+                and a.data_label == b.data_label else
+                f"different data ({literal(a.data_label or 'unrecorded')} and {literal(b.data_label or 'unrecorded')})")
+        st.warning(f"{literal(a_name)} and {literal(b_name)} were learned on {data}: their edges can be compared, "
+                   "their scores cannot.")
     ga, gb = induced(a.result.graph, names), induced(b.result.graph, names)
     if level != "DAGs":
         ga, gb = ga.cpdag(), gb.cpdag()

@@ -440,12 +440,20 @@ def other_data(entry):
     return entry.data_key is not None and not entry.on_data_in_use()
 
 
+def other_data_named(data_label):
+    """The name of data other than the data in use: its label, and when that is the label of the data in use
+    too (the same table encoded with other Data page settings: other blank handling, columns left out or
+    binned otherwise) the label alone would read as the same data, so it says so."""
+    same_table = data_label == st.session_state.get("data_label")
+    return f"{data_label}, other Data page settings" if same_table else data_label
+
+
 def label(entries):
     """How pickers name a network: by its name, with the data it was learned on when those are other data.
 
     The names are worked out now, in the page's run: a widget's ``format_func`` is also called
     outside it, where there is no session state to read.
     """
-    labels = {name: f"{name} (other data: {entry.data_label})" if other_data(entry) else name
+    labels = {name: f"{name} (other data: {other_data_named(entry.data_label)})" if other_data(entry) else name
               for name, entry in entries.items()}
     return lambda name: labels.get(name, name)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from bnexplore.data import Encoder, read_table
-from test_app import ASIA, at, load_sample, no_exception, upload  # noqa: F401 (at is a fixture)
+from test_app import ASIA, at, go, load_sample, no_exception, run_search, upload  # noqa: F401 (at is a fixture)
 
 SURVEY = Path(__file__).resolve().parent / "fixtures" / "survey.csv"
 NOTE = "looks like a row identifier"
@@ -65,3 +65,32 @@ def test_bundled_samples_leave_nothing_out(at):
     no_exception(at)
     assert at.session_state["encoding"]["leave_out"] == []
     assert not any(NOTE in i.value for i in at.info)
+
+
+def test_networks_of_the_same_table_under_other_data_page_settings_say_so(at):
+    """The walk's Compare page said two networks 'were learned on different data (upload survey.csv and upload
+    survey.csv)': the same file, read with other Data page settings. Every place that names other data says
+    so now."""
+    upload(at, "survey.csv", SURVEY.read_bytes())
+    run_search(at)
+    first = at.session_state["focus"]
+    key = at.session_state["draft"]["table"].key
+    go(at, "1_Data")
+    at.multiselect(key=f"col-{key}-leave").set_value(["respondent_id", "smoker"])
+    at.run()
+    no_exception(at)
+    run_search(at)
+    second = at.session_state["focus"]
+    assert "smoker" not in at.session_state["dataset"].names and second == f"{first} (2)"
+    go(at, "3_Search")
+    others = [e.label for e in at.expander if "other data" in e.label]
+    assert others == ["Last search on other data: upload survey.csv, other Data page settings"]
+    go(at, "5_Compare")
+    picker = at.multiselect(key="cmp_networks")
+    assert picker.format_func(first) == f"{first} (other data: upload survey.csv, other Data page settings)"
+    picker.set_value([first, second])
+    at.run()
+    no_exception(at)
+    warned = [w.value for w in at.warning if "were learned on" in w.value]
+    assert warned == [f"`{first}` and `{second}` were learned on the same table (`upload survey.csv`) with different "
+                      "Data page settings: their edges can be compared, their scores cannot."]
