@@ -402,9 +402,10 @@ def settle_page_cache(java):
     ext4, a library just written by ``pip install`` sits in the page cache in large folios, and a process
     that maps it counts whole folios: ``libllvmlite.so`` (178 MB) held 108 MiB resident in a process that
     loaded one cached kernel, against 68 MiB once its pages were read back from disk (every bnexplore
-    process about 44 MiB more, the learner's peak on baudio 235 MiB against 187, BLIP's JVM untouched as
+    process about 44 MiB more, the learner's peak on baudio 235 MiB against 186, BLIP's JVM untouched as
     its files were not new). ``posix_fadvise(DONTNEED)`` drops the clean, unmapped pages of a file (no root
-    needed); it runs before this process maps any of them.
+    needed), but not of pages a process has mapped: it runs before this process loads numba (the
+    pages of numpy, imported already, stay).
     """
     import importlib.util
     import shutil
