@@ -258,6 +258,9 @@ def test_tune_bayes_factor_reading_and_estimates(at):
     assert metrics["Exact engine"] == "subset DP"
     assert any("The exact search fits" in c.value for c in at.caption)
     assert any("A credible set would run the subset DP over 8 variables" in c.value for c in at.caption)
+    # the memory is a bound the check allows, not what 8 variables take (a 2 KiB table): it says so
+    assert any("subset DP over 8 variables: at most 64.0 MiB of memory (its table 2.0 KiB, the rest headroom)"
+               in c.value for c in at.caption)
     assert at.session_state["settings"]["bf"] == 150.0
     at.select_slider(key="tune_bf").set_value(200)
     at.run()

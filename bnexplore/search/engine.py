@@ -100,7 +100,9 @@ def choose_engine(n_vars, parent_sets=None, task="optimum", limit=None, engine="
     if engine == "dp" and needed is None:
         raise ResourceError(f"the subset DP handles at most {MAX_VARIABLES} variables (subsets are 64-bit masks), "
                             f"this problem has {n}; {dp_hint()}")
-    dp_reason = f"subset DP over {n} variables: {format_bytes(needed)} of memory, about {seconds:.2g} s"
+    rest = "the DAGs it collects and headroom" if task == "credible" else "headroom"
+    dp_reason = (f"subset DP over {n} variables: at most {format_bytes(needed)} of memory (its table "
+                 f"{format_bytes(8 << n)}, the rest {rest}), about {seconds:.2g} s")
     if engine == "dp":
         if not fits:
             raise ResourceError(f"the subset DP over {n} variables needs {format_bytes(needed)} of memory but "
