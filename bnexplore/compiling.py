@@ -5,7 +5,8 @@ does not hold it yet: on a fresh install, seconds per kernel. The app compiles
 every kernel before its first search (:mod:`bnexplore.warmup`); the command
 line and the Python API compile on first use. :func:`search_clock` stands
 still while numba compiles, and the searches' time limits and seconds run on
-it (:class:`bnexplore.control.Control`, :class:`bnexplore.search.run.SearchRun`),
+it (:class:`bnexplore.control.Control`, :class:`bnexplore.search.run.SearchRun` and every
+computation that records its own seconds; only the warm-up reads the wall clock),
 so a time limit is the search's own: before, on a cold cache, ``bnexplore learn
 alarm.csv --algorithm hc --time-limit 5`` spent its budget compiling and returned
 the empty graph after 11.6 s.
