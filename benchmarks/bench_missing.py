@@ -40,8 +40,13 @@ its EM is for parameters only), so the comparison is parameter EM on the true
 DAG: ``learnParameters`` with ``useEMWithRateCriterion`` against our
 ``em_fit``, same data, BDeu prior ess 1, same relative tolerance and cap; time,
 iterations, observed-data log-likelihood of both results (ours computed) and
-the largest difference between their tables. bnlearn (R) is not installed
-here (no R), so it is not run.
+the largest difference between their tables. Then bnlearn's structural EM
+(R, ``structural.em`` with hill climbing on BDeu ess 1, Bayesian tables with
+the same prior, its default imputation and ``max.iter``; ``bnlearn_sem.R``)
+beside ours on the same table (mcar10, seed 1): SHD of each CPDAG to the
+truth, arcs, seconds of the learning call, and each one's time over its own
+hill climbing on the complete rows. Without ``Rscript`` or bnlearn that
+run says so and goes on.
 
 Run: ``python benchmarks/bench_missing.py [--networks alarm insurance]
 [--seeds 1 2 3 4 5] [--rows 10000] [--patterns mcar10 mcar20 mcar30 mar]
@@ -52,7 +57,9 @@ Run: ``python benchmarks/bench_missing.py [--networks alarm insurance]
 import argparse
 import gzip
 import json
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -416,6 +423,76 @@ def peer_part(args):
     return out
 
 
+# ----------------------------------------------------------------------------- bnlearn beside it
+
+BNLEARN_SCRIPT = Path(__file__).with_name("bnlearn_sem.R")
+BNLEARN_MAX_ITER = 5
+"""bnlearn's own default for ``structural.em(max.iter=)``."""
+
+
+def bnlearn_sem(net, table, complete, cap):
+    """bnlearn's ``structural.em`` on ``table`` and its hill climbing on the ``complete`` one
+    (:data:`BNLEARN_SCRIPT`): ``{"version", "seconds", "complete_seconds", "arcs"}`` with structural EM's arcs as
+    index pairs, or ``{"error"}`` (no Rscript, no bnlearn, a failure, or over ``cap`` seconds)."""
+    if shutil.which("Rscript") is None:
+        return {"error": "no Rscript"}
+    with tempfile.TemporaryDirectory() as folder:
+        csv, levels, full = Path(folder) / "table.csv", Path(folder) / "levels.tsv", Path(folder) / "complete.csv"
+        table.to_csv(csv, index=False, na_rep="NA")
+        complete.to_csv(full, index=False, na_rep="NA")
+        levels.write_text("".join("\t".join([name, *states]) + "\n" for name, states in zip(net.names, net.states)))
+        try:
+            run = subprocess.run(["Rscript", str(BNLEARN_SCRIPT), str(csv), str(levels), str(BNLEARN_MAX_ITER),
+                                  str(full)], capture_output=True, text=True, timeout=cap)
+        except subprocess.TimeoutExpired:
+            return {"error": f"over {cap:.0f} s"}
+    if run.returncode != 0:
+        return {"error": (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1][:200]}
+    lines = [line.split("\t") if line.startswith("arc") else line.split() for line in run.stdout.splitlines()]
+    fields = {line[0]: line[1] for line in lines if line and line[0] in ("version", "seconds", "complete_seconds")}
+    index = {name: v for v, name in enumerate(net.names)}
+    return {"version": fields["version"], "seconds": float(fields["seconds"]),
+            "complete_seconds": float(fields["complete_seconds"]),
+            "arcs": [(index[line[1]], index[line[2].strip()]) for line in lines if line and line[0] == "arc"]}
+
+
+def bnlearn_part(args):
+    """bnlearn's structural EM and ours on the same table, one run per network (mcar10, seed 1): SHD of the
+    CPDAGs to the truth, arcs, seconds of the learning call each (kernels loaded first on our side), and each
+    one's structural EM against its own hill climbing on the complete rows."""
+    from bnexplore.graphs import DAG, shd
+
+    out = []
+    seed = 1
+    for name in args.networks:
+        net, codes, mask, table = peer_table(name, args.rows, seed)
+        truth = net.dag().cpdag()
+        ours = learned(encoded(table, "em"), "em", truth, args.repeat)
+        complete = learned(complete_data(net, codes), "complete", truth, args.repeat)
+        row = {"network": name, "rows": args.rows, "seed": seed, "blank": float(mask.mean()),
+               "max_iter": BNLEARN_MAX_ITER, "ours": ours, "complete": complete}
+        theirs = bnlearn_sem(net, table, frame(net, codes, np.zeros(codes.shape, dtype=bool)), args.peer_cap)
+        if "error" in theirs:
+            row["bnlearn"] = theirs
+            print(f"| {name} | {args.rows:,} | {100 * row['blank']:.1f} | {ours['shd']} / {theirs['error']} | "
+                  f"{complete['shd']} | {ours['arcs']} / | {harness.seconds(ours['seconds'])} / | |", flush=True)
+            out.append(row)
+            continue
+        adjacency = np.zeros((net.n_vars, net.n_vars), dtype=np.int8)
+        for u, v in theirs["arcs"]:
+            adjacency[u, v] = 1
+        theirs["shd"] = shd(DAG(adjacency, net.names).cpdag(), truth)
+        row["bnlearn"] = theirs
+        row["time_ratio"] = theirs["seconds"] / ours["seconds"]
+        out.append(row)
+        print(f"| {name} | {args.rows:,} | {100 * row['blank']:.1f} | {ours['shd']} / {theirs['shd']} | "
+              f"{complete['shd']} | {ours['arcs']} / {len(theirs['arcs'])} | {harness.seconds(ours['seconds'])} / "
+              f"{harness.seconds(theirs['seconds'])} | {row['time_ratio']:.0f}x | "
+              f"{ours['seconds'] / complete['seconds']:.1f}x / {theirs['seconds'] / theirs['complete_seconds']:.0f}x |",
+              flush=True)
+    return out
+
+
 # ----------------------------------------------------------------------------- main
 
 def print_summary(records, methods):
@@ -444,12 +521,14 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--repeat", type=int, default=3, help="calls of each method's search (the best time is kept)")
     parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True,
-                        help="pyAgrum's parameter EM beside ours (needs em in --methods' library)")
+                        help="pyAgrum's parameter EM and bnlearn's structural EM beside ours (with em in --methods)")
     parser.add_argument("--completions", type=int, help="structural EM's completions per incomplete row "
                         "(default: the library's)")
     parser.add_argument("--em-iterations", type=int, help="structural EM's most iterations (default: the library's)")
-    parser.add_argument("--peer-cap", type=float, default=1200.0, help="seconds before pyAgrum's EM is stopped")
-    parser.add_argument("--peer-only", action="store_true", help="only the pyAgrum comparison")
+    parser.add_argument("--peer-cap", type=float, default=1200.0, help="seconds before a peer's run is stopped")
+    parser.add_argument("--peer-only", action="store_true", help="only the peer comparisons")
+    parser.add_argument("--peers", nargs="+", default=["pyagrum", "bnlearn"], choices=("pyagrum", "bnlearn"),
+                        help="which peers run beside ours (with --peer)")
     parser.add_argument("--quick", action="store_true", help="asia, 1,000 rows, one seed (a smoke run)")
     parser.add_argument("--summary", nargs="+", metavar="JSON", help="print the summary and target of these raw "
                         "results together (runs of several invocations) and stop")
@@ -468,8 +547,8 @@ def main(argv=None):
     np.seterr(all="ignore")
     warm_up(args.methods)
     print("# Learning from blank cells: structural EM, drop, blank state, complete data")
-    versions = {"pyAgrum": _version("pyagrum")}
-    print(f"{harness.machine_line()}; pyAgrum {versions['pyAgrum']}; bnlearn (R): not installed (no R); "
+    versions = {"pyAgrum": _version("pyagrum"), "bnlearn": _bnlearn_version()}
+    print(f"{harness.machine_line()}; pyAgrum {versions['pyAgrum']}; bnlearn (R) {versions['bnlearn']}; "
           "kernels compiled before timing\n")
     records = []
     record = {"peers": versions, "rows": args.rows, "seeds": args.seeds, "patterns": args.patterns,
@@ -496,13 +575,30 @@ def main(argv=None):
         run_network(name, args, emit)
     if records:
         record["target"] = print_summary(records, args.methods)
-    if args.peer and "em" in args.methods:
+    peers = args.peers if args.peer and "em" in args.methods else []
+    if "pyagrum" in peers:
         print("\n## Parameter EM on the true DAG beside pyAgrum's (mcar10, seed 1)\n")
         print("| network | N | blank % | em_fit s | pyAgrum s | pyAgrum / ours | iterations ours / pyAgrum "
               "| observed log-likelihood ours / pyAgrum | largest table difference |")
         print("|---|---|---|---|---|---|---|---|---|")
         record["pyagrum"] = peer_part(args)
+    if "bnlearn" in peers:
+        print(f"\n## Structural EM beside bnlearn's (mcar10, seed 1; bnlearn {versions['bnlearn']}, "
+              f"max.iter {BNLEARN_MAX_ITER})\n")
+        print("| network | N | blank % | SHD ours / bnlearn | SHD complete data | arcs ours / bnlearn "
+              "| seconds ours / bnlearn | bnlearn / ours | structural EM / own complete-data climb, ours / bnlearn |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        record["bnlearn"] = bnlearn_part(args)
     print(f"\nraw: {harness.write_json(args.json, record)}", flush=True)
+
+
+def _bnlearn_version():
+    """bnlearn's version as R reports it (None without Rscript or bnlearn)."""
+    if shutil.which("Rscript") is None:
+        return None
+    run = subprocess.run(["Rscript", "-e", 'cat(as.character(packageVersion("bnlearn")))'], capture_output=True,
+                         text=True)
+    return run.stdout.strip() if run.returncode == 0 else None
 
 
 def _version(package):

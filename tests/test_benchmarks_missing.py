@@ -5,10 +5,12 @@ pieces on asia with a few hundred rows.
 """
 
 import json
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -100,3 +102,41 @@ def test_a_quick_run_writes_every_run_and_method_to_its_json(tmp_path, capsys):
         assert r["em"]["em"]["iterations"] >= 1 and r["em"]["rows"] == record["rows"]
     printed = capsys.readouterr().out
     assert "| asia | mar |" in printed and "Target (mcar10, 1 runs)" in printed
+
+
+def _fake_rscript(folder, printed, code=0):
+    """An ``Rscript`` first on PATH that prints ``printed`` (to stderr when ``code`` is not 0, as R prints its
+    errors) and exits with ``code``, whatever it is asked."""
+    script = folder / "Rscript"
+    script.write_text(f"#!/bin/sh\ncat {'>&2 ' if code else ''}<<'END'\n{printed}\nEND\nexit {code}\n")
+    script.chmod(0o755)
+    return str(folder) + os.pathsep + os.environ["PATH"]
+
+
+def test_bnlearns_arcs_are_read_back_as_the_networks_indices(tmp_path, monkeypatch):
+    net = bench.network("asia")
+    codes = np.asarray(sample_codes(net, 50, seed=4))
+    table = bench.frame(net, codes, np.zeros(codes.shape, dtype=bool))
+    a, b, c = net.names[0], net.names[3], net.names[5]
+    printed = f"version 4.9 \nseconds 1.25 \ncomplete_seconds 0.5 \narc\t{a}\t{b}\narc\t{c}\t{a}"
+    monkeypatch.setenv("PATH", _fake_rscript(tmp_path, printed))
+    assert bench.bnlearn_sem(net, table, table, 60) == {"version": "4.9", "seconds": 1.25, "complete_seconds": 0.5,
+                                                        "arcs": [(0, 3), (5, 0)]}
+    monkeypatch.setenv("PATH", _fake_rscript(tmp_path, "Error in library(bnlearn): there is no package", 1))
+    assert bench.bnlearn_sem(net, table, table, 60) == {"error": "Error in library(bnlearn): there is no package"}
+    monkeypatch.setattr(bench.shutil, "which", lambda name: None)
+    assert bench.bnlearn_sem(net, table, table, 60) == {"error": "no Rscript"}
+
+
+@pytest.mark.skipif(bench._bnlearn_version() is None, reason="needs R's Rscript with bnlearn installed")
+def test_bnlearn_learns_from_the_blanked_table_with_every_variables_states():
+    net = bench.network("asia")
+    codes = np.asarray(sample_codes(net, 2000, seed=5))
+    mask = bench.blank_mask(net, codes, "mcar10", np.random.default_rng(5))
+    complete = bench.frame(net, codes, np.zeros(codes.shape, dtype=bool))
+    theirs = bench.bnlearn_sem(net, bench.frame(net, codes, mask), complete, 300)
+    assert theirs["seconds"] >= 0 and theirs["complete_seconds"] >= 0 and theirs["version"] == bench._bnlearn_version()
+    assert theirs["arcs"] and all(0 <= u < net.n_vars and 0 <= v < net.n_vars and u != v for u, v in theirs["arcs"])
+    # asia's strongest dependence, either (lung, either) or (tub, either), is found by any sound search
+    either = net.names.index("either")
+    assert any(either in arc for arc in theirs["arcs"])
