@@ -2,6 +2,7 @@
 neighbourhood, constraints, restarts, tabu's best-seen guarantee, statistics."""
 
 import itertools
+import json
 import os
 
 import numpy as np
@@ -228,6 +229,9 @@ def test_statistics_are_reported(problem):
     assert stats["local_score_lookups"] >= stats["local_scores_computed"] > 0
     assert 1 <= stats["nvar"] <= 9
     assert stats["structures_evaluated"] >= 9 * 8 * stats["iterations"] // 2
+    # plain Python values, as a result's JSON shape has them (a numpy count here once broke a benchmark's JSON)
+    assert all(type(value) in (int, float, str, type(None)) for value in stats.values()), stats
+    json.dumps(stats)
     again = hill_climb(scorer)
     assert again.stats["local_scores_computed"] == 0  # everything cached the second time
     assert again.score == result.score

@@ -67,7 +67,8 @@ class SearchRun:
         score = self.scorer.total(graph)
         compiling = compile_seconds() - self.compiled  # numba's first calls: apart, never in "seconds"
         stats = {"seconds": search_clock() - self.start, "iterations": self.iterations,
-                 "structures_evaluated": self.evaluated, **self.scorer.stats(self.snapshot),
+                 "structures_evaluated": int(self.evaluated),  # summed numpy counts: stats stay plain (JSON) values
+                 **self.scorer.stats(self.snapshot),
                  "edges": graph.n_edges, "stopped": self.control.reason,
                  **({"seconds_compiling": compiling} if compiling > 0 else {}), **stats}
         self.control.finish(message=f"{self.algorithm}: done", score=score)
