@@ -1,13 +1,14 @@
-"""Local search: hc, tabu, rpdag and rpdag-tabu against pgmpy and pyAgrum.
+"""Local search: hc, tabu, rpdag and rpdag-tabu against pgmpy, pyAgrum and bnlearn.
 
 For each data set sampled (seed 1) from a bundled BIF network, runs our four
 local searches with BDeu (ess = 1) from the empty graph and a cold score
 cache, and reports the columns of Acid & de Campos (2003), Tables 3-5: BDeu,
 edges, H = A + D + I against the true network (equivalence classes compared),
 iterations, Ind, EstEv, TEst, NVar and seconds. In the same run it times
-pgmpy's ``HillClimbSearch`` (BDeu) and pyAgrum's greedy hill climbing (BDeu)
-when they are installed (benchmark environment only) and scores their graphs
-with our Scorer.
+pgmpy's ``HillClimbSearch`` (BDeu), pyAgrum's greedy hill climbing (BDeu) and
+R bnlearn's ``hc`` (BDeu, iss 1; through ``Rscript``, ``bnlearn.R``) when they
+are installed (benchmark environment only) and scores their graphs with our
+Scorer.
 
 Run: ``python benchmarks/bench_local_search.py [--quick]``; the raw rows go to
 ``benchmarks/results/local_search.json`` (``--json`` to choose).
@@ -34,6 +35,8 @@ OURS = [("hc", "hc", {}), ("tabu", "tabu", {}), ("rpdag", "rpdag", {}), ("rpdag-
         ("hc + 20 restarts", "hc", {"restarts": 20, "seed": 1})]
 """(label, algorithm, options) of our runs; the last is hill climbing with
 random restarts (perturbations of the best graph, ``bnexplore.search.hillclimb``)."""
+PEER_CAP = 600.0
+"""Seconds before bnlearn's run (in its own R process) is stopped."""
 
 
 def pgmpy_hc(frame):
@@ -65,11 +68,21 @@ def pyagrum_hc(frame):
     return seconds, [(bn.variable(u).name(), bn.variable(v).name()) for u, v in bn.arcs()]
 
 
+def bnlearn_hc(frame, states):
+    """R bnlearn's ``hc`` (BDeu, iss 1) through :func:`harness.bnlearn`: ``(seconds, arcs)``, None without
+    Rscript or bnlearn, or its error message. The seconds are the ``hc`` call's alone (the table read in R)."""
+    if harness.bnlearn_version() is None:
+        return None
+    out = harness.bnlearn("hc", states, frame, PEER_CAP)
+    return out["error"] if "error" in out else (out["seconds"], out["arcs"])
+
+
 def row(label, scorer, graph, truth, seconds, stats=None):
     """The paper's columns of one run, as a dict."""
     stats = stats or {}
-    return {"algorithm": label, "bdeu": scorer.total(graph), "edges": graph.n_edges,
-            **structural_errors(graph, truth), "iterations": stats.get("iterations"),
+    errors = {key: int(value) for key, value in structural_errors(graph, truth).items()}  # numpy ints: not JSON
+    return {"algorithm": label, "bdeu": float(scorer.total(graph)), "edges": int(graph.n_edges), **errors,
+            "iterations": stats.get("iterations"),
             "ind": stats.get("structures_evaluated"), "estev": stats.get("local_scores_computed"),
             "test": stats.get("local_score_lookups"), "nvar": stats.get("nvar"), "seconds": seconds}
 
@@ -120,7 +133,7 @@ def main():
         return
 
     print("# Local search on data sampled from BIF networks (BDeu, ess = 1, empty start, cold cache)")
-    print(harness.machine_line() + "\n")
+    print(f"{harness.machine_line()}; bnlearn (R) {harness.bnlearn_version()}\n")
     header = ("| algorithm | BDeu | edges | A | D | I | H | iterations | Ind | EstEv | TEst | NVar | seconds |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     record = []
@@ -143,10 +156,12 @@ def main():
             continue
         frame = data.to_frame().astype(str)
         scorer = Scorer(data, "bdeu")
-        for label, run in (("pgmpy HillClimbSearch", pgmpy_hc), ("pyAgrum greedy HC", pyagrum_hc)):
+        peers = (("pgmpy HillClimbSearch", pgmpy_hc), ("pyAgrum greedy HC", pyagrum_hc),
+                 ("bnlearn hc", lambda table: bnlearn_hc(table, dict(zip(data.names, data.states)))))
+        for label, run in peers:
             out = run(frame)
-            if out is None:
-                print(f"| {label} | not installed |")
+            if out is None or isinstance(out, str):
+                print(f"| {label} | {out or 'not installed'} |")
                 continue
             seconds, arcs = out
             graph = DAG.from_arcs(arcs, data.names)
@@ -158,6 +173,7 @@ def main():
                   if "pyAgrum greedy HC" in times else "",
                   f"pgmpy / our hc = {times['pgmpy HillClimbSearch'] / times['hc']:.0f}x"
                   if "pgmpy HillClimbSearch" in times else "",
+                  f"bnlearn / our hc = {times['bnlearn hc'] / times['hc']:.1f}x" if "bnlearn hc" in times else "",
                   f"rpdag / hc = {times['rpdag'] / times['hc']:.2f}"]
         print("\n" + "; ".join(r for r in ratios if r))
     print(f"\nraw: {harness.write_json(args.json, {'runs': record})}")

@@ -42,7 +42,7 @@ DAG: ``learnParameters`` with ``useEMWithRateCriterion`` against our
 iterations, observed-data log-likelihood of both results (ours computed) and
 the largest difference between their tables. Then bnlearn's structural EM
 (R, ``structural.em`` with hill climbing on BDeu ess 1, Bayesian tables with
-the same prior, its default imputation and ``max.iter``; ``bnlearn_sem.R``)
+the same prior, its default imputation and ``max.iter``; ``bnlearn.R``)
 beside ours on the same table (mcar10, seed 1): SHD of each CPDAG to the
 truth, arcs, seconds of the learning call, and each one's time over its own
 hill climbing on the complete rows. Without ``Rscript`` or bnlearn that
@@ -57,9 +57,7 @@ Run: ``python benchmarks/bench_missing.py [--networks alarm insurance]
 import argparse
 import gzip
 import json
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -425,35 +423,18 @@ def peer_part(args):
 
 # ----------------------------------------------------------------------------- bnlearn beside it
 
-BNLEARN_SCRIPT = Path(__file__).with_name("bnlearn_sem.R")
 BNLEARN_MAX_ITER = 5
 """bnlearn's own default for ``structural.em(max.iter=)``."""
 
 
 def bnlearn_sem(net, table, complete, cap):
     """bnlearn's ``structural.em`` on ``table`` and its hill climbing on the ``complete`` one
-    (:data:`BNLEARN_SCRIPT`): ``{"version", "seconds", "complete_seconds", "arcs"}`` with structural EM's arcs as
-    index pairs, or ``{"error"}`` (no Rscript, no bnlearn, a failure, or over ``cap`` seconds)."""
-    if shutil.which("Rscript") is None:
-        return {"error": "no Rscript"}
-    with tempfile.TemporaryDirectory() as folder:
-        csv, levels, full = Path(folder) / "table.csv", Path(folder) / "levels.tsv", Path(folder) / "complete.csv"
-        table.to_csv(csv, index=False, na_rep="NA")
-        complete.to_csv(full, index=False, na_rep="NA")
-        levels.write_text("".join("\t".join([name, *states]) + "\n" for name, states in zip(net.names, net.states)))
-        try:
-            run = subprocess.run(["Rscript", str(BNLEARN_SCRIPT), str(csv), str(levels), str(BNLEARN_MAX_ITER),
-                                  str(full)], capture_output=True, text=True, timeout=cap)
-        except subprocess.TimeoutExpired:
-            return {"error": f"over {cap:.0f} s"}
-    if run.returncode != 0:
-        return {"error": (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1][:200]}
-    lines = [line.split("\t") if line.startswith("arc") else line.split() for line in run.stdout.splitlines()]
-    fields = {line[0]: line[1] for line in lines if line and line[0] in ("version", "seconds", "complete_seconds")}
-    index = {name: v for v, name in enumerate(net.names)}
-    return {"version": fields["version"], "seconds": float(fields["seconds"]),
-            "complete_seconds": float(fields["complete_seconds"]),
-            "arcs": [(index[line[1]], index[line[2].strip()]) for line in lines if line and line[0] == "arc"]}
+    (:func:`harness.bnlearn`), structural EM's arcs as index pairs of ``net``'s variables."""
+    theirs = harness.bnlearn("sem", dict(zip(net.names, net.states)), table, cap, complete, BNLEARN_MAX_ITER)
+    if "arcs" in theirs:
+        index = {name: v for v, name in enumerate(net.names)}
+        theirs["arcs"] = [(index[u], index[v]) for u, v in theirs["arcs"]]
+    return theirs
 
 
 def bnlearn_part(args):
@@ -547,7 +528,7 @@ def main(argv=None):
     np.seterr(all="ignore")
     warm_up(args.methods)
     print("# Learning from blank cells: structural EM, drop, blank state, complete data")
-    versions = {"pyAgrum": _version("pyagrum"), "bnlearn": _bnlearn_version()}
+    versions = {"pyAgrum": _version("pyagrum"), "bnlearn": harness.bnlearn_version()}
     print(f"{harness.machine_line()}; pyAgrum {versions['pyAgrum']}; bnlearn (R) {versions['bnlearn']}; "
           "kernels compiled before timing\n")
     records = []
@@ -590,15 +571,6 @@ def main(argv=None):
         print("|---|---|---|---|---|---|---|---|---|")
         record["bnlearn"] = bnlearn_part(args)
     print(f"\nraw: {harness.write_json(args.json, record)}", flush=True)
-
-
-def _bnlearn_version():
-    """bnlearn's version as R reports it (None without Rscript or bnlearn)."""
-    if shutil.which("Rscript") is None:
-        return None
-    run = subprocess.run(["Rscript", "-e", 'cat(as.character(packageVersion("bnlearn")))'], capture_output=True,
-                         text=True)
-    return run.stdout.strip() if run.returncode == 0 else None
 
 
 def _version(package):

@@ -22,8 +22,10 @@ import multiprocessing
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from importlib import metadata
@@ -178,6 +180,55 @@ def emit(path, record):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a") as handle:
             handle.write(line + "\n")
+
+
+BNLEARN_SCRIPT = Path(__file__).with_name("bnlearn.R")
+
+
+def bnlearn_version():
+    """bnlearn's version as R reports it (None without Rscript or bnlearn)."""
+    if shutil.which("Rscript") is None:
+        return None
+    run = subprocess.run(["Rscript", "-e", 'cat(as.character(packageVersion("bnlearn")))'], capture_output=True,
+                         text=True)
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
+def bnlearn(mode, states, table, cap, complete=None, max_iter=None):
+    """Run R's bnlearn on a table (:data:`BNLEARN_SCRIPT`): ``mode`` "hc" (hill climbing) or "sem"
+    (structural EM, with the ``complete`` table and ``max_iter``), BDeu ess 1.
+
+    ``states`` maps each column to every state it has (its arity); ``table`` is a DataFrame of those states,
+    NaN at blank cells. Returns ``{"version", "seconds", "arcs"}`` with ``"score"`` (bnlearn's BDeu of its
+    network) in "hc" mode and ``"complete_seconds"`` in "sem" mode,
+    the arcs as ``(from, to)`` column names, or ``{"error"}``: no Rscript, no bnlearn, a failure, or over
+    ``cap`` seconds.
+    """
+    if shutil.which("Rscript") is None:
+        return {"error": "no Rscript"}
+    with tempfile.TemporaryDirectory() as folder:
+        levels, csv, full = Path(folder) / "levels.tsv", Path(folder) / "table.csv", Path(folder) / "complete.csv"
+        levels.write_text("".join("\t".join([name, *values]) + "\n" for name, values in states.items()))
+        table.to_csv(csv, index=False, na_rep="NA")
+        extra = []
+        if mode == "sem":
+            complete.to_csv(full, index=False, na_rep="NA")
+            extra = [str(full), str(max_iter)]
+        try:
+            run = subprocess.run(["Rscript", str(BNLEARN_SCRIPT), mode, str(levels), str(csv), *extra],
+                                 capture_output=True, text=True, timeout=cap)
+        except subprocess.TimeoutExpired:
+            return {"error": f"over {cap:.0f} s"}
+    if run.returncode != 0:
+        return {"error": (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1][:200]}
+    lines = [line.split("\t") if line.startswith("arc") else line.split() for line in run.stdout.splitlines()]
+    numbers = ("seconds", "score", "complete_seconds")
+    out = {line[0]: line[1] for line in lines if line and line[0] in ("version", *numbers)}
+    for key in numbers:
+        if key in out:
+            out[key] = float(out[key])
+    out["arcs"] = [(line[1], line[2].strip()) for line in lines if line and line[0] == "arc"]
+    return out
 
 
 def sampled(name, rows, seed=1):

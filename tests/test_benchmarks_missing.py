@@ -16,6 +16,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import bench_missing as bench  # noqa: E402
+import harness  # noqa: E402
 
 from bnexplore.bif import sample_codes  # noqa: E402
 
@@ -124,18 +125,18 @@ def test_bnlearns_arcs_are_read_back_as_the_networks_indices(tmp_path, monkeypat
                                                         "arcs": [(0, 3), (5, 0)]}
     monkeypatch.setenv("PATH", _fake_rscript(tmp_path, "Error in library(bnlearn): there is no package", 1))
     assert bench.bnlearn_sem(net, table, table, 60) == {"error": "Error in library(bnlearn): there is no package"}
-    monkeypatch.setattr(bench.shutil, "which", lambda name: None)
+    monkeypatch.setattr(harness.shutil, "which", lambda name: None)
     assert bench.bnlearn_sem(net, table, table, 60) == {"error": "no Rscript"}
 
 
-@pytest.mark.skipif(bench._bnlearn_version() is None, reason="needs R's Rscript with bnlearn installed")
+@pytest.mark.skipif(harness.bnlearn_version() is None, reason="needs R's Rscript with bnlearn installed")
 def test_bnlearn_learns_from_the_blanked_table_with_every_variables_states():
     net = bench.network("asia")
     codes = np.asarray(sample_codes(net, 2000, seed=5))
     mask = bench.blank_mask(net, codes, "mcar10", np.random.default_rng(5))
     complete = bench.frame(net, codes, np.zeros(codes.shape, dtype=bool))
     theirs = bench.bnlearn_sem(net, bench.frame(net, codes, mask), complete, 300)
-    assert theirs["seconds"] >= 0 and theirs["complete_seconds"] >= 0 and theirs["version"] == bench._bnlearn_version()
+    assert theirs["seconds"] >= 0 and theirs["complete_seconds"] >= 0 and theirs["version"] == harness.bnlearn_version()
     assert theirs["arcs"] and all(0 <= u < net.n_vars and 0 <= v < net.n_vars and u != v for u, v in theirs["arcs"])
     # asia's strongest dependence, either (lung, either) or (tub, either), is found by any sound search
     either = net.names.index("either")
