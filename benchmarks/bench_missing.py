@@ -428,13 +428,9 @@ BNLEARN_MAX_ITER = 5
 
 
 def bnlearn_sem(net, table, complete, cap):
-    """bnlearn's ``structural.em`` on ``table`` and its hill climbing on the ``complete`` one
-    (:func:`harness.bnlearn`), structural EM's arcs as index pairs of ``net``'s variables."""
-    theirs = harness.bnlearn("sem", dict(zip(net.names, net.states)), table, cap, complete, BNLEARN_MAX_ITER)
-    if "arcs" in theirs:
-        index = {name: v for v, name in enumerate(net.names)}
-        theirs["arcs"] = [(index[u], index[v]) for u, v in theirs["arcs"]]
-    return theirs
+    """bnlearn's ``structural.em`` on ``table`` and its hill climbing on the ``complete`` one, with ``net``'s
+    states (:func:`harness.bnlearn`; structural EM's arcs by name)."""
+    return harness.bnlearn("sem", dict(zip(net.names, net.states)), table, cap, complete, BNLEARN_MAX_ITER)
 
 
 def bnlearn_part(args):
@@ -459,10 +455,7 @@ def bnlearn_part(args):
                   f"{complete['shd']} | {ours['arcs']} / | {harness.seconds(ours['seconds'])} / | |", flush=True)
             out.append(row)
             continue
-        adjacency = np.zeros((net.n_vars, net.n_vars), dtype=np.int8)
-        for u, v in theirs["arcs"]:
-            adjacency[u, v] = 1
-        theirs["shd"] = shd(DAG(adjacency, net.names).cpdag(), truth)
+        theirs["shd"] = shd(DAG.from_arcs(theirs["arcs"], net.names).cpdag(), truth)
         row["bnlearn"] = theirs
         row["time_ratio"] = theirs["seconds"] / ours["seconds"]
         out.append(row)

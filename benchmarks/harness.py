@@ -17,6 +17,7 @@ Scripts import it as ``import harness`` (Python puts the script's folder first o
 scripts run from any folder without ``PYTHONPATH``.
 """
 
+import functools
 import json
 import multiprocessing
 import os
@@ -185,8 +186,9 @@ def emit(path, record):
 BNLEARN_SCRIPT = Path(__file__).with_name("bnlearn.R")
 
 
+@functools.cache
 def bnlearn_version():
-    """bnlearn's version as R reports it (None without Rscript or bnlearn)."""
+    """bnlearn's version as R reports it (None without Rscript or bnlearn); asked of R once per process."""
     if shutil.which("Rscript") is None:
         return None
     run = subprocess.run(["Rscript", "-e", 'cat(as.character(packageVersion("bnlearn")))'], capture_output=True,
