@@ -1,4 +1,5 @@
-"""How much memory this process may still allocate: the least the machine, its container and its limits allow.
+"""How much memory this process may still allocate: the least the machine, its container and its limits allow;
+and giving back what it freed.
 
 ``MemAvailable`` of ``/proc/meminfo`` says what the machine has free, but a
 server often runs under tighter limits that a guard reading only that would
@@ -19,6 +20,11 @@ Every guard that refuses work before allocating it goes through
 :func:`check_memory` (the message says what is needed, what is left and what
 to change), so the readings above are the one place a limit is learnt.
 
+Memory a phase of a long search freed in many small blocks (the explorer's
+parent sets, a node at a time) stays with the process, and the next phase's
+large arrays are mapped beside it: :func:`return_freed_memory` hands it back
+to the system between phases.
+
 Examples
 --------
 >>> from bnexplore.resources import available_memory, format_bytes
@@ -28,6 +34,9 @@ True
 '3.0 MiB'
 """
 
+import ctypes
+import ctypes.util
+import functools
 import os
 from pathlib import Path
 
@@ -180,3 +189,38 @@ def check_memory(needed, what, hint=None):
         hint = hint or "use fewer variables or a heuristic search (hill climbing, ordering-based)"
         raise ResourceError(f"{what} needs {format_bytes(needed)} of memory but only {format_bytes(available)} "
                             f"is available; {hint}")
+
+
+@functools.cache
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, Windows, musl)."""
+    name = ctypes.util.find_library("c")
+    try:
+        return ctypes.CDLL(name).malloc_trim if name else None
+    except (AttributeError, OSError):
+        return None
+
+
+def return_freed_memory():
+    """Give the memory the process has freed back to the system (glibc's ``malloc_trim(0)``; elsewhere nothing).
+
+    Small numpy arrays live in the C heap, and glibc keeps the heap's freed pages for the process; an array
+    allocated later above its mapping threshold gets new pages instead. Called between the ordering search's
+    phases: on DEBD's voting (1,359 variables) the explorer's 1.58 million parent sets, packed node by node,
+    left about 60 MB freed but held once the search had packed them into one array.
+
+    Returns
+    -------
+    bool
+        Whether the C library could be asked.
+
+    Examples
+    --------
+    >>> return_freed_memory() in (True, False)
+    True
+    """
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True

@@ -20,7 +20,7 @@ from .bootstrap import bootstrap
 from .control import Control
 from .data import Dataset, Encoder
 from .inference import InferenceEngine
-from .parents import candidate_parent_sets
+from .parents import ParentSets, candidate_parent_sets
 from .independence import TESTS
 from .scores import Scorer
 from .scores.kernels import PARALLEL_WORK
@@ -146,7 +146,7 @@ def warm_up(progress=None):
     step(8)
     for method in ("asobs", "obs"):
         ordering_search(bdeu, method=method, restarts=2, seed=0, time_per_variable=0.01)
-    candidates = Candidates.of_lists([[((), -2.0)], [((0,), -1.0)]])  # node 1's one set holds node 0
+    candidates = Candidates(ParentSets(["a", "b"], [[((), -2.0)], [((0,), -1.0)]], "bic"))  # b's one set holds a
     order = candidates.respecting([1, 0])  # a required parent's kernel
     candidates.topological(candidates.asobs(order), order)  # an ASOBS graph that beat its ordering's climb
     step(9)

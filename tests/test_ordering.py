@@ -278,10 +278,11 @@ def test_undominated_sets_give_every_ordering_the_same_choice():
             assert naive.obs_total(pruned, order) == pytest.approx(naive.obs_total(lists, order))
 
 
-def test_candidates_packed_from_pairs_are_those_of_their_parent_sets():
-    """The pool packs its sets straight from its pairs (``Candidates.of_lists``): the same rows in the same
-    order as through a ParentSets (ties of scores, common on integer-valued data, included) and the same
-    forced pairs (a node whose every set holds a parent)."""
+def test_a_node_packed_anew_keeps_the_order_of_a_parent_sets_of_its_undominated_sets():
+    """The pool packs a node with sets added since the last packing straight from its pairs: the same rows in
+    the same order as through a ParentSets of its undominated sets (ties of scores, common on integer-valued
+    data, included) and the same forced pairs (a node whose every set holds a parent); its dominated sets are
+    remembered, not packed."""
     rng = np.random.default_rng(12)
     forced = 0
     for trial in range(200):
@@ -295,14 +296,28 @@ def test_candidates_packed_from_pairs_are_those_of_their_parent_sets():
                 extra = rng.choice(others, int(rng.integers(0, len(others) + 1)), replace=False).tolist()
                 sets.add(tuple(sorted(set(extra) | set(required))))
             lists.append([(c, float(rng.integers(-4, 0))) for c in sets])  # few values: many ties
-        through = Candidates(ParentSets([f"V{v}" for v in range(n)], lists, "bic"))
-        packed = Candidates.of_lists(iter(pairs) for pairs in lists)
+        names = [f"V{v}" for v in range(n)]
+        first = [[min(pairs, key=lambda pair: len(pair[0]))] for pairs in lists]  # each node's required set
+        required = [pairs[0][0] for pairs in first]  # a pool of those (nothing around them to score), then the rest
+        bound = SimpleNamespace(required_parents=lambda v: np.array(required[v], np.int64),
+                                parents_ok=lambda v, c: set(required[v]) <= set(c))
+        pool = _Pool(SimpleNamespace(n_vars=n, rows=10), ParentSets(names, first, "bic"), 0, bound)
+        for v, pairs in enumerate(lists):
+            pairs.remove(first[v][0])
+            pairs.insert(0, first[v][0])
+        for v, pairs in enumerate(lists):
+            if pairs[1:]:
+                pool._waiting[v].append(pack_items(pairs[1:]))
+        packed = pool.candidates()
+        kept = [[(c, score) for c, score in pairs if c in undominated(dict(pairs))] for pairs in lists]
+        through = Candidates(ParentSets(names, kept, "bic"))
         assert packed.offsets.tolist() == through.offsets.tolist()
         assert packed.sizes.tolist() == through.sizes.tolist() and packed.scores.tolist() == through.scores.tolist()
         assert [packed.parents[t, :k].tolist() for t, k in enumerate(packed.sizes)] == \
             [through.parents[t, :k].tolist() for t, k in enumerate(through.sizes)], trial
         assert (packed.parents[np.arange(packed.parents.shape[1]) >= packed.sizes[:, None]] == -1).all()
         assert sorted(map(tuple, packed.forced.tolist())) == sorted(map(tuple, through.forced.tolist()))
+        assert all(pool.scored(v) == dict(pairs) for v, pairs in enumerate(lists))
         forced += len(packed.forced)
     assert forced > 0  # the trials met required parents
 
@@ -325,7 +340,7 @@ def test_pool_reproduces_a_graph_on_its_topological_order(problem):
         chosen, _ = cands.obs(np.asarray(order, np.int64))
         assert cands.score(chosen) >= scorer.total(graph) - 1e-9 * abs(scorer.total(graph))
         for v, ps in enumerate(graph):
-            assert tuple(ps) in pool.scored[v] and () in pool.scored[v]
+            assert tuple(ps) in pool.scored(v) and () in pool.scored(v)
 
 
 def random_graph(rng, n):
@@ -336,36 +351,113 @@ def random_graph(rng, n):
     return graph
 
 
-def test_a_polishing_climb_runs_without_the_packed_candidates_and_they_come_back_the_same(problem, monkeypatch):
-    """The packed candidates are dropped while a polishing hill climb's n x n state is alive (together they made
-    the peak on wide data) and packed again, the same, when next asked for."""
-    from bnexplore.search import ordering
+def test_the_pool_holds_the_explored_sets_as_its_packed_candidates_only():
+    """The pool keeps no Python object per explored set (on DEBD's voting its dicts of 1.58 million tuples and
+    floats, beside the packed arrays, made the learner's peak): building it and packing takes memory within
+    twice the packed arrays' bytes (as tuples and floats the sets take about ten times those), a pool with
+    nothing added packs nothing anew, and the sets added around a graph join the same packed candidates."""
+    import tracemalloc
 
-    scorer, found = problem
-    pools, polishing = [], []
-
-    class Pool(_Pool):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            pools.append(self)
-
-    def hill_climb(*args, **kwargs):
-        if kwargs.get("start") is not None:  # a polish (the seed climbs from the empty graph)
-            polishing.append(pools[0]._cands is None)
-        return real(*args, **kwargs)
-
-    real = ordering.hill_climb
-    monkeypatch.setattr(ordering, "_Pool", Pool)
-    monkeypatch.setattr(ordering, "hill_climb", hill_climb)
-    ordering_search(scorer, "asobs", parents=found, restarts=3, seed=0)
-    assert polishing and all(polishing)
-    pool = pools[0]
-    before = pool.candidates()
-    pool.release()
+    n, rng = 400, np.random.default_rng(13)
+    data = Dataset.from_codes(rng.integers(0, 2, size=(30, n)), [2] * n)
+    scorer = Scorer(data, "bic")
+    lists = [[((), -10.0)] + [((u,), -9.0 + 1e-3 * u) for u in range(n) if u != v] for v in range(n)]
+    lists[1][1] = ((0,), -1e9)  # the sets around it score above it
+    given = ParentSets(scorer.names, lists, "bic")  # every one-parent set, all but one beating the empty set
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        pool = _Pool(scorer, given, None)
+        cands = pool.candidates()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    arrays = cands.parents.nbytes + cands.sizes.nbytes + cands.scores.nbytes
+    assert len(cands.scores) == n * n and held < 2 * arrays
+    assert pool.candidates() is cands and pool.added == 0  # every set around the empty graph was given
+    graph = [[] for _ in range(n)]
+    graph[1] = [0]
+    pool.add(graph)
     again = pool.candidates()
-    assert again is not before
-    for name in ("parents", "sizes", "scores", "offsets", "forced"):
-        np.testing.assert_array_equal(getattr(again, name), getattr(before, name))
+    assert again is cands and pool.added == n - 2  # revised in place; (0,) held, (0, u) scored for u not 0, 1
+    larger = {(0, u) for u in range(2, n)}
+    assert larger <= set(pool.scored(1)) and not any(pool._waiting)
+    assert not larger & set(map(tuple, again.parent_lists(range(again.offsets[1], again.offsets[2]))))  # below (u,)
+    for v in range(n):
+        assert sorted(map(tuple, again.parent_lists(range(again.offsets[v], again.offsets[v + 1])))) == \
+            sorted(undominated(pool.scored(v)))
+
+
+def revised_naively(cands, revisions):
+    """What :meth:`Candidates.revise` must give: every node's kept rows and new sets, best first, packed afresh."""
+    nodes = []
+    for v in range(cands.n):
+        parents, sizes, scores = (array.copy() for array in cands.packed(v))
+        if v in revisions:
+            stay, (new_parents, new_sizes, new_scores) = revisions[v]
+            pairs = [(tuple(row[:k]), score) for row, k, score in zip(parents[stay].tolist(), sizes[stay].tolist(),
+                                                                      scores[stay].tolist())]
+            pairs += [(tuple(row[:k]), score) for row, k, score in zip(new_parents.tolist(), new_sizes.tolist(),
+                                                                       new_scores.tolist())]
+            parents, sizes, scores = pack_items(sorted(pairs, key=lambda item: (-item[1], len(item[0]), item[0])))
+        nodes.append((parents, sizes, scores))
+    return Candidates.of_arrays(nodes)
+
+
+def test_candidates_revised_in_place_are_those_packed_afresh():
+    """Rows dropped and sets added at random nodes (some growing, some shrinking, some wider than every packed
+    set, ties of scores included): the same rows in the same order, offsets and forced pairs as the candidates
+    packed afresh from each node's kept and new sets, over several revisions in a row."""
+    rng = np.random.default_rng(21)
+    for trial in range(150):
+        n = int(rng.integers(2, 8))
+        cands = Candidates(random_candidates(rng, n, max_sets=6, max_size=2))
+        for _ in range(3):
+            revisions = {}
+            for v in rng.choice(n, int(rng.integers(0, n + 1)), replace=False).tolist():
+                m = int(cands.offsets[v + 1] - cands.offsets[v])
+                stay = rng.random(m) < 0.7
+                stay[rng.integers(0, m)] = True
+                held = {tuple(row[:k]) for row, k in zip(*(a.tolist() for a in cands.packed(v)[:2]))}
+                others = [u for u in range(n) if u != v]
+                new = set()
+                for _ in range(int(rng.integers(0, 4))):
+                    size = int(rng.integers(1, min(len(others), 4) + 1)) if others else 0
+                    new.add(tuple(sorted(rng.choice(others, size, replace=False).tolist())) if size else ())
+                pairs = [(c, float(rng.integers(-6, 0))) for c in sorted(new - held)]
+                revisions[v] = stay, pack_items(pairs)
+            expected = revised_naively(cands, revisions)
+            cands.revise(revisions)
+            assert cands.offsets.tolist() == expected.offsets.tolist(), trial
+            assert cands.sizes.tolist() == expected.sizes.tolist() and cands.scores.tolist() == expected.scores.tolist()
+            width = min(cands.parents.shape[1], expected.parents.shape[1])
+            assert cands.parents[:, :width].tolist() == expected.parents[:, :width].tolist(), trial
+            assert (cands.parents[:, width:] == -1).all() and cands.parents.dtype == np.int32
+            assert sorted(map(tuple, cands.forced.tolist())) == sorted(map(tuple, expected.forced.tolist()))
+
+
+def test_a_revision_makes_no_second_copy_of_the_candidates():
+    """Revising every other node of 120,000 packed sets, with room to spare, takes far less memory than the
+    packed arrays (a packing afresh beside them took as much again: on DEBD's voting, 50 MB)."""
+    import tracemalloc
+
+    n = 300
+    cands = Candidates.of_arrays([pack_items([((u,), -1.0 - u) for u in range(400) if u != v] + [((), -1e3)]
+                                             + [((v + 1, v + 2), -2e3)]) for v in range(n)], spare=n)
+    revisions = {v: (np.ones(int(cands.offsets[v + 1] - cands.offsets[v]), bool),
+                     pack_items([((400 + v, 401 + v), -0.5)])) for v in range(0, n, 2)}
+    arrays = cands.parents.nbytes + cands.sizes.nbytes + cands.scores.nbytes
+    expected = revised_naively(cands, revisions)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        cands.revise(revisions)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert cands.parents.shape[1] == 2 and peak < 0.2 * arrays, (peak, arrays)
+    assert cands.offsets.tolist() == expected.offsets.tolist() and cands.scores.tolist() == expected.scores.tolist()
+    assert cands.parents.tolist() == expected.parents.tolist()
 
 
 def test_every_restart_that_beats_the_restarts_before_it_is_refined_even_below_the_best_graph(monkeypatch):
@@ -390,25 +482,6 @@ def test_every_restart_that_beats_the_restarts_before_it_is_refined_even_below_t
     assert refined == [] and search.best_score == -5.0
 
 
-def test_the_pools_sets_share_one_int_object_per_variable_and_one_tuple_per_one_parent_set():
-    """Python builds a new int object for each parent above 256 in each set, and a new tuple for each set;
-    the pool keeps its sets made of one object per variable and every node's one-parent set ``(u,)`` as one
-    tuple (on wide data it holds some 200,000 sets, three in four of one parent), the explored ones and
-    those it adds around a graph alike, and they are equal to the sets as given."""
-    n, rng = 300, np.random.default_rng(13)
-    data = Dataset.from_codes(rng.integers(0, 2, size=(40, n)), [2] * n)
-    scorer = Scorer(data, "bic")
-    given = ParentSets(scorer.names, [[((), scorer.local(v, ()))] + ([((v - 1,), scorer.local(v, (v - 1,)))]
-                                                                       if v > 280 else []) for v in range(n)], "bic")
-    pool = _Pool(scorer, given, None)
-    pool.add([[v - 2] if v > 290 else [] for v in range(n)])
-    held = [c for sets in pool.scored for c in sets]
-    assert {(v - 1,) for v in range(281, n)} | {(v - 2,) for v in range(291, n)} <= set(held)
-    assert all(parent is pool._ints[parent] for c in held for parent in c)
-    explored, added = ({c: c for c in pool.scored[v]}[(289,)] for v in (290, 291))  # 291's was added around (289,)
-    assert explored is added
-
-
 def test_packed_candidates_hold_parents_in_four_bytes_and_choose_as_int64_would(problem):
     """The packed parents array grows with the candidates times their largest size, the ordering search's
     largest array on wide data: both packings hold int32 indices (half of int64), the same sets, and the
@@ -417,7 +490,7 @@ def test_packed_candidates_hold_parents_in_four_bytes_and_choose_as_int64_would(
     pool = _Pool(scorer, found, None)
     rng = np.random.default_rng(5)
     for cands, sets in ((Candidates(found), [found.sets(v) for v in range(scorer.n_vars)]),
-                        (pool.candidates(), [sorted(kept) for kept in pool._kept])):
+                        (pool.candidates(), [undominated(pool.scored(v)) for v in range(scorer.n_vars)])):
         assert cands.parents.dtype == np.int32
         rows = [tuple(p[:s]) for p, s in zip(cands.parents.tolist(), cands.sizes.tolist())]
         held = [rows[a:b] for a, b in zip(cands.offsets[:-1], cands.offsets[1:])]
@@ -445,9 +518,10 @@ def test_pool_gives_every_ordering_the_choice_of_all_the_sets_around_its_graphs(
         if k == 0:  # the graph's own sets stay; a larger set (not explored) only when it beats the graph's
             for v, ps in enumerate(graph):
                 centre, explored = tuple(ps), set(found.sets(v))
-                larger = [c for c in pool.scored[v] if len(c) == len(centre) + 1 and c not in explored]
-                assert centre in pool.scored[v] and len(larger) < n - 1 - len(centre)
-                assert all(pool.scored[v][c] > pool.scored[v][centre] for c in larger if set(centre) < set(c))
+                scored = pool.scored(v)
+                larger = [c for c in scored if len(c) == len(centre) + 1 and c not in explored]
+                assert centre in scored and len(larger) < n - 1 - len(centre)
+                assert all(scored[c] > scored[centre] for c in larger if set(centre) < set(c))
     full = [dict(zip(found.sets(v), found.scores(v).tolist())) for v in range(n)]
     for graph in [[[]] * n] + graphs:
         for v, ps in enumerate(graph):

@@ -476,7 +476,8 @@ def variable_list(scorer, variables):
 
 def assemble(scorer, found, settings, control, seconds, knowledge=None):
     """A :class:`ParentSets` from ``{variable: (packed, stats)}`` (``packed``: its kept sets as
-    :func:`~bnexplore.parents.candidates.pack_items` gives them, packed as each variable is done).
+    :func:`~bnexplore.parents.candidates.pack_items` gives them, packed as each variable is done), taken out
+    of ``found`` node by node as they are sorted (both copies of every set at once were the explorer's peak).
 
     Variables not in ``found`` (not asked for, or not reached before a stop)
     get the empty set only (with ``knowledge``, a BoundKnowledge: their
@@ -499,7 +500,8 @@ def assemble(scorer, found, settings, control, seconds, knowledge=None):
              "per_node": per_node}
     if knowledge is not None:
         stats["knowledge"] = knowledge.knowledge.to_json()
-    return ParentSets.of_packed(scorer.names, [found[v][0] for v in range(scorer.n_vars)], scorer.score_name, stats)
+    return ParentSets.of_packed(scorer.names, (found.pop(v)[0] for v in range(scorer.n_vars)), scorer.score_name,
+                                stats)
 
 
 def explore_parent_sets(scorer, method="independence", max_indegree=None, time_per_variable=None,

@@ -56,9 +56,10 @@ from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..numerics import tie_tolerance
-from ..parents.candidates import ParentSets
+from ..parents.candidates import ParentSets, best_first, pack_items
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
+from ..resources import return_freed_memory
 from ..scores import kernels
 from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds, step_seconds
 from .hillclimb import hill_climb
@@ -138,47 +139,122 @@ class Candidates:
     """
 
     def __init__(self, parent_sets):
-        packed = [parent_sets.packed(v) for v in range(parent_sets.n_vars)]
-        width = max(p.shape[1] for p, _, _ in packed)
-        counts = [p.shape[0] for p, _, _ in packed]
-        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self.parents = np.full((self.offsets[-1], width), -1, PARENT_DTYPE)
-        for (p, _, _), start in zip(packed, self.offsets[:-1]):
-            self.parents[start:start + p.shape[0], :p.shape[1]] = p
-        self.sizes = np.concatenate([s for _, s, _ in packed]).astype(np.int64)
-        self.scores = np.concatenate([s for _, _, s in packed]).astype(np.float64)
-        self._finish()
+        self._pack([parent_sets.packed(v) for v in range(parent_sets.n_vars)])
 
     @classmethod
-    def of_lists(cls, per_node):
-        """The candidates of ``per_node[v]``, node ``v``'s ``(sorted parent tuple, score)`` pairs (any iterable,
-        read once), in the order of a :class:`ParentSets` of them (best first; ties: smaller sets, then
-        lexicographically), packed in place: the candidate pool's sets are valid by construction, and a
-        ``ParentSets`` copy with its sort keys was the largest block at the ordering search's peak memory on
-        wide data (DEBD's cr52: 19 MiB).
+    def of_arrays(cls, packed, shape=None, spare=0):
+        """The candidates of ``packed``, node by node its ``(parents, sizes, scores)`` arrays best first (as
+        :meth:`ParentSets.packed` or :meth:`packed` gives them), copied into one allocation. With ``shape``
+        (each node's number of sets, and the largest set's size) ``packed`` may be an iterator, read once:
+        each node's arrays can be made just before they are copied, and let go after. ``spare`` is room for
+        that many more rows (see :meth:`revise`).
 
         Examples
         --------
-        >>> Candidates.of_lists([[((), -2.0), ((1,), -1.0)], [((), -3.0)]]).parents.tolist()
-        [[1], [-1], [-1]]
+        >>> one = Candidates.of_arrays([(np.array([[1], [-1]]), np.array([1, 0]), np.array([-1.0, -2.0])),
+        ...                             (np.array([[-1]]), np.array([0]), np.array([-3.0]))])
+        >>> one.parents.tolist(), one.offsets.tolist()
+        ([[1], [-1], [-1]], [0, 2, 3])
         """
         self = cls.__new__(cls)
-        sets, scores = [], []
-        for items in per_node:  # one node's pairs at a time
-            ranked = sorted(items, key=lambda item: (-item[1], len(item[0]), item[0]))
-            sets.append([c for c, _ in ranked])
-            scores.append(np.array([score for _, score in ranked], np.float64))
-        self.offsets = np.concatenate([[0], np.cumsum([len(node) for node in sets])]).astype(np.int64)
-        self.scores = np.concatenate(scores) if scores else np.empty(0)
-        self.sizes = np.fromiter((len(c) for node in sets for c in node), np.int64, len(self.scores))
-        self.parents = np.full((len(self.sizes), max(1, int(self.sizes.max(initial=0)))), -1, PARENT_DTYPE)
-        for node, start, stop in zip(sets, self.offsets[:-1].tolist(), self.offsets[1:].tolist()):
-            sizes = self.sizes[start:stop]  # filled node by node: whole-pool index arrays were its peak
-            flat = np.fromiter(itertools.chain.from_iterable(node), PARENT_DTYPE, int(sizes.sum()))
-            self.parents[start + np.repeat(np.arange(len(sizes)), sizes),
-                         np.arange(len(flat)) - np.repeat(np.cumsum(sizes) - sizes, sizes)] = flat
-        self._finish()
+        self._pack(packed, shape, spare)
         return self
+
+    def _pack(self, packed, shape=None, spare=0):
+        """Fill the flat arrays from ``packed`` (see :meth:`of_arrays`), as wide as the largest set."""
+        if shape is None:
+            shape = [len(sizes) for _, sizes, _ in packed], max([0] + [int(s.max(initial=0)) for _, s, _ in packed])
+        counts, width = shape
+        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._allocate(int(self.offsets[-1]), max(1, width), spare)
+        for (parents, sizes, scores), start, stop in zip(packed, self.offsets[:-1].tolist(), self.offsets[1:].tolist()):
+            columns = min(parents.shape[1], width)
+            self.parents[start:stop, :columns] = parents[:, :columns]
+            self.sizes[start:stop] = sizes
+            self.scores[start:stop] = scores
+        self._finish()
+
+    def packed(self, v):
+        """``(parents, sizes, scores)`` of node ``v``, best first: views of the flat arrays."""
+        start, stop = int(self.offsets[v]), int(self.offsets[v + 1])
+        return self.parents[start:stop], self.sizes[start:stop], self.scores[start:stop]
+
+    def revise(self, revisions):
+        """Change some nodes' rows in place: ``revisions[v] = (stay, (parents, sizes, scores))`` keeps node
+        ``v``'s rows where ``stay`` is True and adds those sets (:func:`~bnexplore.parents.candidates.pack_items`
+        arrays), its rows then put :func:`~bnexplore.parents.candidates.best_first`; the other nodes keep theirs.
+
+        No second copy of the candidates is made (on DEBD's voting one is 60 MB) while their buffers have room
+        (:meth:`of_arrays`' ``spare``; else new ones get an eighth more): every node's kept rows move down,
+        first node to last; then every node moves up to its place, last node to first, a revised one with its
+        new sets.
+        Neither pass writes over rows it has still to read (a node only moves down in the first pass, and up
+        in the second, past rows already moved).
+
+        Examples
+        --------
+        >>> c = Candidates.of_arrays([(np.array([[-1]]), np.array([0]), np.array([-2.0])),
+        ...                           (np.array([[0], [-1]]), np.array([1, 0]), np.array([-1.0, -3.0]))])
+        >>> c.revise({0: (np.array([True]), (np.array([[1]]), np.array([1]), np.array([-0.5])))})
+        >>> c.parents.tolist(), c.offsets.tolist()
+        ([[1], [-1], [0], [-1]], [0, 2, 4])
+        """
+        offsets, n = self.offsets.tolist(), self.n
+        kept = np.diff(self.offsets)
+        joining = np.zeros(n, np.int64)
+        width = self.parents.shape[1]
+        for v, (stay, (_, sizes, _)) in revisions.items():
+            kept[v], joining[v] = int(stay.sum()), len(sizes)
+            width = max(width, int(sizes.max(initial=0)))
+        if width > self.parents.shape[1]:  # a set larger than every packed one: a wider copy, once per width
+            wider = np.full((len(self._buffers[0]), width), -1, PARENT_DTYPE)
+            wider[:, :self.parents.shape[1]] = self._buffers[0]
+            self._buffers = (wider,) + self._buffers[1:]
+            self.parents = wider[:len(self.sizes)]
+        low = np.concatenate([[0], np.cumsum(kept)]).tolist()
+        for v in range(n):  # down: node v's kept rows to low[v] (never above where they were)
+            if v in revisions or low[v] != offsets[v]:
+                self._move(low[v], slice(offsets[v], offsets[v + 1]), revisions[v][0] if v in revisions else None)
+        self.offsets = np.concatenate([[0], np.cumsum(kept + joining)]).astype(np.int64)
+        high = self.offsets.tolist()
+        self._resize(high[-1])  # never below the kept rows: only sets join
+        for v in range(n - 1, -1, -1):  # up: node v to high[v] (never below low[v]), a revised one re-sorted
+            if v in revisions:
+                parents, sizes, scores = revisions[v][1]
+                both = np.full((kept[v] + joining[v], width), -1, np.int64)
+                both[:kept[v]] = self.parents[low[v]:low[v + 1]]
+                both[kept[v]:, :parents.shape[1]] = parents
+                block = best_first(both, np.concatenate([self.sizes[low[v]:low[v + 1]], sizes]),
+                                   np.concatenate([self.scores[low[v]:low[v + 1]], scores]))
+                self.parents[high[v]:high[v + 1]] = -1
+                self.parents[high[v]:high[v + 1], :block[0].shape[1]] = block[0]
+                self.sizes[high[v]:high[v + 1]], self.scores[high[v]:high[v + 1]] = block[1], block[2]
+            elif high[v] != low[v]:
+                self._move(high[v], slice(low[v], low[v + 1]))
+        self._finish()
+
+    def _move(self, start, rows, stay=None):
+        """Rows ``rows`` of the flat arrays (those where ``stay``, when given) copied to start at ``start``."""
+        for name in ("parents", "sizes", "scores"):
+            array = getattr(self, name)
+            moved = array[rows] if stay is None else array[rows][stay]
+            array[start:start + len(moved)] = moved
+
+    def _allocate(self, rows, width, spare):
+        """Flat arrays of ``rows`` rows (parents -1) as views of buffers with room for ``spare`` more."""
+        self._buffers = (np.full((rows + spare, width), -1, PARENT_DTYPE), np.empty(rows + spare, np.int64),
+                         np.empty(rows + spare, np.float64))
+        self.parents, self.sizes, self.scores = (buffer[:rows] for buffer in self._buffers)
+
+    def _resize(self, rows):
+        """The flat arrays made ``rows`` long: views of the same buffers while they have room (numpy's own
+        resizing copies), else of new ones with an eighth more room, the rows copied over."""
+        if rows > len(self._buffers[1]):
+            old = (self.parents, self.sizes, self.scores)
+            self._allocate(rows, self.parents.shape[1], rows // 8)
+            for array, before in zip(self._buffers, old):
+                array[:len(before)] = before
+        self.parents, self.sizes, self.scores = (buffer[:rows] for buffer in self._buffers)
 
     def _finish(self):
         """The forced pairs (see the class), from the packed arrays."""
@@ -288,43 +364,49 @@ def climb_restart(cands, order, method, control, counters):
 
 
 class _Pool:
-    """The candidate parent sets of a search, growing as it goes.
+    """The candidate parent sets of a search, growing as it goes, held as the packed :class:`Candidates` the
+    kernels read and little else: the explored sets as Python tuples and floats beside them made the learner's
+    peak on dense wide data (DEBD's voting: 1.58 million sets, about 50 MB packed; the run peaked at 434 MiB
+    with them, against BLIP's 294).
 
     It starts from the explored sets and gains, for every graph the search adopts (the empty graph first),
     the sets :func:`~bnexplore.search.pool_sets.around` its parent sets (scored, not cached by the scorer:
     the pool keeps what it needs), so the OBS choice on a topological order of that graph reproduces it and
-    an ordering climb can only improve on it. :meth:`candidates` is rebuilt when sets were added. With
-    ``bound`` (a BoundKnowledge) only sets honouring it are kept, and the smallest, the required parents,
-    is always there. With ``control`` the long passes (every node's one-parent sets: ``n (n - 1)``) check
-    its stop flag and clock, and report progress, every :func:`~bnexplore.scores.kernels.families_per_check`
-    sets and end early once it says stop: the pool then holds fewer sets, and a node whose sets were not
-    sorted out keeps them all (a set no better than a subset it contains is never chosen over it).
+    an ordering climb can only improve on it. Sets scored since the last packing wait beside it, per node, as
+    arrays (on voting a quarter of a million one-parent sets the explorer had not kept); :meth:`candidates`
+    packs them with the rest, keeping of each node with waiting sets its
+    :func:`~bnexplore.search.pool_sets.undominated` ones (the others are remembered apart, so they are not
+    scored again). The first packing reads the explorer's sets, letting each node's go once packed; the
+    later ones revise the packed candidates in place (:meth:`Candidates.revise`). With ``bound`` (a
+    BoundKnowledge) only sets honouring it are kept, and the smallest, the required parents, is always
+    there. With ``control`` the long passes (every node's one-parent sets: ``n (n - 1)``) check its stop
+    flag and clock, and report progress, every :func:`~bnexplore.scores.kernels.families_per_check` sets and
+    end early once it says stop: the pool then holds fewer sets, and a node whose sets were not sorted out
+    keeps them all (a set no better than a subset it contains is never chosen over it).
     """
 
     def __init__(self, scorer, parent_sets, max_indegree, bound=None, control=None):
+        n = scorer.n_vars
         self.scorer = scorer
         self.bound = bound
         self.control = control
         self.per_check = kernels.families_per_check(scorer.rows)
-        self.cap = scorer.n_vars if max_indegree is None else int(max_indegree)
-        self._ints = list(range(scorer.n_vars))  # the sets' parents as one int object each (see _shared)
-        self._singles = [(u,) for u in self._ints]  # the one-parent sets as one tuple each (see _shared)
-        self.scored = [{self._shared(c): s for c, s in zip(parent_sets.sets(v), parent_sets.scores(v).tolist())
-                        if self._ok(v, c)} for v in range(parent_sets.n_vars)]
+        self.cap = n if max_indegree is None else int(max_indegree)
         self.added = 0
-        self._kept = [None] * scorer.n_vars  # per node, its undominated sets, keys of ``scored`` (None: to recompute)
-        self._expanded = [set() for _ in range(scorer.n_vars)]  # per node, the parent sets added around
+        self._expanded = [set() for _ in range(n)]  # per node, the parent sets added around
+        self._waiting = [[] for _ in range(n)]  # per node, the sets scored since the last packing (as pack_items)
+        self._dominated = [{} for _ in range(n)]  # per node, {set: score} scored and never chosen
+        self._explored = [self._honoured(parent_sets, v) for v in range(n)]  # until the first packing
         self._cands = None
-        self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(scorer.n_vars)])
+        self.add([[] if bound is None else bound.required_parents(v).tolist() for v in range(n)])
 
-    def _shared(self, parents):
-        """``parents`` (a tuple) made of the pool's int objects, a one-parent set the pool's own tuple: Python
-        makes a new object for every int above 256 a set is built from, 32 bytes each, and for every tuple, 56
-        bytes for one parent; the pool keeps some 200,000 sets on wide data, three in four of one parent
-        (DEBD's cwebkb: 152,000 one-parent sets of 839 nodes)."""
-        if len(parents) == 1:
-            return self._singles[parents[0]]
-        return tuple(map(self._ints.__getitem__, parents))
+    def _honoured(self, parent_sets, v):
+        """Node ``v``'s arrays of ``parent_sets`` (views), but the sets that break the knowledge."""
+        packed = parent_sets.packed(v)
+        if self.bound is None:
+            return packed
+        keep = np.array([self._ok(v, c) for c in parent_sets.sets(v)], bool)
+        return tuple(array[keep] for array in packed)
 
     def _ok(self, v, parents):
         return self.bound is None or self.bound.parents_ok(v, parents)
@@ -332,56 +414,134 @@ class _Pool:
     def _stopped(self):
         return self.control is not None and self.control.should_stop()
 
+    def _packed(self, v):
+        """Node ``v``'s ``(parents, sizes, scores)`` as packed (before the first packing, as explored)."""
+        return self._explored[v] if self._cands is None else self._cands.packed(v)
+
+    def _pairs(self, v):
+        """Node ``v``'s packed sets as tuples and their scores, and its waiting ones as ``{set: score}``."""
+        sets, scores = _as_tuples(*self._packed(v))
+        waiting = {}
+        for chunk in self._waiting[v]:
+            waiting.update(zip(*_as_tuples(*chunk)))
+        return sets, scores, waiting
+
+    def scored(self, v):
+        """``{set: score}`` of every set of node ``v`` the pool has scored: packed, waiting or dominated."""
+        sets, scores, waiting = self._pairs(v)
+        return {**dict(zip(sets, scores)), **waiting, **self._dominated[v]}
+
+    def _holds(self, v, parents):
+        """Whether the pool has scored ``parents`` for node ``v`` (one set: the rows compared as arrays)."""
+        return parents in self._dominated[v] or any(_has_row(*arrays, parents)
+                                                    for arrays in [self._packed(v)] + self._waiting[v])
+
     def add(self, parent_lists):
         """Add the sets around a graph's parent sets not expanded before, scored in batches between stop
         checks; after a stop, only the graph's own parent sets of the nodes not reached. A set one parent
         larger than the graph's is kept only when it scores above it (else no ordering would choose it)."""
-        n, keys = self.scorer.n_vars, []
+        n, keys, floors = self.scorer.n_vars, [], {}
         centres = [tuple(sorted(ps)) for ps in parent_lists]
         for v, centre in enumerate(centres):
             if centre not in self._expanded[v]:
                 self._expanded[v].add(centre)
-                sets = [c for c in around(centre, v, n, self.cap) if c not in self.scored[v] and self._ok(v, c)]
+                held = self.scored(v)
+                floors[v] = held.get(centre, -np.inf)
+                sets = [c for c in around(centre, v, n, self.cap) if c not in held and self._ok(v, c)]
                 keys += sorted(((v, c) for c in sets), key=lambda key: len(key[1]) > len(centre))
             if len(keys) >= self.per_check or v == n - 1:
-                self._score(keys, centres)
+                self._score(keys, centres, floors)
                 keys = []
                 if v < n - 1 and self._stopped():
                     own = [(w, c) for w, c in enumerate(centres) if w > v]
-                    self._score([(w, c) for w, c in own if c not in self.scored[w] and self._ok(w, c)], centres)
+                    self._score([(w, c) for w, c in own if not self._holds(w, c) and self._ok(w, c)], centres, {})
                     return
                 if self.control is not None:
                     self.control.report(message=f"candidate pool: {v + 1:,} of {n:,} nodes, {self.added:,} sets")
 
-    def _score(self, keys, centres):
+    def _score(self, keys, centres, floors):
         """Score ``keys`` (each node's sets up to its centre first) and keep them, but the sets larger
-        than the centre that score no higher than it."""
+        than the centre that score no higher than it (``floors[v]``, the centre's score once known)."""
         if keys:
+            kept = {}
             for (v, c), value in zip(keys, self.scorer.lookup(keys, remember=False).tolist()):
-                if len(c) <= len(centres[v]) or value > self.scored[v].get(centres[v], -np.inf):
-                    self.scored[v][self._shared(c)] = value
-                    self._kept[v] = None
+                if c == centres[v]:
+                    floors[v] = value
+                if len(c) <= len(centres[v]) or value > floors.get(v, -np.inf):
+                    kept.setdefault(v, []).append((c, value))
+            for v, pairs in kept.items():
+                self._waiting[v].append(pack_items(pairs))
             self.added += len(keys)
-            self._cands = None
 
-    def release(self):
-        """Drop the packed candidates until next asked for: a polishing climb's ``n x n`` state need not sit beside
-        them (on DEBD's cr52 the two made the run's peak); the sets around a polished graph that moved join the
-        pool after it, and it packs them anew then anyway."""
-        self._cands = None
+    def _revision(self, v, sort_out):
+        """Node ``v``'s revision for :meth:`Candidates.revise`: which packed rows stay, and the waiting sets that
+        join them; with ``sort_out`` only the undominated stay, the others set apart. Its waiting sets are
+        cleared."""
+        sets, scores, waiting = self._pairs(v)
+        held = dict(zip(sets, scores))
+        held.update(waiting)
+        kept = set(undominated(held)) if sort_out else set(held)
+        self._dominated[v].update((c, score) for c, score in held.items() if c not in kept)
+        self._waiting[v] = []
+        return (np.fromiter((c in kept for c in sets), bool, len(sets)),
+                pack_items([(c, score) for c, score in waiting.items() if c in kept]))
+
+    def _first_packing(self, revisions, shape):
+        """Node by node, the explorer's arrays revised, each node's let go once read, and every eighth of
+        the nodes the memory freed given back: the explorer's sets (small arrays, one node's each) and the
+        packed ones (one allocation) are not held in full at once."""
+        n = len(self._explored)
+        for v in range(n):
+            parents, sizes, scores = self._explored[v]
+            self._explored[v] = None
+            if v in revisions:
+                stay, (new_parents, new_sizes, new_scores) = revisions.pop(v)
+                both = np.full((int(stay.sum()) + len(new_sizes), max(parents.shape[1], new_parents.shape[1])), -1)
+                both[:int(stay.sum()), :parents.shape[1]] = parents[stay]
+                both[int(stay.sum()):, :new_parents.shape[1]] = new_parents
+                parents, sizes, scores = best_first(both, np.concatenate([sizes[stay], new_sizes]),
+                                                    np.concatenate([scores[stay], new_scores]))
+            yield parents, sizes, scores
+            if (v + 1) % max(1, n // 8) == 0:
+                return_freed_memory()
 
     def candidates(self):
-        if self._cands is None:
-            work, stopped = 0, False
-            for v, kept in enumerate(self._kept):
-                if kept is None:
+        """The packed candidates with the waiting sets added (the first time in one allocation with an
+        eighth to spare, then revised in place), and the memory freed since given back
+        (:func:`~bnexplore.resources.return_freed_memory`)."""
+        if self._cands is None or any(self._waiting):
+            work, stopped, revisions, counts, width = 0, False, {}, [], 0
+            for v, waiting in enumerate(self._waiting):
+                sizes = self._packed(v)[1]
+                if waiting:
                     if work >= self.per_check:
                         work, stopped = 0, stopped or self._stopped()
-                    self._kept[v] = list(self.scored[v]) if stopped else undominated(self.scored[v])
-                    work += len(self.scored[v])
-            self._cands = Candidates.of_lists(((c, scored[c]) for c in kept) for scored, kept in zip(self.scored,
-                                                                                                      self._kept))
+                    work += len(sizes) + sum(len(chunk[1]) for chunk in waiting)
+                    revisions[v] = stay, (_, joining, _) = self._revision(v, sort_out=not stopped)
+                    sizes = np.concatenate([sizes[stay], joining])
+                counts.append(len(sizes))
+                width = max(width, int(sizes.max(initial=0)))
+            if self._cands is None:
+                self._cands = Candidates.of_arrays(self._first_packing(revisions, (counts, width)), (counts, width),
+                                                   spare=sum(counts) // 8)
+                self._explored = None
+            else:
+                self._cands.revise(revisions)
+            return_freed_memory()
         return self._cands
+
+
+def _as_tuples(parents, sizes, scores):
+    """Packed sets as a list of tuples and a list of floats."""
+    return [tuple(row[:size]) for row, size in zip(parents.tolist(), sizes.tolist())], scores.tolist()
+
+
+def _has_row(parents, sizes, scores, c):
+    """Whether the packed sets ``(parents, sizes, scores)`` hold the set ``c``."""
+    k = len(c)
+    if k > parents.shape[1]:
+        return False
+    return bool(((sizes == k) & (parents[:, :k] == np.array(c, parents.dtype)).all(axis=1)).any())
 
 
 def _child(control, time_limit=None, label=None):
@@ -433,7 +593,6 @@ class _Search:
         """Alternate hill climbing (unless ``polished``) and ordering climbs from a graph until neither gains."""
         while True:
             if not polished and not self.control.should_stop():
-                self.pool.release()
                 result = hill_climb(self.scorer, start=parents, max_indegree=self.max_indegree,
                                     knowledge=self.knowledge, control=_child(self.control))
                 self.counters["polish_steps"] += result.stats["iterations"]
@@ -667,6 +826,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         elif start is not None:
             seed_graph = _seed_graph(scorer, start, max_indegree, _child(control, label="seed graph"), knowledge)
             seed_ended = ENDED[control.reason] if isinstance(start, str) else "given"
+        return_freed_memory()  # the seed climb's, before the explorer's sets pile up
         marks.append(control.clock())
         explore = _phase(control, EXPLORE_SHARE)
         share = explore.time_limit
@@ -677,6 +837,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         counts, evaluated = candidate_sets.counts(), candidate_sets.stats.get("evaluated")
         pool = _Pool(scorer, candidate_sets, max_indegree, bound, _phase(control, 1 - POOL_RESERVE_SHARE))
         del candidate_sets  # the pool holds the sets now (explored ones: about 9 MB on DEBD's cr52)
+        return_freed_memory()  # the explorer's sets, each node's apart
         search = _Search(scorer, pool, method, max_indegree, control, run, knowledge)
         if seed_graph is not None:
             search.seed(*seed_graph)
