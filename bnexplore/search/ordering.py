@@ -187,9 +187,8 @@ class Candidates:
         No second copy of the candidates is made (on DEBD's voting one is 60 MB) while their buffers have room
         (:meth:`of_arrays`' ``spare``; else new ones get an eighth more): every node's kept rows move down,
         first node to last; then every node moves up to its place, last node to first, a revised one with its
-        new sets.
-        Neither pass writes over rows it has still to read (a node only moves down in the first pass, and up
-        in the second, past rows already moved).
+        new sets. Neither pass writes over rows it has still to read (a node only moves down in the first
+        pass, and up in the second, past rows already moved).
 
         Examples
         --------
