@@ -35,7 +35,6 @@ True
 """
 
 import ctypes
-import ctypes.util
 import functools
 import os
 from pathlib import Path
@@ -193,11 +192,11 @@ def check_memory(needed, what, hint=None):
 
 @functools.cache
 def _malloc_trim():
-    """glibc's ``malloc_trim``, or None where the C library has none (macOS, Windows, musl)."""
-    name = ctypes.util.find_library("c")
+    """glibc's ``malloc_trim`` (found among the symbols the process has loaded), or None where the C library
+    has none (macOS, musl) or the process cannot be asked (Windows)."""
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (AttributeError, OSError):
+        return ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError, TypeError):
         return None
 
 

@@ -1,7 +1,9 @@
 """Memory readings (machine, cgroup v1/v2, address-space limit) faked on disk, the guard that uses the
-smallest, and the exact engine chooser on any number of variables (1,024 and more included)."""
+smallest, the exact engine chooser on any number of variables (1,024 and more included), and freed memory
+given back."""
 
 import resource
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -148,3 +150,22 @@ def test_without_the_resource_module_there_is_no_address_space_reading(system, m
     system(meminfo_kb=2**20)
     monkeypatch.setattr(resources, "resource", None)  # Windows
     assert resources.address_space_available() is None and resources.available_memory() == GIB
+
+
+def test_memory_freed_in_small_blocks_goes_back_to_the_system():
+    """Arrays of a few KB live in the C heap, which glibc keeps for the process once they are freed (a block
+    still in use above them stops it shrinking): given back, the process's resident memory falls by them."""
+    def resident():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) * 1024
+        pytest.skip("no /proc/self/status")
+
+    blocks = [np.ones(512) for _ in range(12000)]  # 48 MB of 4 KB arrays
+    pin = np.ones(512)  # allocated after them: the heap's top stays in use
+    del blocks
+    held = resident()
+    if not resources.return_freed_memory():
+        pytest.skip("the C library has no malloc_trim (not glibc)")
+    assert held - resident() > 30 * 2**20
+    assert pin.sum() == 512
