@@ -219,12 +219,8 @@ class Candidates:
         self._resize(high[-1])  # never below the kept rows: only sets join
         for v in range(n - 1, -1, -1):  # up: node v to high[v] (never below low[v]), a revised one re-sorted
             if v in revisions:
-                parents, sizes, scores = revisions[v][1]
-                both = np.full((kept[v] + joining[v], width), -1, np.int64)
-                both[:kept[v]] = self.parents[low[v]:low[v + 1]]
-                both[kept[v]:, :parents.shape[1]] = parents
-                block = best_first(both, np.concatenate([self.sizes[low[v]:low[v + 1]], sizes]),
-                                   np.concatenate([self.scores[low[v]:low[v + 1]], scores]))
+                block = _joined((self.parents[low[v]:low[v + 1]], self.sizes[low[v]:low[v + 1]],
+                                 self.scores[low[v]:low[v + 1]]), revisions[v][1])
                 self.parents[high[v]:high[v + 1]] = -1
                 self.parents[high[v]:high[v + 1], :block[0].shape[1]] = block[0]
                 self.sizes[high[v]:high[v + 1]], self.scores[high[v]:high[v + 1]] = block[1], block[2]
@@ -298,6 +294,23 @@ class Candidates:
     def topological(self, chosen, order):
         """A topological order of the graph of rows ``chosen`` that follows ``order`` where it can."""
         return topological_order(self.parents, self.sizes, chosen, order)
+
+
+def _joined(kept, joining):
+    """One node's kept rows and joining sets (each ``(parents, sizes, scores)`` arrays) as one block,
+    :func:`~bnexplore.parents.candidates.best_first`.
+
+    Examples
+    --------
+    >>> parents, sizes, scores = _joined((np.array([[-1]]), np.array([0]), np.array([-2.0])),
+    ...                                 (np.array([[1]]), np.array([1]), np.array([-0.5])))
+    >>> parents.tolist(), scores.tolist()
+    ([[1], [-1]], [-0.5, -2.0])
+    """
+    both = np.full((len(kept[1]) + len(joining[1]), max(kept[0].shape[1], joining[0].shape[1])), -1, np.int64)
+    both[:len(kept[1]), :kept[0].shape[1]] = kept[0]
+    both[len(kept[1]):, :joining[0].shape[1]] = joining[0]
+    return best_first(both, np.concatenate([kept[1], joining[1]]), np.concatenate([kept[2], joining[2]]))
 
 
 # -- search --------------------------------------------------------------------
@@ -494,12 +507,8 @@ class _Pool:
             parents, sizes, scores = self._explored[v]
             self._explored[v] = None
             if v in revisions:
-                stay, (new_parents, new_sizes, new_scores) = revisions.pop(v)
-                both = np.full((int(stay.sum()) + len(new_sizes), max(parents.shape[1], new_parents.shape[1])), -1)
-                both[:int(stay.sum()), :parents.shape[1]] = parents[stay]
-                both[int(stay.sum()):, :new_parents.shape[1]] = new_parents
-                parents, sizes, scores = best_first(both, np.concatenate([sizes[stay], new_sizes]),
-                                                    np.concatenate([scores[stay], new_scores]))
+                stay, joining = revisions.pop(v)
+                parents, sizes, scores = _joined((parents[stay], sizes[stay], scores[stay]), joining)
             yield parents, sizes, scores
             if (v + 1) % max(1, n // 8) == 0:
                 return_freed_memory()
