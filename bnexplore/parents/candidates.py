@@ -91,7 +91,7 @@ class ParentSets:
 
     def sets(self, v):
         """Candidate parent sets of node ``v`` as tuples, best first."""
-        return [tuple(row[:size]) for row, size in zip(self._parents[v].tolist(), self._sizes[v].tolist())]
+        return set_tuples(self._parents[v], self._sizes[v])
 
     def scores(self, v):
         """Local scores of node ``v``'s candidates, best first (float array)."""
@@ -133,6 +133,18 @@ class ParentSets:
 
 _PAD = np.iinfo(np.int64).max
 """The padding of the rows while they are sorted (after every node index); -1 once sorted."""
+
+
+def set_tuples(parents, sizes):
+    """Packed parent sets (rows padded with -1, and their sizes) as a list of tuples: the inverse of
+    :func:`pack_items`' parents.
+
+    Examples
+    --------
+    >>> set_tuples(np.array([[2, 0], [-1, -1]]), np.array([2, 0]))
+    [(2, 0), ()]
+    """
+    return [tuple(row[:size]) for row, size in zip(parents.tolist(), sizes.tolist())]
 
 
 def pack_items(items):

@@ -56,7 +56,7 @@ from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..numerics import tie_tolerance
-from ..parents.candidates import ParentSets, best_first, pack_items
+from ..parents.candidates import ParentSets, best_first, pack_items, set_tuples
 from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
 from ..resources import return_freed_memory
@@ -432,11 +432,11 @@ class _Pool:
 
     def _pairs(self, v):
         """Node ``v``'s packed sets as tuples and their scores, and its waiting ones as ``{set: score}``."""
-        sets, scores = _as_tuples(*self._packed(v))
+        parents, sizes, scores = self._packed(v)
         waiting = {}
-        for chunk in self._waiting[v]:
-            waiting.update(zip(*_as_tuples(*chunk)))
-        return sets, scores, waiting
+        for chunk_parents, chunk_sizes, chunk_scores in self._waiting[v]:
+            waiting.update(zip(set_tuples(chunk_parents, chunk_sizes), chunk_scores.tolist()))
+        return set_tuples(parents, sizes), scores.tolist(), waiting
 
     def scored(self, v):
         """``{set: score}`` of every set of node ``v`` the pool has scored: packed, waiting or dominated."""
@@ -537,11 +537,6 @@ class _Pool:
                 self._cands.revise(revisions)
             return_freed_memory()
         return self._cands
-
-
-def _as_tuples(parents, sizes, scores):
-    """Packed sets as a list of tuples and a list of floats."""
-    return [tuple(row[:size]) for row, size in zip(parents.tolist(), sizes.tolist())], scores.tolist()
 
 
 def _has_row(parents, sizes, scores, c):
