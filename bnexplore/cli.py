@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import tomllib
+import warnings
 from pathlib import Path
 
 from . import __version__
@@ -66,7 +67,7 @@ DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.fea
 
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
 FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
-         "max_levels": "--max-levels", "header": "--no-header", "engine": "--engine",
+         "max_levels": "--max-levels", "leave_out": "--leave-out", "header": "--no-header", "engine": "--engine",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
          "folds": "--folds", "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
@@ -121,8 +122,8 @@ def flag_option(name, value=NO_VALUE, key=None):
         return flag
     if value is Ellipsis:
         return f"{flag} {name.upper()}"
-    text = str(value)
-    return f"{flag} {text}" if re.fullmatch(r"[\w.:+-]+", text) else f"{flag} {repr(text)}"
+    text = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)  # --leave-out a,b
+    return f"{flag} {text}" if re.fullmatch(r"[\w.:+,-]+", text) else f"{flag} {repr(text)}"
 
 
 def writable(path, flag):
@@ -169,6 +170,13 @@ def _add_data_options(parser, data_help=DATA_HELP, missing=MISSING, optional=Fal
         parser.add_argument("--missing", default=missing[0], choices=missing, help=f"missing values: {missing[0]} "
                                                                                     "(the only choice here)")
     parser.add_argument("--max-levels", type=int, default=50, help="most states a text column may have")
+    _add_leave_out_option(parser)
+
+
+def _add_leave_out_option(parser):
+    parser.add_argument("--leave-out", action="append", metavar="COLUMNS",
+                        help="columns not to use (a row identifier, free text), comma-separated; the flag may be "
+                             "repeated")
 
 
 def _add_score_options(parser, default="bdeu"):
@@ -216,7 +224,15 @@ def _read_data(args):
 
     return read_table(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding,
                       discretize=args.discretize, types="categorical" if args.categorical else None,
-                      missing=getattr(args, "missing", "em"), max_levels=args.max_levels)
+                      missing=getattr(args, "missing", "em"), max_levels=args.max_levels,
+                      leave_out=_names(args.leave_out))
+
+
+def _names(values):
+    """The column names of the repeated, comma-separated ``--leave-out`` values (None when not given)."""
+    if not values:
+        return None
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
 def _parse_arcs(text):
@@ -619,10 +635,13 @@ def cmd_effect_range(args):
 
 def cmd_bnkl(args):
     from .classifier import cross_validate
-    from .data import read_frame
+    from .data import kept_columns, read_frame
     from .bnkl import bnkl
 
     frame, _ = read_frame(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding)
+    if args.leave_out:
+        kept = set(kept_columns([str(c) for c in frame.columns], _names(args.leave_out)))
+        frame = frame.loc[:, [str(c) in kept for c in frame.columns]]
     options = {"class0": args.class0, "max_parents": args.max_parents, "select": args.select,
                "discretize": args.discretize or "uniform3"}
     result = _run_with_progress(args, lambda bar, stop: bnkl(
@@ -814,6 +833,7 @@ def build_parser():
     p.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
     p.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     p.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
+    _add_leave_out_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_bnkl)
 
@@ -825,6 +845,11 @@ def build_parser():
     return parser
 
 
+def _print_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as the command line shows it: ``warning: <message>`` on stderr (no file, line or class)."""
+    print(f"warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv=None):
     """Run the command line; returns the exit code."""
     parser = build_parser()
@@ -834,7 +859,8 @@ def main(argv=None):
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        with door(flag_option):
+        with door(flag_option), warnings.catch_warnings():
+            warnings.showwarning = _print_warning
             check_args(args)
             args.func(args)
     except BNExploreError as err:

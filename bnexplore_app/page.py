@@ -25,6 +25,7 @@ without scrolling, as wide as the window allows."""
 
 WIDGETS = {
     "max_levels": "Most levels a text column may have",
+    "leave_out": "Leave out these columns",
     "missing": "Missing values",
     "discretize": "Discretize numeric columns with",
     "encoding": "Encoding",
@@ -49,6 +50,8 @@ def app_option(name, value=NO_VALUE, key=None):
         return None
     if value is NO_VALUE or value is Ellipsis:
         return f"*{widget}*"
+    if isinstance(value, (list, tuple)):  # columns to leave out
+        value = ", ".join(map(str, value))
     return f"*{widget}* ({value})" if name == "max_levels" else f"*{widget}: {value}*"
 
 

@@ -219,8 +219,8 @@ def test_bad_uploads_show_the_error_and_keep_the_data(at):
 def test_too_many_levels_is_refused_then_fixed_by_raising_the_limit(at):
     rows = ["id,smoker"] + [f"p{i % 70},{'yes' if i % 3 else 'no'}" for i in range(80)]
     upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
-    assert ("'id' has 70 distinct values, more than *Most levels a text column may have* (50); drop the column or "
-            "raise *Most levels a text column may have*") in errors(at)
+    assert ("'id' has 70 distinct values, more than *Most levels a text column may have* (50); leave it out "
+            "(*Leave out these columns: id*) or raise *Most levels a text column may have*") in errors(at)
     assert "max_levels" not in errors(at)
     assert at.session_state["dataset"].names == ASIA
     key = at.session_state["draft"]["table"].key

@@ -173,6 +173,8 @@ def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
     (tmp_path / "gaps.csv").write_text("a,b\nx,1\n,2\ny,1\n")
     pd.DataFrame({"id": [f"p{i}" for i in range(60)], "v": ["a", "b"] * 30}).to_csv(tmp_path / "ids.csv", index=False)
     (tmp_path / "noise.bin").write_bytes(np.random.default_rng(0).bytes(2000))
+    pd.DataFrame({"n": range(30), "code": range(100, 160, 2), "v": ["a", "b"] * 15}).to_csv(tmp_path / "numbered.csv",
+                                                                                           index=False)
     cases = [
         (["learn", WDBC], "need a discretization: pass --discretize uniform3 (or"),
         (["learn", WDBC], "or --categorical to use their values as categories"),
@@ -183,7 +185,14 @@ def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
         (["learn", tmp_path / "gaps.csv", "--missing", "error"],
          "column 'a' row 2 is missing (--missing error); fill it in, or pass --missing state to give missing "
          "values their own state or --missing drop to drop such rows"),
-        (["learn", tmp_path / "ids.csv"], "more than --max-levels 50; drop the column or raise --max-levels"),
+        (["learn", tmp_path / "ids.csv"], "more than --max-levels 50; leave it out (--leave-out id) or raise "
+                                          "--max-levels"),
+        (["learn", tmp_path / "ids.csv", "--leave-out", "id,idd"], "--leave-out names column(s) 'idd' that the "
+                                                                   "table does not have; the columns are 'id', 'v'"),
+        (["learn", tmp_path / "numbered.csv"], "or --categorical to use their values as categories; 'n', 'code' "
+                                               "look like row identifiers: leave them out (--leave-out n,code)"),
+        (["learn", tmp_path / "ids.csv", "--leave-out", "v", "--leave-out", "id"],
+         "--leave-out leaves out every column ('id', 'v'); keep at least one"),
         (["score", tmp_path / "noise.bin", "--arcs", ""], "file 'noise.bin' is not a text table (it holds NUL bytes"),
         (["learn", tmp_path / "noise.bin", "--no-header"], "give a CSV, Parquet or Feather file"),
     ]
@@ -191,7 +200,37 @@ def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
         code, out, err = run(capsys, *args)
         assert code == 1 and out == "" and err.count("\n") == 1 and message in err, (args, err)
         assert not any(word in err for word in ("max_levels", "missing=", "discretize=", "types=", "sep=",
-                                                "encoding=")), err
+                                                "encoding=", "leave_out")), err
+
+
+def test_leave_out_sets_columns_aside_and_warnings_print_as_the_command_line_does(capsys, tmp_path):
+    """An ID column: learn warns in the command line's words (no Python file, line or class) and names the flag;
+    --leave-out (comma-separated, repeatable) learns the same network as the table without those columns;
+    bnkl takes it too."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2, 300)
+    table = pd.DataFrame({"id": [f"r{i}" for i in range(300)], "a": a, "b": (a + (rng.random(300) < .1)) % 2,
+                          "note": [f"free text {i}" for i in range(300)], "c": rng.integers(0, 2, 300)})
+    table.to_csv(tmp_path / "ids.csv", index=False)
+    table[["a", "b", "c"]].to_csv(tmp_path / "plain.csv", index=False)
+    code, _, err = run(capsys, "learn", tmp_path / "ids.csv", "--quiet", "--max-levels", 400)
+    assert code == 0
+    assert ("warning: column 'id' looks like a row identifier: every row has its own value (300 distinct values "
+            "in 300 rows), so it tells a network nothing about other rows; leave it out (--leave-out id)\n") in err
+    assert "UserWarning" not in err and ".py:" not in err
+    left = [run(capsys, "learn", tmp_path / "ids.csv", "--quiet", *flags)
+            for flags in (["--leave-out", "id,note"], ["--leave-out", " note ", "--leave-out", "id"])]
+    plain = run(capsys, "learn", tmp_path / "plain.csv", "--quiet")
+    assert left[0][0] == left[1][0] == plain[0] == 0 and left[0][2] == left[1][2] == ""
+    learnt = [json.loads(out) for _, out, _ in (*left, plain)]
+    assert learnt[0]["graph"] == learnt[1]["graph"] == learnt[2]["graph"]
+    assert learnt[0]["score"] == learnt[1]["score"] == learnt[2]["score"]
+    assert learnt[2]["graph"]["arcs"] in ([["a", "b"]], [["b", "a"]])
+    code, out, _ = run(capsys, "bnkl", tmp_path / "ids.csv", "--class-column", "c", "--leave-out", "id,note",
+                       "--quiet")
+    assert code == 0 and set(json.loads(out)["graph"]["nodes"]) == {"a", "b"}  # the class column is not a node
+    code, _, err = run(capsys, "bnkl", tmp_path / "ids.csv", "--class-column", "c", "--leave-out", "nope")
+    assert code == 1 and "--leave-out names column(s) 'nope' that the table does not have" in err
 
 
 def test_version_and_the_name_the_command_was_started_by(capsys, monkeypatch):

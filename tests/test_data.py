@@ -19,6 +19,7 @@ from bnexplore.data import (
     discretize_values,
     interval_labels,
     learn_cut_points,
+    kept_columns,
     read_csv,
     read_frame,
     read_table,
@@ -455,6 +456,47 @@ def test_mixed_column_warns_with_row_and_value_then_is_text():
     with pytest.warns(UserWarning, match="column 'm' mixes numbers and text \\(row 3: 'oops'\\)"):
         ds = Dataset.from_frame(df)
     assert ds.states == [["1", "2", "3", "oops"]]
+
+
+def test_leave_out_sets_columns_aside_before_typing_them():
+    """An identifier and a free-text column left out: the Dataset is the table without them, their levels never
+    checked against max_levels; transform ignores them; a wrong name or type is refused naming it."""
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(80)], "smoker": ["yes", "no"] * 40,
+                       "note": [f"text {i}" for i in range(80)], "age": np.arange(80.5, 160.5)})
+    ds = quiet(Encoder(discretize="quantile:2", leave_out=["id", "note"]).fit_transform, df)
+    want = quiet(Encoder(discretize="quantile:2").fit_transform, df[["smoker", "age"]])
+    assert ds.names == ["smoker", "age"] and (ds.codes == want.codes).all() and ds.states == want.states
+    assert ds.encoder.transform(df).names == ["smoker", "age"]
+    assert quiet(read_table, io.BytesIO(df.to_csv(index=False).encode()), discretize="quantile:2",
+                 leave_out="note", max_levels=100).names == ["id", "smoker", "age"]
+    assert kept_columns(list(df.columns), ("note", "note")) == ["id", "smoker", "age"]
+    assert repr(Encoder(leave_out="id")) == "Encoder(leave_out='id')"
+    with pytest.raises(DataError, match="'id' has 80 distinct values, more than max_levels=50; leave it out "
+                                        "\\(leave_out='id'\\) or raise max_levels"):
+        quiet(Encoder(discretize="quantile:2", leave_out="note").fit_transform, df)
+    with pytest.raises(DataError, match="leave_out names column\\(s\\) 'ID' that the table does not have; the "
+                                        "columns are 'id', 'smoker', 'note', 'age'"):
+        Encoder(leave_out=["ID"]).fit(df)
+    with pytest.raises(DataError, match="leave_out leaves out every column"):
+        Encoder(leave_out=list(df.columns)).fit(df)
+    numbered = pd.DataFrame({"n": range(30), "code": range(100, 160, 2), "x": np.arange(30) * 0.5 + 0.25})
+    with pytest.raises(DataError, match="categories; 'n', 'code' look like row identifiers: leave them out "
+                                        "\\(leave_out=\\['n', 'code'\\]\\)$"):
+        Encoder().fit(numbered)
+    with pytest.raises(DataError, match="categories; 'n' looks like a row identifier: leave it out "
+                                        "\\(leave_out='n'\\)$"):
+        Encoder(leave_out="code").fit(numbered)
+    for bad in (3, ["id", 3], {"id": True}):
+        with pytest.raises(DataError, match="leave_out=.* is not valid; give a column name or a list"):
+            Encoder(leave_out=bad)
+
+
+def test_too_many_levels_in_a_mixed_column_says_which_value_made_it_text():
+    df = pd.DataFrame({"age": [str(20 + i * 0.5) for i in range(59)] + ["unknown"]})
+    with pytest.raises(DataError, match="'age' has 60 distinct values, more than max_levels=50: column 'age' mixes "
+                                        "numbers and text \\(row 60: 'unknown'\\).*; otherwise leave it out "
+                                        "\\(leave_out='age'\\), declare it numeric"):
+        quiet(Encoder().fit, df)
 
 
 def test_unknown_category_at_transform_names_column_row_value():

@@ -49,7 +49,7 @@ readers load them on the first file read, so ``import bnexplore`` does not.
 
 from .blanks import require_complete, require_unweighted
 from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, NUMERIC
-from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype
+from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype, kept_columns
 from .discretize import discretize_values, interval_labels, learn_cut_points
 from .readers import read_csv, read_frame, read_table
 from .sources import CSV, FEATHER, MAX_COLUMNS, PARQUET, TABLE_SUFFIXES
@@ -74,6 +74,7 @@ __all__ = [
     "code_dtype",
     "discretize_values",
     "interval_labels",
+    "kept_columns",
     "learn_cut_points",
     "read_csv",
     "read_frame",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError
+from ..errors import DataError, option
 from .messages import repeated, short_list
 
 CATEGORICAL = "categorical"
@@ -168,8 +168,10 @@ def identifier_note(column):
     numbers = column.numbers[column.present()]
     if not np.all(np.isnan(numbers) | (numbers == np.floor(numbers))):
         return None
+    how = option("leave_out", column.name)
     return (f"column {column.name!r} looks like a row identifier: every row has its own value ({distinct:,} "
-            f"distinct values in {present:,} rows), so it tells a network nothing about other rows; leave it out")
+            f"distinct values in {present:,} rows), so it tells a network nothing about other rows; leave it out"
+            + (f" ({how})" if how else ""))
 
 
 def index_dtype(n_uniques):

@@ -458,6 +458,53 @@ def _name_at(names, j):
     return names[j] if j < len(names) else f"X{j}"
 
 
+def kept_columns(names, leave_out):
+    """The column ``names`` a table keeps when ``leave_out`` is set aside (the Encoder's ``leave_out``).
+
+    Parameters
+    ----------
+    names : list of str
+        The table's columns.
+    leave_out : str, list of str or None
+        Columns not to use; each must be one of ``names``.
+
+    Returns
+    -------
+    list of str
+        ``names`` without those left out, in table order (at least one).
+
+    Raises
+    ------
+    DataError
+        For a name the table does not have (listing the columns), anything but names, or no column kept.
+
+    Examples
+    --------
+    >>> kept_columns(["id", "smoker", "cough"], "id")
+    ['smoker', 'cough']
+    """
+    left_out = _column_names(leave_out)
+    absent = [name for name in left_out if name not in names]
+    if absent:
+        raise DataError(f"{subject('leave_out')} names column(s) {short_list(absent)} that the table does not "
+                        f"have; the columns are {short_list(names)}")
+    kept = [name for name in names if name not in left_out]
+    if not kept:
+        raise DataError(f"{subject('leave_out')} leaves out every column ({short_list(names)}); keep at least one")
+    return kept
+
+
+def _column_names(leave_out):
+    """``leave_out`` as a tuple of column names (None: none); DataError for anything else."""
+    if leave_out is None:
+        return ()
+    names = [leave_out] if isinstance(leave_out, str) else leave_out
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        raise DataError(f"{subject('leave_out', leave_out)} is not valid; give a column name or a list of "
+                        f"column names")
+    return tuple(dict.fromkeys(names))
+
+
 class Encoder:
     """Types, discretizes and integer-codes the columns of a table.
 
@@ -502,6 +549,10 @@ class Encoder:
         categorical.
     drop_constant : bool
         Drop single-state columns (otherwise they are kept with a warning).
+    leave_out : str or list of str, optional
+        Columns not to use (a row identifier, free text): ``fit`` sets them
+        aside before typing them, and ``transform`` ignores them. Each must be
+        a column of the table.
 
     Attributes
     ----------
@@ -513,7 +564,7 @@ class Encoder:
     """
 
     def __init__(self, discretize=None, types=None, missing="state", max_levels=50, max_int_levels=10,
-                 drop_constant=False):
+                 drop_constant=False, leave_out=None):
         self.discretize = discretize
         self.types = types
         self.missing = missing
@@ -533,12 +584,14 @@ class Encoder:
             raise DataError(f"{subject('max_int_levels', max_int_levels)} is not valid; use a whole number >= 0")
         if not isinstance(drop_constant, (bool, np.bool_)):
             raise DataError(f"{subject('drop_constant', drop_constant)} is not valid; use True or False")
+        _column_names(leave_out)
+        self.leave_out = leave_out
         self.columns = {}
         self.warnings = []
 
     def __repr__(self):
         defaults = {"discretize": None, "types": None, "missing": "state", "max_levels": 50,
-                    "max_int_levels": 10, "drop_constant": False}
+                    "max_int_levels": 10, "drop_constant": False, "leave_out": None}
         changed = [f"{k}={getattr(self, k)!r}" for k, v in defaults.items() if repr(getattr(self, k)) != repr(v)]
         return f"Encoder({', '.join(changed)})"
 
@@ -671,16 +724,24 @@ class Encoder:
     def _fit_table(self, table):
         names = [c.name for c in table.columns]
         self._check_option_columns(names)
+        kept = set(kept_columns(names, self.leave_out))
+        table.columns = [c for c in table.columns if c.name in kept]
         kinds = [self._kind_of(column) for column in table.columns]
         empty = {c.name for c in table.columns if self.missing == "em" and c.n_missing() == table.n_rows}
         undiscretized = [c.name for c, (kind, _) in zip(table.columns, kinds)
                          if kind == NUMERIC and self._method_of(c.name) is None and c.name not in empty]
         if undiscretized:
             example = undiscretized[0]
+            identifiers = [c.name for c in table.columns if c.name in undiscretized and identifier_note(c)]
+            leave = option("leave_out", identifiers[0] if len(identifiers) == 1 else identifiers)
             raise DataError(
                 f"numeric column(s) {short_list(undiscretized, limit=20)} need a discretization: pass "
                 f"{subject('discretize', 'uniform3')} (or 'quantile:K', 'width:K', 'manual:...'), or "
                 f"{subject('types', {example: CATEGORICAL})} to use their values as categories"
+                + (f"; {short_list(identifiers)} "
+                   + ("looks like a row identifier: leave it out" if len(identifiers) == 1 else
+                      "look like row identifiers: leave them out")
+                   + (f" ({leave})" if leave else "") if identifiers else "")
             )
         n_missing = [column.n_missing() for column in table.columns]
         notes = [c.note for c, (kind, declared) in zip(table.columns, kinds)

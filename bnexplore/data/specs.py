@@ -210,9 +210,11 @@ def _too_many_levels_message(column, count, max_levels):
     numeric = option("types", {name: NUMERIC})
     numeric_hint = (f", declare it numeric and discretize it ({numeric}, {subject('discretize', 'uniform3')}),"
                     if numeric and (~np.isnan(column.numbers)).any() else "")
+    leave = option("leave_out", name)
     return (
-        f"column {name!r} has {count} distinct values, more than {subject('max_levels', max_levels)}; "
-        f"drop the column{numeric_hint} or raise {subject('max_levels')}"
+        f"column {name!r} has {count} distinct values, more than {subject('max_levels', max_levels)}"
+        + (f": {column.note}; otherwise" if column.note else ";")
+        + f" leave it out{f' ({leave})' if leave else ''}{numeric_hint} or raise {subject('max_levels')}"
     )
 
 
