@@ -17,6 +17,9 @@ from bnexplore_app.widgets import data_status, literal, pick_one, show_chart
 METHODS = ("uniform3", "quantile", "width", "manual")
 METHOD_HELP = ("uniform3: three bins between the 2.5% and 97.5% percentiles (Balov 2013); quantile:K: K bins "
                "with about the same number of rows; width:K: K bins of equal width; manual: your cut points.")
+MARKS_HELP = ("The table's own marks for 'no value', comma-separated (such as ?, unknown, -999): a cell holding "
+              "one is missing, in every column, like a blank cell or NA. A column of numbers with such a mark "
+              "then reads as numbers.")
 MISSING_HELP = ("state: a missing value is a state of its own; drop: drop rows with a missing value; error: refuse "
                 "the table; em: keep blanks, learn from the rows you have (structural EM on the Search page, "
                 "tables fitted by EM).")
@@ -253,6 +256,9 @@ def columns_section(current):
                                   help=MISSING_HELP)
     encoding["max_levels"] = int(a.number_input("Most levels a text column may have", 2, 10_000,
                                                 int(encoding["max_levels"]), key=prefix + "maxlevels"))
+    marks = c.text_input("Also missing", ", ".join(encoding["missing_values"]), max_chars=state.MARKS_CHARS,
+                         key=prefix + "marks", placeholder="?, unknown, -999", help=MARKS_HELP)
+    encoding["missing_values"] = list(dict.fromkeys(m.strip() for m in marks.split(",") if m.strip()))
     if len(kept) < 2:
         st.error("A network needs at least two variables: leave out fewer columns.")
         return None
@@ -266,7 +272,8 @@ def columns_section(current):
         key=prefix + "asnum", default=[n for n in encoding["as_numeric"] if n in numeric_like])
     try:
         profile = Encoder(discretize="uniform3", types=state.column_types(encoding, kept) or None,
-                          max_levels=encoding["max_levels"]).profile(frame[kept])
+                          max_levels=encoding["max_levels"],
+                          missing_values=encoding["missing_values"] or None).profile(frame[kept])
     except DataError as error:
         st.error(without_links(f"{error}"))
         return None

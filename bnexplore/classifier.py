@@ -48,6 +48,8 @@ class BNKLClassifier:
     class0 : optional
         Label of the reference class 0; default the first label in sorted
         order.
+    missing_values : str or list of str, optional
+        The table's own marks for "no value" (see :class:`bnexplore.data.Encoder`).
 
     Attributes
     ----------
@@ -73,16 +75,17 @@ class BNKLClassifier:
     ['normal', 'tumour']
     """
 
-    def __init__(self, max_parents=2, discretize="uniform3", select="ratio", class0=None):
+    def __init__(self, max_parents=2, discretize="uniform3", select="ratio", class0=None, missing_values=None):
         self.max_parents = max_parents
         self.discretize = discretize
         self.select = select
         self.class0 = class0
+        self.missing_values = missing_values
 
     def get_params(self, deep=True):
         """The constructor parameters, as a dict."""
         return {"max_parents": self.max_parents, "discretize": self.discretize, "select": self.select,
-                "class0": self.class0}
+                "class0": self.class0, "missing_values": self.missing_values}
 
     def set_params(self, **params):
         """Set constructor parameters; returns self."""
@@ -113,7 +116,7 @@ class BNKLClassifier:
         self
         """
         self.result_ = bnkl_xy(_as_frame(X), y, class0=self.class0, max_parents=self.max_parents,
-                               select=self.select, discretize=self.discretize)
+                               select=self.select, discretize=self.discretize, missing_values=self.missing_values)
         self.classes_ = np.array(self.result_.classes, dtype=object)
         return self
 

@@ -67,7 +67,7 @@ DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.fea
 
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
 FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
-         "max_levels": "--max-levels", "leave_out": "--leave-out", "header": "--no-header", "engine": "--engine",
+         "max_levels": "--max-levels", "leave_out": "--leave-out", "missing_values": "--missing-values", "header": "--no-header", "engine": "--engine",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
          "folds": "--folds", "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
@@ -169,8 +169,15 @@ def _add_data_options(parser, data_help=DATA_HELP, missing=MISSING, optional=Fal
     elif missing:
         parser.add_argument("--missing", default=missing[0], choices=missing, help=f"missing values: {missing[0]} "
                                                                                     "(the only choice here)")
+    _add_missing_values_option(parser)
     parser.add_argument("--max-levels", type=int, default=50, help="most states a text column may have")
     _add_leave_out_option(parser)
+
+
+def _add_missing_values_option(parser):
+    parser.add_argument("--missing-values", metavar="VALUES",
+                        help="the table's own marks for 'no value', comma-separated (e.g. '?,unknown,-999'): such "
+                             "cells are missing, besides blank cells and NA")
 
 
 def _add_leave_out_option(parser):
@@ -225,7 +232,13 @@ def _read_data(args):
     return read_table(args.data, header=not args.no_header, sep=args.sep, encoding=args.encoding,
                       discretize=args.discretize, types="categorical" if args.categorical else None,
                       missing=getattr(args, "missing", "em"), max_levels=args.max_levels,
-                      leave_out=_names(args.leave_out))
+                      leave_out=_names(args.leave_out),
+                      missing_values=_marks(args.missing_values))
+
+
+def _marks(value):
+    """The ``--missing-values`` marks, comma-separated (None when not given)."""
+    return None if value is None else value.split(",")
 
 
 def _names(values):
@@ -643,7 +656,7 @@ def cmd_bnkl(args):
         kept = set(kept_columns([str(c) for c in frame.columns], _names(args.leave_out)))
         frame = frame.loc[:, [str(c) in kept for c in frame.columns]]
     options = {"class0": args.class0, "max_parents": args.max_parents, "select": args.select,
-               "discretize": args.discretize or "uniform3"}
+               "discretize": args.discretize or "uniform3", "missing_values": _marks(args.missing_values)}
     result = _run_with_progress(args, lambda bar, stop: bnkl(
         frame, args.class_column, progress=bar, stop=stop, time_limit=args.time_limit, **options))
     payload = result.to_json()
@@ -833,6 +846,7 @@ def build_parser():
     p.add_argument("--no-header", action="store_true", help="CSV: the file has no header row")
     p.add_argument("--sep", default=None, help="CSV: column separator (default: sniffed from the first lines)")
     p.add_argument("--encoding", help="CSV: text encoding (default UTF-8, falling back to latin-1)")
+    _add_missing_values_option(p)
     _add_leave_out_option(p)
     _add_run_options(p)
     p.set_defaults(func=cmd_bnkl)

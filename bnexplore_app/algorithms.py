@@ -343,6 +343,7 @@ def _run_bnkl(inputs, options, control):
     frame = inputs.frame.iloc[rows_in_use(inputs)].reset_index(drop=True)
     discretize = {k: v for k, v in (inputs.discretize or {}).items() if k != inputs.class_column} or "uniform3"
     found = bnkl(frame, inputs.class_column, discretize=discretize, control=control,
+                 missing_values=(inputs.encoder_options or {}).get("missing_values"),
                  **_bnkl_settings(inputs.settings), **options)
     return found.to_result(), {"bnkl": found, "frame": frame, "class_column": inputs.class_column}
 

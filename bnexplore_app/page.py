@@ -26,6 +26,7 @@ without scrolling, as wide as the window allows."""
 WIDGETS = {
     "max_levels": "Most levels a text column may have",
     "leave_out": "Leave out these columns",
+    "missing_values": "Also missing",
     "missing": "Missing values",
     "discretize": "Discretize numeric columns with",
     "encoding": "Encoding",

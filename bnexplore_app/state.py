@@ -35,7 +35,7 @@ import streamlit as st
 
 from bnexplore import bundled, viz
 from bnexplore.bif import read_bif, sample
-from bnexplore.data import MISSING_POLICIES, Encoder, read_frame
+from bnexplore.data import MAX_MISSING_MARKS, MISSING_POLICIES, Encoder, read_frame
 from bnexplore.errors import DataError
 from bnexplore.scores import SCORES, Scorer
 from bnexplore.session import SavedResult, Session, check_field, table_bytes
@@ -46,8 +46,10 @@ DEFAULT_SAMPLE = "asia"
 SHORT_NAMES = {TWO_CLASS_SAMPLE: "wdbc"}
 DEFAULT_SETTINGS = {"score": "bdeu", "ess": 1.0, "bf": 20.0, "max_indegree": 3,
                     "kl_max_parents": 2, "kl_select": "bic", "kl_class0": None}
+MARKS_CHARS = 500
+"""Most characters of the Data page's *Also missing* box (the marks a table uses for 'no value')."""
 DEFAULT_ENCODING = {"default_method": "uniform3", "methods": {}, "as_categorical": [], "as_numeric": [],
-                    "leave_out": [], "missing": "state", "max_levels": 50}
+                    "leave_out": [], "missing": "state", "max_levels": 50, "missing_values": []}
 
 
 @dataclass
@@ -291,6 +293,8 @@ def check_encoding(encoding):
     """Check the Data page's encoding settings read from a session file (``app.encoding``) before
     they are used: the keys and types the page writes, in its ranges (DataError naming the field)."""
     where = "app.encoding"
+    if isinstance(encoding, dict):
+        encoding.setdefault("missing_values", [])  # sessions saved before the Data page had *Also missing*
     check_field(isinstance(encoding, dict) and set(encoding) == set(DEFAULT_ENCODING), where,
                 f"an object with {', '.join(DEFAULT_ENCODING)}", encoding)
     check_field(isinstance(encoding["default_method"], str) and METHOD.fullmatch(encoding["default_method"]),
@@ -304,6 +308,10 @@ def check_encoding(encoding):
         value = encoding[key]
         check_field(isinstance(value, list) and all(isinstance(v, str) for v in value), f"{where}.{key}",
                     "a list of column names", value)
+    value = encoding["missing_values"]
+    check_field(isinstance(value, list) and len(value) <= MAX_MISSING_MARKS
+                and all(isinstance(v, str) and len(v) <= MARKS_CHARS for v in value), f"{where}.missing_values",
+                f"a list of at most {MAX_MISSING_MARKS} texts of at most {MARKS_CHARS} characters", value)
     check_field(encoding["missing"] in MISSING_POLICIES, f"{where}.missing", ", ".join(MISSING_POLICIES[:-1])
                 + f" or {MISSING_POLICIES[-1]}", encoding["missing"])
     value = encoding["max_levels"]
@@ -314,12 +322,13 @@ def check_encoding(encoding):
 def encoder_options(encoding, frame):
     """Encoder keyword arguments from the Data page's encoding settings."""
     columns = [str(c) for c in frame.columns if str(c) not in encoding["leave_out"]]
+    marks = encoding["missing_values"] or None
     profile = Encoder(discretize=encoding["default_method"], types=column_types(encoding, columns),
-                      max_levels=encoding["max_levels"]).profile(frame[columns])
+                      max_levels=encoding["max_levels"], missing_values=marks).profile(frame[columns])
     numeric = profile.loc[profile["type"] == "numeric", "column"].tolist()
     methods = {name: encoding["methods"].get(name, encoding["default_method"]) for name in numeric}
     return {"discretize": methods or None, "types": column_types(encoding, columns) or None,
-            "missing": encoding["missing"], "max_levels": encoding["max_levels"]}, columns
+            "missing": encoding["missing"], "max_levels": encoding["max_levels"], "missing_values": marks}, columns
 
 
 def column_types(encoding, columns):

@@ -4,15 +4,18 @@ Each test starts a fresh session (so nothing leaks between tests); the first one
 pays for loading the numba core, the others reuse Streamlit's process-wide caches.
 """
 
+import io
 import json
 import math
 import threading
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from bnexplore.data import Encoder
 from bnexplore.graphs import structural_errors
 from bnexplore.search import credible
 from bnexplore_app import warmup
@@ -240,6 +243,28 @@ def test_leaving_out_the_offending_column_also_fixes_it(at):
     at.run()
     no_exception(at)
     assert at.session_state["dataset"].names == ["smoker", "cough"]
+
+
+def test_a_tables_own_mark_for_no_value_typed_into_also_missing(at):
+    """A column of numbers with '?' for 'no value' reads as text with too many levels: the error names the mark
+    and the *Also missing* box; typing '?' there makes the column numbers (discretized) and '?' a missing value
+    in the other columns too, as the API's missing_values does."""
+    rows = ["age,smoker"] + [f"{'?' if i % 9 == 0 else 20 + i * 0.5},{'?' if i % 7 == 0 else 'yes' if i % 3 else 'no'}"
+                             for i in range(80)]
+    content = ("\n".join(rows) + "\n").encode()
+    upload(at, "marks.csv", content)
+    assert ("column 'age' mixes numbers and text (row 1: '?'); it is treated as categorical text: fix that value, or "
+            "mark it missing (*Also missing: ?*), if the column should be numeric; otherwise leave it out "
+            "(*Leave out these columns: age*)") in errors(at)
+    key = at.session_state["draft"]["table"].key
+    at.text_input(key=f"col-{key}-marks").input(" ?, ")
+    at.run()
+    no_exception(at)
+    data = at.session_state["dataset"]
+    want = Encoder(missing_values="?", discretize="uniform3").fit_transform(pd.read_csv(io.BytesIO(content)))
+    assert data.names == ["age", "smoker"] and data.states == want.states and (data.codes == want.codes).all()
+    assert data.states[1] == ["no", "yes", "<missing>"] and data.states[0][-1] == "<missing>"
+    assert at.session_state["encoding"]["missing_values"] == ["?"]
 
 
 # --- tune -------------------------------------------------------------------------------

@@ -45,8 +45,13 @@ def sidebar_errors(at):
 
 
 def test_save_session_gives_a_file_that_opens_with_its_data_settings_and_results(at, downloads):
-    rows = ["smoker,cough,x"] + [f"{'yes' if i % 3 else 'no'},{'yes' if i % 2 else 'no'},{i % 7}" for i in range(90)]
+    rows = ["smoker,cough,x"] + [f"{'yes' if i % 3 else 'no'},{'yes' if i % 2 else 'no'},{'?' if i % 11 else i % 7}"
+                                 for i in range(90)]
     upload(at, "people.csv", ("\n".join(rows) + "\n").encode())
+    at.text_input(key=f"col-{at.session_state['draft']['table'].key}-marks").input("?")  # x's mark for no value
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].states[2][-1] == "<missing>"
     go(at, "2_Tune")
     at.radio(key="tune_score").set_value("bic")
     at.run()
@@ -71,6 +76,8 @@ def test_save_session_gives_a_file_that_opens_with_its_data_settings_and_results
     assert other.session_state["data_key"] == at.session_state["data_key"]
     assert other.session_state["settings"]["score"] == "bic"
     assert list(other.session_state["results"]) == list(at.session_state["results"])
+    assert other.session_state["encoding"]["missing_values"] == ["?"]
+    assert other.session_state["dataset"].states == at.session_state["dataset"].states
 
 
 def test_the_session_file_chip_goes_once_the_file_is_opened(at):
@@ -107,6 +114,9 @@ def session_file(**parts):
     ({"app": {"encoding": {"default_method": "uniform3", "methods": {}, "as_categorical": [], "as_numeric": [],
                            "leave_out": "asia", "missing": "state", "max_levels": 50}}},
      "app.encoding.leave_out must be a list of column names"),
+    ({"app": {"encoding": {"default_method": "uniform3", "methods": {}, "as_categorical": [], "as_numeric": [],
+                           "leave_out": [], "missing": "state", "max_levels": 50, "missing_values": ["?"] * 101}}},
+     "app.encoding.missing_values must be a list of at most 100 texts of at most 500 characters"),
     ({"results": [{"name": "big", "result": {"algorithm": "hc", "score": 0, "score_name": "bic",
                                              "graph": {"nodes": [f"v{i}" for i in range(30_000)]}}}]},
      "results[0].result.graph.nodes must be at most 5,000 nodes"),

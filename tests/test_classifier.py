@@ -127,6 +127,7 @@ def test_classifier_errors(call, error, message):
 
 def test_params_round_trip():
     model = BNKLClassifier(max_parents=1, select="aic")
-    assert model.get_params() == {"max_parents": 1, "discretize": "uniform3", "select": "aic", "class0": None}
+    assert model.get_params() == {"max_parents": 1, "discretize": "uniform3", "select": "aic", "class0": None,
+                                  "missing_values": None}
     assert model.set_params(max_parents=0) is model and model.max_parents == 0
     assert repr(model).startswith("BNKLClassifier(max_parents=0")

@@ -233,6 +233,34 @@ def test_leave_out_sets_columns_aside_and_warnings_print_as_the_command_line_doe
     assert code == 1 and "--leave-out names column(s) 'nope' that the table does not have" in err
 
 
+def test_missing_values_marks_cells_missing_in_learn_and_bnkl(capsys, tmp_path):
+    """'?' and -999 for 'no value': the warning names the flag; with --missing-values the table learns as the
+    same table with blank cells does (learn, --missing em too), and bnkl and its --cv take the flag."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 2, 400)
+    frame = pd.DataFrame({"a": a, "b": (a + (rng.random(400) < .1)) % 2, "c": rng.integers(0, 3, 400),
+                          "y": np.where(rng.random(400) < .5, "p", "q")})
+    blank = frame.astype(object)
+    blank.loc[rng.random(400) < .1, "a"] = None
+    blank.loc[rng.random(400) < .1, "c"] = None
+    marked = blank.copy()
+    marked["a"] = marked["a"].where(marked["a"].notna(), "?")
+    marked["c"] = marked["c"].where(marked["c"].notna(), -999)
+    blank.to_csv(tmp_path / "blank.csv", index=False)
+    marked.to_csv(tmp_path / "marked.csv", index=False)
+    code, _, err = run(capsys, "learn", tmp_path / "marked.csv", "--quiet")
+    assert code == 0 and "warning: column 'a' mixes numbers and text (row " in err
+    assert "mark it missing (--missing-values '?')" in err
+    for extra in ([], ["--missing", "em"]):
+        got = [json.loads(run(capsys, "learn", tmp_path / name, "--quiet", *flags, *extra)[1])
+               for name, flags in (("marked.csv", ["--missing-values", "?,-999"]), ("blank.csv", []))]
+        assert got[0]["graph"] == got[1]["graph"] and got[0]["score"] == got[1]["score"]
+    bnkl = [json.loads(run(capsys, "bnkl", tmp_path / name, "--class-column", "y", "--cv", 3, "--seed", 1, "--quiet",
+                           *flags)[1])
+            for name, flags in (("marked.csv", ["--missing-values", "?, -999"]), ("blank.csv", []))]
+    assert bnkl[0]["graph"] == bnkl[1]["graph"] and bnkl[0]["cv"] == bnkl[1]["cv"]
+
+
 def test_version_and_the_name_the_command_was_started_by(capsys, monkeypatch):
     for argv0, prog in (("/usr/bin/bnexplore", "bnexplore"), ("/x/bnexplore/__main__.py", "python -m bnexplore")):
         monkeypatch.setattr(sys, "argv", [argv0])

@@ -491,6 +491,54 @@ def test_leave_out_sets_columns_aside_before_typing_them():
             Encoder(leave_out=bad)
 
 
+def test_missing_values_marks_are_missing_in_every_column_and_every_step():
+    """'?' and '-999' marks: a text column of numbers with '?' becomes numeric (cut points as without the marks),
+    a number column loses -999 (compared as a number), a categorical loses its '?' category; the marks count
+    as missing for every policy, in fit, transform and profile alike; bad values are refused naming them."""
+    df = pd.DataFrame({"age": ["34.5", "?", "51.2", "28.1", " ? ", "60.3"], "n": [1.0, -999, 3, 4, 3, 1],
+                       "c": pd.Categorical(["u", "v", "?", "u", "v", "u"], categories=["v", "?", "u"])})
+    unmarked = Encoder(types={"n": "categorical"}).profile(df).set_index("column").loc["age"]
+    assert unmarked["type"] == "categorical" and re.search(
+        "column 'age' mixes numbers and text \\(row 2: '\\?'\\).*mark it missing \\(missing_values='\\?'\\)",
+        unmarked["note"])
+    encoder = Encoder(missing_values=["?", "-999"], discretize="quantile:2", types={"n": "categorical"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no mixed-column warning once the marks are missing
+        ds = encoder.fit_transform(df)
+    plain = quiet(Encoder(discretize="quantile:2").fit_transform,
+                  pd.DataFrame({"age": [34.5, None, 51.2, 28.1, None, 60.3]}))
+    assert encoder.columns["age"].kind == "numeric" and encoder.cut_points()["age"] == plain.encoder.cut_points()["age"]
+    assert ds.states == [plain.states[0], ["1", "3", "4", "<missing>"], ["v", "u", "<missing>"]]
+    assert (ds.codes == np.array([[0, 0, 1], [2, 3, 0], [1, 1, 2], [0, 2, 1], [2, 1, 0], [1, 0, 1]])).all()
+    assert (encoder.transform(df).codes == ds.codes).all()
+    profile = encoder.profile(df).set_index("column")
+    assert profile["missing"].tolist() == [2, 1, 1] and profile.loc["age", "type"] == "numeric"
+    em = Encoder(missing_values="?", missing="em", discretize="quantile:2", types={"n": "categorical"})
+    assert quiet(em.fit_transform, df).n_blank == 3
+    assert quiet(Encoder(missing_values=["?", "-999"], missing="drop", discretize="quantile:2").fit_transform,
+                 df).n_rows == 3
+    assert repr(Encoder(missing_values="?")) == "Encoder(missing_values='?')"
+    for bad in (0, ["?", None], [str(i) for i in range(101)]):
+        with pytest.raises(DataError, match="missing_values=.* is not valid; give a value or a list of at most 100"):
+            Encoder(missing_values=bad)
+
+
+def test_a_likely_mark_for_no_value_is_pointed_out_until_it_is_marked():
+    """UCI's '?' (and 'unknown', 'missing', any case) in text columns: fitting warns naming the columns, the rows
+    and the option, once for all columns; marked, they are missing and nothing is said; numbers are not looked at."""
+    df = pd.DataFrame({"work": ["paid", "?", "self", "?", "Unknown"], "sex": ["f", "m", "?", "f", "m"],
+                       "n": [1, 2, 3, 4, 5]})
+    with pytest.warns(UserWarning) as caught:
+        Encoder().fit(df)
+    notes = [str(w.message) for w in caught if "no value" in str(w.message)]
+    assert notes == ["column(s) 'work', 'sex' hold '?' (3 rows); column(s) 'work' hold 'Unknown' (1 row): if they "
+                     "mean 'no value', mark them missing (missing_values=['?', 'Unknown'])"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data = Encoder(missing_values=["?", "Unknown"]).fit_transform(df)
+    assert data.states[:2] == [["paid", "self", "<missing>"], ["f", "m", "<missing>"]]
+
+
 def test_too_many_levels_in_a_mixed_column_says_which_value_made_it_text():
     df = pd.DataFrame({"age": [str(20 + i * 0.5) for i in range(59)] + ["unknown"]})
     with pytest.raises(DataError, match="'age' has 60 distinct values, more than max_levels=50: column 'age' mixes "

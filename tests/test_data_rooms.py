@@ -14,10 +14,10 @@ import bnexplore.data
 PACKAGE = Path(bnexplore.data.__file__).parent
 ROOMS = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__")
 
-PUBLIC = ["CATEGORICAL", "CSV", "FEATHER", "IDENTIFIER_MIN_ROWS", "MAX_COLUMNS", "MISSING_LABEL", "MISSING_POLICIES",
-          "NUMERIC", "PARQUET", "SEPARATORS", "TABLE_SUFFIXES", "ColumnSpec", "Dataset", "Encoder", "code_dtype",
-          "discretize_values", "interval_labels", "learn_cut_points", "read_csv", "read_frame", "read_table",
-          "require_complete", "require_unweighted"]
+PUBLIC = ["CATEGORICAL", "CSV", "FEATHER", "IDENTIFIER_MIN_ROWS", "MAX_COLUMNS", "MAX_MISSING_MARKS", "MISSING_LABEL",
+          "MISSING_POLICIES", "NUMERIC", "PARQUET", "SEPARATORS", "TABLE_SUFFIXES", "ColumnSpec", "Dataset", "Encoder",
+          "code_dtype", "discretize_values", "interval_labels", "kept_columns", "learn_cut_points", "read_csv",
+          "read_frame", "read_table", "require_complete", "require_unweighted"]
 
 
 def imports_between_rooms(room):

@@ -236,7 +236,7 @@ def bnkl_search(data, labels, order=None, max_parents=2, select="ratio", values=
 
 
 def bnkl_xy(X, y, class0=None, max_parents=2, select="ratio", discretize="uniform3", encoder=None,
-            progress=None, time_limit=None, stop=None, control=None, class_column=None):
+            progress=None, time_limit=None, stop=None, control=None, class_column=None, missing_values=None):
     """BNKL on a table of features and a separate vector of two-class labels.
 
     Balov (2013), Algorithm 1, training part: the IDE order from Welch
@@ -260,12 +260,15 @@ def bnkl_xy(X, y, class0=None, max_parents=2, select="ratio", discretize="unifor
         Discretization of numeric columns (see :class:`bnexplore.data.Encoder`);
         the paper's ``"uniform3"`` by default.
     encoder : Encoder, optional
-        Used instead of ``Encoder(discretize=discretize)``; fitted on X unless
-        it is fitted already (then its cut points are kept as they are).
+        Used instead of ``Encoder(discretize=discretize,
+        missing_values=missing_values)``; fitted on X unless it is fitted
+        already (then its cut points are kept as they are).
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`.
     class_column : str, optional
         Name of the labels, for messages and the result.
+    missing_values : str or list of str, optional
+        The table's own marks for "no value" (see :class:`bnexplore.data.Encoder`).
 
     Returns
     -------
@@ -279,7 +282,7 @@ def bnkl_xy(X, y, class0=None, max_parents=2, select="ratio", discretize="unifor
         raise DataError(f"the class labels ({len(y)}) and the table ({len(X)} rows) differ in length; "
                         f"give one label per row")
     labels, classes = encode_classes(y, class0, name or "class")
-    encoder = encoder if encoder is not None else Encoder(discretize=discretize)
+    encoder = encoder if encoder is not None else Encoder(discretize=discretize, missing_values=missing_values)
     data = encoder.transform(X) if encoder.columns else encoder.fit_transform(X)
     if data.n_rows != len(X):
         raise DataError(f"the encoder dropped {len(X) - data.n_rows} rows with missing values, which would "
@@ -294,7 +297,7 @@ def bnkl_xy(X, y, class0=None, max_parents=2, select="ratio", discretize="unifor
 
 
 def bnkl(frame, class_column, class0=None, max_parents=2, select="ratio", discretize="uniform3", encoder=None,
-         knowledge=None, progress=None, time_limit=None, stop=None, control=None):
+         knowledge=None, progress=None, time_limit=None, stop=None, control=None, missing_values=None):
     """Learn a two-class KL network (BNKL, Balov 2013) from a table with a class column.
 
     Parameters
@@ -323,6 +326,8 @@ def bnkl(frame, class_column, class0=None, max_parents=2, select="ratio", discre
         forbidden one changes which network the complexity path selects.
     progress, time_limit, stop, control
         See :class:`bnexplore.control.Control`.
+    missing_values : str or list of str, optional
+        The table's own marks for "no value" (see :class:`bnexplore.data.Encoder`).
 
     Returns
     -------
@@ -365,4 +370,4 @@ def bnkl(frame, class_column, class0=None, max_parents=2, select="ratio", discre
         raise DataError(f"the table has only the class column {class_column!r}; add the variables to learn from")
     return bnkl_xy(X, frame.iloc[:, position], class0=class0, max_parents=max_parents, select=select,
                    discretize=discretize, encoder=encoder, progress=progress, time_limit=time_limit, stop=stop,
-                   control=control, class_column=str(class_column))
+                   control=control, class_column=str(class_column), missing_values=missing_values)

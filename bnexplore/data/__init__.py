@@ -48,8 +48,8 @@ readers load them on the first file read, so ``import bnexplore`` does not.
 """
 
 from .blanks import require_complete, require_unweighted
-from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, NUMERIC
-from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype, kept_columns
+from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, MAX_MISSING_MARKS, NUMERIC, kept_columns
+from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype
 from .discretize import discretize_values, interval_labels, learn_cut_points
 from .readers import read_csv, read_frame, read_table
 from .sources import CSV, FEATHER, MAX_COLUMNS, PARQUET, TABLE_SUFFIXES
@@ -62,6 +62,7 @@ __all__ = [
     "FEATHER",
     "IDENTIFIER_MIN_ROWS",
     "MAX_COLUMNS",
+    "MAX_MISSING_MARKS",
     "MISSING_LABEL",
     "MISSING_POLICIES",
     "NUMERIC",

@@ -7,7 +7,9 @@ row numbers, which messages cite. :func:`prepare_table` prepares a pandas
 DataFrame; the file readers build the same columns batch by batch
 (:func:`factorized_column`), so the :class:`~bnexplore.data.Encoder` never
 sees a difference. This room also says which columns look like row
-identifiers (:func:`identifier_note`).
+identifiers (:func:`identifier_note`), which columns an Encoder keeps
+(:func:`kept_columns`) and which cells a table marks as having no value
+(:func:`missing_marks`, :func:`blanked`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DataError, option
+from ..errors import DataError, option, subject
 from .messages import repeated, short_list
 
 CATEGORICAL = "categorical"
@@ -150,6 +152,115 @@ def factorized_column(name, codes, uniques, stored, category_order=None, all_pre
     return column
 
 
+MAX_MISSING_MARKS = 100
+"""Most marks ``missing_values`` may list (each cell's text is looked up among them)."""
+
+
+def kept_columns(names, leave_out):
+    """The column ``names`` a table keeps when ``leave_out`` is set aside (the Encoder's ``leave_out``).
+
+    Parameters
+    ----------
+    names : list of str
+        The table's columns.
+    leave_out : str, list of str or None
+        Columns not to use; each must be one of ``names``.
+
+    Returns
+    -------
+    list of str
+        ``names`` without those left out, in table order (at least one).
+
+    Raises
+    ------
+    DataError
+        For a name the table does not have (listing the columns), anything but names, or no column kept.
+
+    Examples
+    --------
+    >>> kept_columns(["id", "smoker", "cough"], "id")
+    ['smoker', 'cough']
+    """
+    left_out = leave_out_names(leave_out)
+    absent = [name for name in left_out if name not in names]
+    if absent:
+        raise DataError(f"{subject('leave_out')} names column(s) {short_list(absent)} that the table does not "
+                        f"have; the columns are {short_list(names)}")
+    kept = [name for name in names if name not in left_out]
+    if not kept:
+        raise DataError(f"{subject('leave_out')} leaves out every column ({short_list(names)}); keep at least one")
+    return kept
+
+
+def missing_marks(missing_values):
+    """The Encoder's ``missing_values`` as a frozenset of marks without surrounding spaces (DataError for anything
+    else).
+
+    Examples
+    --------
+    >>> sorted(missing_marks(["?", " unknown "]))
+    ['?', 'unknown']
+    """
+    if missing_values is None:
+        return frozenset()
+    marks = [missing_values] if isinstance(missing_values, str) else missing_values
+    if (not isinstance(marks, (list, tuple)) or not all(isinstance(mark, str) for mark in marks)
+            or len(marks) > MAX_MISSING_MARKS):
+        raise DataError(f"{subject('missing_values', missing_values)} is not valid; give a value or a list of at most "
+                        f"{MAX_MISSING_MARKS} values that mean 'no value' (such as '?' or 'unknown')")
+    return frozenset(mark.strip() for mark in marks)
+
+
+def leave_out_names(leave_out):
+    """The Encoder's ``leave_out`` as a tuple of column names (None: none); DataError for anything else.
+
+    Examples
+    --------
+    >>> leave_out_names("id"), leave_out_names(["id", "note", "id"])
+    (('id',), ('id', 'note'))
+    """
+    if leave_out is None:
+        return ()
+    names = [leave_out] if isinstance(leave_out, str) else leave_out
+    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
+        raise DataError(f"{subject('leave_out', leave_out)} is not valid; give a column name or a list of "
+                        f"column names")
+    return tuple(dict.fromkeys(names))
+
+
+LIKELY_MARKS = ("?", "unknown", "missing")
+"""Values that usually mean "no value" (UCI's ``?``), which :func:`marks_note` points out when a table's
+text columns hold them (compared without case); the readers' NA words (``NA``, ``null``, ...) are blank already."""
+
+
+def marks_note(columns):
+    """A note naming the text columns that hold a value of :data:`LIKELY_MARKS` and how to mark it missing,
+    else None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(marks_note([prepare_column("work", pd.Series(["paid", "?", "self"]))]))
+    column(s) 'work' hold '?' (1 row): if it means 'no value', mark it missing (missing_values='?')
+    """
+    found = {}
+    for column in columns:
+        if column.number_valued:
+            continue
+        rows = np.bincount(column.codes[column.codes >= 0], minlength=len(column.uniques))
+        for label, count in zip(column.labels(), rows.tolist()):
+            if count and label.strip().lower() in LIKELY_MARKS:
+                names, total = found.get(label.strip(), ([], 0))
+                found[label.strip()] = (names + [column.name], total + count)
+    if not found:
+        return None
+    marks = list(found)
+    how = option("missing_values", marks[0] if len(marks) == 1 else marks)
+    it = "it means 'no value', mark it" if len(marks) == 1 else "they mean 'no value', mark them"
+    return "; ".join(f"column(s) {short_list(names)} hold {mark!r} ({count:,} row{'s' if count > 1 else ''})"
+                     for mark, (names, count) in found.items()) + f": if {it} missing" + (f" ({how})" if how else "")
+
+
 IDENTIFIER_MIN_ROWS = 20
 """Fewest non-missing rows for a column of distinct values to count as a row identifier."""
 
@@ -192,6 +303,53 @@ def text_of(value):
     return _label(_as_number(value), value)
 
 
+def blanked(column, values):
+    """``column`` with every cell whose text is one of ``values`` missing (a table's own mark for "no value",
+    such as ``?`` or ``-999``).
+
+    Cells compare by their canonical text (:meth:`Column.labels`, spaces around it ignored), and in a column
+    of numbers by value, so ``"-999"`` matches the number -999 as well as the text. A column of text that held numbers besides such marks is a
+    column of numbers without them.
+
+    Parameters
+    ----------
+    column : Column
+    values : frozenset of str
+        The marks, without surrounding spaces.
+
+    Returns
+    -------
+    Column
+        ``column`` itself when no cell matches.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> age = blanked(prepare_column("age", pd.Series(["34", "?", "51", "?"])), frozenset({"?"}))
+    >>> age.codes.tolist(), age.number_valued, age.note
+    ([0, -1, 1, -1], True, None)
+    """
+    if column.number_valued:  # numbers: compared as numbers, without a text per distinct value
+        marks = [float(mark) for mark in values if not math.isnan(_as_number(mark))]
+        hit = np.isin(column.numbers, np.array(marks, dtype=np.float64))
+    else:
+        hit = np.array([label.strip() in values for label in column.labels()], dtype=bool)
+    if not hit.any():
+        return column
+    codes, uniques = _drop_uniques(column.codes, column.uniques, hit)
+    numbers = column.numbers[~hit]
+    is_number = ~np.isnan(numbers)
+    text = column.category_order is None and not column.number_valued and bool(is_number.any())
+    number_valued = column.number_valued or (text and bool(is_number.all()))
+    order = None if column.category_order is None else [
+        label for label in column.category_order if label.strip() not in values]
+    kept = Column(column.name, codes.astype(index_dtype(len(uniques)), copy=False), uniques, numbers, number_valued,
+                  order, all_present=column.all_present)
+    if text and not number_valued:
+        kept.note = _mixed_warning(kept, is_number)
+    return kept
+
+
 def _drop_uniques(codes, uniques, drop):
     """Make the dropped uniques missing (-1) and renumber the others."""
     renumber = np.full(len(uniques) + 1, -1, dtype=np.int64)
@@ -206,9 +364,11 @@ def _mixed_warning(column, is_number):
     odd = is_number if numbers_are_rarer else ~is_number
     row = column.first_row_with(odd)
     value = column.uniques[column.codes[row]]
+    how = option("missing_values", str(value))
     return (
         f"column {column.name!r} mixes numbers and text (row {row + 1}: {str(value)!r}); it is treated as "
-        f"categorical text: fix that value, or mark it missing, if the column should be numeric"
+        f"categorical text: fix that value, or mark it missing{f' ({how})' if how else ''}, if the column should "
+        f"be numeric"
     )
 
 

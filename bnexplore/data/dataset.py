@@ -24,7 +24,8 @@ import numpy as np
 
 from ..errors import DataError, option, subject
 from .blanks import check_blank, check_weights, first_blank
-from .columns import CATEGORICAL, NUMERIC, identifier_note, prepare_table
+from .columns import (CATEGORICAL, NUMERIC, blanked, identifier_note, kept_columns, leave_out_names, marks_note,
+                      missing_marks, prepare_table)
 from .messages import emit, repeated, short_list, short_repr
 from .parallel import each
 from .specs import (ColumnSpec, encode_column, first_missing, fit_categorical, fit_numeric, infer_kind,
@@ -458,53 +459,6 @@ def _name_at(names, j):
     return names[j] if j < len(names) else f"X{j}"
 
 
-def kept_columns(names, leave_out):
-    """The column ``names`` a table keeps when ``leave_out`` is set aside (the Encoder's ``leave_out``).
-
-    Parameters
-    ----------
-    names : list of str
-        The table's columns.
-    leave_out : str, list of str or None
-        Columns not to use; each must be one of ``names``.
-
-    Returns
-    -------
-    list of str
-        ``names`` without those left out, in table order (at least one).
-
-    Raises
-    ------
-    DataError
-        For a name the table does not have (listing the columns), anything but names, or no column kept.
-
-    Examples
-    --------
-    >>> kept_columns(["id", "smoker", "cough"], "id")
-    ['smoker', 'cough']
-    """
-    left_out = _column_names(leave_out)
-    absent = [name for name in left_out if name not in names]
-    if absent:
-        raise DataError(f"{subject('leave_out')} names column(s) {short_list(absent)} that the table does not "
-                        f"have; the columns are {short_list(names)}")
-    kept = [name for name in names if name not in left_out]
-    if not kept:
-        raise DataError(f"{subject('leave_out')} leaves out every column ({short_list(names)}); keep at least one")
-    return kept
-
-
-def _column_names(leave_out):
-    """``leave_out`` as a tuple of column names (None: none); DataError for anything else."""
-    if leave_out is None:
-        return ()
-    names = [leave_out] if isinstance(leave_out, str) else leave_out
-    if not isinstance(names, (list, tuple)) or not all(isinstance(name, str) for name in names):
-        raise DataError(f"{subject('leave_out', leave_out)} is not valid; give a column name or a list of "
-                        f"column names")
-    return tuple(dict.fromkeys(names))
-
-
 class Encoder:
     """Types, discretizes and integer-codes the columns of a table.
 
@@ -553,6 +507,12 @@ class Encoder:
         Columns not to use (a row identifier, free text): ``fit`` sets them
         aside before typing them, and ``transform`` ignores them. Each must be
         a column of the table.
+    missing_values : str or list of str, optional
+        The table's own marks for "no value" (``"?"``, ``"unknown"``,
+        ``"-999"``): a cell whose text is one of them (spaces around it
+        ignored) is missing, in every column, besides blank cells and the
+        readers' NA words (``NA``, ``null``, ...). A column of numbers with
+        such a mark is then numeric.
 
     Attributes
     ----------
@@ -564,7 +524,7 @@ class Encoder:
     """
 
     def __init__(self, discretize=None, types=None, missing="state", max_levels=50, max_int_levels=10,
-                 drop_constant=False, leave_out=None):
+                 drop_constant=False, leave_out=None, missing_values=None):
         self.discretize = discretize
         self.types = types
         self.missing = missing
@@ -584,14 +544,16 @@ class Encoder:
             raise DataError(f"{subject('max_int_levels', max_int_levels)} is not valid; use a whole number >= 0")
         if not isinstance(drop_constant, (bool, np.bool_)):
             raise DataError(f"{subject('drop_constant', drop_constant)} is not valid; use True or False")
-        _column_names(leave_out)
+        leave_out_names(leave_out)  # checked now, used by fit
         self.leave_out = leave_out
+        self.missing_values = missing_values
+        self._marks = missing_marks(missing_values)
         self.columns = {}
         self.warnings = []
 
     def __repr__(self):
         defaults = {"discretize": None, "types": None, "missing": "state", "max_levels": 50,
-                    "max_int_levels": 10, "drop_constant": False, "leave_out": None}
+                    "max_int_levels": 10, "drop_constant": False, "leave_out": None, "missing_values": None}
         changed = [f"{k}={getattr(self, k)!r}" for k, v in defaults.items() if repr(getattr(self, k)) != repr(v)]
         return f"Encoder({', '.join(changed)})"
 
@@ -599,7 +561,7 @@ class Encoder:
 
     def fit(self, df):
         """Learn kinds, states and cut points from ``df``; returns self."""
-        self._fit_table(prepare_table(df))
+        self._fit_table(self._prepared(df))
         emit(self.warnings)
         return self
 
@@ -618,7 +580,7 @@ class Encoder:
         """
         if not self.columns:
             raise DataError("the encoder has not been fitted; call fit(df) first")
-        table = prepare_table(df, self.encoded_names())
+        table = self._prepared(df, self.encoded_names())
         notes = [c.note for c in table.columns if c.note and inferred_categorical(self.columns[c.name])]
         notes += self._apply_missing_policy(table)
         emit(notes)
@@ -632,7 +594,7 @@ class Encoder:
         Dataset
             With ``warnings`` = the fit warnings.
         """
-        return self.fit_transform_table(prepare_table(df))
+        return self._fit_transform(self._prepared(df))
 
     def cut_points(self):
         """Exact cut points of each numeric column.
@@ -676,7 +638,7 @@ class Encoder:
         [['id', True], ['smoker', False]]
         """
         import pandas as pd  # heavy: loaded where a table is built, not for codes
-        table = prepare_table(df)
+        table = self._prepared(df)
         rows = []
         for column in table.columns:
             kind, _ = self._kind_of(column)
@@ -715,6 +677,12 @@ class Encoder:
         Dataset
             With ``warnings`` = the fit warnings.
         """
+        if self._marks:
+            table.columns = [blanked(c, self._marks) for c in table.columns]
+        return self._fit_transform(table)
+
+    def _fit_transform(self, table):
+        """:meth:`fit_transform_table` of a table already rid of the ``missing_values`` marks."""
         self._fit_table(table)
         emit(self.warnings)
         kept = set(self.encoded_names())
@@ -747,6 +715,7 @@ class Encoder:
         notes = [c.note for c, (kind, declared) in zip(table.columns, kinds)
                  if c.note and kind == CATEGORICAL and not declared]
         notes += [note for note in map(identifier_note, table.columns) if note]
+        notes += [note for note in [marks_note(table.columns)] if note]
         notes += self._apply_missing_policy(table)
         specs = {}
         for column, (kind, declared), missing in zip(table.columns, kinds, n_missing):
@@ -774,6 +743,13 @@ class Encoder:
                                 f"others are constant")
             notes.append(f"dropped column(s) {names}: every cell is blank, so they carry no information")
         self.warnings = notes
+
+    def _prepared(self, df, wanted=None):
+        """``prepare_table(df, wanted)`` with the cells marked by ``missing_values`` missing."""
+        table = prepare_table(df, wanted)
+        if self._marks:
+            table.columns = [blanked(c, self._marks) for c in table.columns]
+        return table
 
     def _check_option_columns(self, names):
         known = set(names)
@@ -812,8 +788,9 @@ class Encoder:
         names = short_list(constant, limit=20)
         if not self.drop_constant:
             drop = option("drop_constant", True)
+            leave = option("leave_out", constant[0] if len(constant) == 1 else constant)
             return [f"constant column(s) {names} have a single state and carry no information"
-                    + (f"; pass {drop} to drop them" if drop else "")]
+                    + (f"; pass {drop} to drop them" if drop else f"; leave them out ({leave})" if leave else "")]
         if len(constant) == len(self.columns):
             raise DataError(f"every column is constant ({names}); there is nothing to learn from")
         return [f"dropped constant column(s) {names} ({subject('drop_constant', True)})"]
