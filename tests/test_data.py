@@ -523,6 +523,14 @@ def test_missing_values_marks_are_missing_in_every_column_and_every_step():
             Encoder(missing_values=bad)
 
 
+def test_too_many_levels_of_numbers_stored_as_categories_suggests_discretizing_them():
+    df = pd.DataFrame({"n": pd.Categorical([i * 0.5 for i in range(60)])})
+    with pytest.raises(DataError, match="'n' has 60 distinct values, more than max_levels=50; leave it out "
+                                        "\\(leave_out='n'\\), declare it numeric and discretize it "
+                                        "\\(types=\\{'n': 'numeric'\\}, discretize='uniform3'\\), or raise max_levels$"):
+        Encoder().fit(df)
+
+
 def test_a_likely_mark_for_no_value_is_pointed_out_until_it_is_marked():
     """UCI's '?' (and 'unknown', 'missing', any case) in text columns: fitting warns naming the columns, the rows
     and the option, once for all columns; marked, they are missing and nothing is said; numbers are not looked at."""
@@ -542,8 +550,9 @@ def test_a_likely_mark_for_no_value_is_pointed_out_until_it_is_marked():
 def test_too_many_levels_in_a_mixed_column_says_which_value_made_it_text():
     df = pd.DataFrame({"age": [str(20 + i * 0.5) for i in range(59)] + ["unknown"]})
     with pytest.raises(DataError, match="'age' has 60 distinct values, more than max_levels=50: column 'age' mixes "
-                                        "numbers and text \\(row 60: 'unknown'\\).*; otherwise leave it out "
-                                        "\\(leave_out='age'\\), declare it numeric"):
+                                        "numbers and text \\(row 60: 'unknown'\\).*mark it missing "
+                                        "\\(missing_values='unknown'\\), if the column should be numeric; otherwise "
+                                        "leave it out \\(leave_out='age'\\) or raise max_levels$"):
         quiet(Encoder().fit, df)
 
 

@@ -339,6 +339,24 @@ def stop_long_run(page):
         timeout=STEP_TIMEOUT)
 
 
+def marked_table(folder):
+    """A table that writes '?' for "no value", as the UCI tables do: ages with '?' among them, and a text column."""
+    path = Path(folder) / "marked.csv"
+    path.write_text("age,work,smoker\n" + "".join(
+        f"{'?' if k % 9 == 0 else 20 + k * 0.37:.5},{'?' if k % 7 == 0 else ('paid', 'self', 'none')[k % 3]},"
+        f"{'yes' if k % 4 else 'no'}\n" for k in range(150)))
+    return path
+
+
+def mark_missing(page, marks):
+    """Type the table's marks for "no value" into *Also missing* and wait until the table is in use."""
+    box = page.get_by_role("textbox", name="Also missing")
+    box.fill(marks)
+    settle(page, lambda: box.press("Enter"))
+    page.get_by_text("Now using").first.wait_for()
+    to_top(page.get_by_text("Variables in use"))
+
+
 def bad_files(folder, bomb_mb):
     """The bad uploads: ``[(what, path)]``."""
     folder = Path(folder)
@@ -390,6 +408,9 @@ def walk_app(url, out, bomb_mb):
             walk.step(page, "asia: import that NET file", lambda: import_network(page, exported))
             walk.step(page, "asia: Ask the imported network", lambda: networks(page, "Ask it"))
 
+        marked = marked_table(walk.out)
+        walk.step(page, "a table with '?' for no value: upload", lambda: upload_table(page, marked))
+        walk.step(page, "type ? into Also missing", lambda: mark_missing(page, "?"))
         walk.step(page, "survey: upload", lambda: upload_table(page, SURVEY))
         walk.step(page, "survey: its columns", lambda: to_top(page.get_by_text("Look at one column")))
         walk.step(page, "survey: class column outcome", lambda: choose_option(

@@ -209,7 +209,7 @@ def _too_many_levels_message(column, count, max_levels):
     name = column.name
     numeric = option("types", {name: NUMERIC})
     numeric_hint = (f", declare it numeric and discretize it ({numeric}, {subject('discretize', 'uniform3')}),"
-                    if numeric and (~np.isnan(column.numbers)).any() else "")
+                    if numeric and len(column.numbers) and not np.isnan(column.numbers).any() else "")
     leave = option("leave_out", name)
     return (
         f"column {name!r} has {count} distinct values, more than {subject('max_levels', max_levels)}"
