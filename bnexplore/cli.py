@@ -67,7 +67,8 @@ DATA_HELP = "data file: CSV (.csv, .csv.gz), Parquet (.parquet) or Feather (.fea
 
 # The library's options as this door's flags, for messages (see bnexplore.errors.option).
 FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize", "missing": "--missing",
-         "max_levels": "--max-levels", "leave_out": "--leave-out", "missing_values": "--missing-values", "header": "--no-header", "engine": "--engine",
+         "max_levels": "--max-levels", "leave_out": "--leave-out", "missing_values": "--missing-values",
+         "header": "--no-header", "engine": "--engine",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
          "folds": "--folds", "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit

@@ -51,7 +51,7 @@ def app_option(name, value=NO_VALUE, key=None):
         return None
     if value is NO_VALUE or value is Ellipsis:
         return f"*{widget}*"
-    if isinstance(value, (list, tuple)):  # columns to leave out
+    if isinstance(value, (list, tuple)):  # columns to leave out, marks for "no value"
         value = ", ".join(map(str, value))
     return f"*{widget}* ({value})" if name == "max_levels" else f"*{widget}: {value}*"
 

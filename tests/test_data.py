@@ -527,7 +527,8 @@ def test_too_many_levels_of_numbers_stored_as_categories_suggests_discretizing_t
     df = pd.DataFrame({"n": pd.Categorical([i * 0.5 for i in range(60)])})
     with pytest.raises(DataError, match="'n' has 60 distinct values, more than max_levels=50; leave it out "
                                         "\\(leave_out='n'\\), declare it numeric and discretize it "
-                                        "\\(types=\\{'n': 'numeric'\\}, discretize='uniform3'\\), or raise max_levels$"):
+                                        "\\(types=\\{'n': 'numeric'\\}, discretize='uniform3'\\), or raise "
+                                        "max_levels$"):
         Encoder().fit(df)
 
 

@@ -308,8 +308,8 @@ def blanked(column, values):
     such as ``?`` or ``-999``).
 
     Cells compare by their canonical text (:meth:`Column.labels`, spaces around it ignored), and in a column
-    of numbers by value, so ``"-999"`` matches the number -999 as well as the text. A column of text that held numbers besides such marks is a
-    column of numbers without them.
+    of numbers by value, so ``"-999"`` matches the number -999 as well as the text. A column of text that held
+    numbers besides such marks is a column of numbers without them.
 
     Parameters
     ----------
