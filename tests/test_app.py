@@ -265,6 +265,11 @@ def test_a_tables_own_mark_for_no_value_typed_into_also_missing(at):
     assert data.names == ["age", "smoker"] and data.states == want.states and (data.codes == want.codes).all()
     assert data.states[1] == ["no", "yes", "<missing>"] and data.states[0][-1] == "<missing>"
     assert at.session_state["encoding"]["missing_values"] == ["?"]
+    at.text_input(key=f"col-{key}-marks").input(",".join(str(k) for k in range(101)))
+    at.run()
+    no_exception(at)
+    assert "*Also missing* takes at most 100 marks for 'no value'; it has 101." in errors(at)
+    assert at.session_state["encoding"]["missing_values"] == ["?"] and at.session_state["dataset"] is data
 
 
 # --- tune -------------------------------------------------------------------------------
