@@ -410,6 +410,16 @@ def test_class_labels_by_text_and_sorted_default():
     assert classes == [10, 2] and codes.tolist() == [1, 0, 1]
 
 
+def test_a_class_label_marked_as_no_value_is_a_missing_class():
+    with pytest.raises(DataError, match="class column 'cls' row 2 is missing"):
+        encode_classes(["a", " ? ", "b"], column="cls", missing_values=["?"])
+    with pytest.raises(DataError, match="class column 'cls' row 3 is missing"):
+        encode_classes([1, 0, -999], column="cls", missing_values="-999")
+    with pytest.raises(DataError, match="exactly two labels, found 3: '\\?', 'a', 'b'"):  # not a mark: a label
+        encode_classes(["a", "?", "b"], column="cls", missing_values="unknown")
+    assert encode_classes(["a", "b", "a"], missing_values="?")[0].tolist() == [0, 1, 0]
+
+
 def test_low_level_errors():
     data = Dataset.from_codes(np.array([[0, 1], [1, 0], [1, 1]]))
     with pytest.raises(SearchError, match="no row belongs to class 1"):

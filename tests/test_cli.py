@@ -259,6 +259,10 @@ def test_missing_values_marks_cells_missing_in_learn_and_bnkl(capsys, tmp_path):
                            *flags)[1])
             for name, flags in (("marked.csv", ["--missing-values", "?, -999"]), ("blank.csv", []))]
     assert bnkl[0]["graph"] == bnkl[1]["graph"] and bnkl[0]["cv"] == bnkl[1]["cv"]
+    marked.loc[3, "y"] = "?"  # a class marked as no value is a missing class, as a blank one is
+    marked.to_csv(tmp_path / "marked.csv", index=False)
+    code, _, err = run(capsys, "bnkl", tmp_path / "marked.csv", "--class-column", "y", "--missing-values", "?,-999")
+    assert code == 1 and "class column 'y' row 4 is missing; give every row one of the two class labels" in err
 
 
 def test_version_and_the_name_the_command_was_started_by(capsys, monkeypatch):

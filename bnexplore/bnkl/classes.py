@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from bnexplore.data import marked
 from bnexplore.errors import DataError
 
 
@@ -26,7 +27,7 @@ def shown(items, limit=6):
     return text + (f", ... (+{len(items) - limit} more)" if len(items) > limit else "")
 
 
-def encode_classes(y, class0=None, column="class"):
+def encode_classes(y, class0=None, column="class", missing_values=None):
     """Turn two-class labels into 0 / 1 codes.
 
     Parameters
@@ -41,6 +42,8 @@ def encode_classes(y, class0=None, column="class"):
         text (``"1"`` picks the label ``1``).
     column : str
         Name of the class column, for messages.
+    missing_values : str or list of str, optional
+        The table's own marks for "no value" (:func:`bnexplore.data.marked`): a label that is one is missing.
 
     Returns
     -------
@@ -62,7 +65,7 @@ def encode_classes(y, class0=None, column="class"):
     [10, 2]
     """
     values = pd.Series(np.asarray(y, dtype=object).reshape(-1), dtype=object)
-    missing = values.isna().to_numpy()
+    missing = values.isna().to_numpy() | marked(values, missing_values)
     if missing.any():
         row = int(np.argmax(missing)) + 1
         raise DataError(f"class column {column!r} row {row} is missing; give every row one of the two class labels "

@@ -281,7 +281,7 @@ def bnkl_xy(X, y, class0=None, max_parents=2, select="ratio", discretize="unifor
     if len(np.asarray(y, dtype=object).reshape(-1)) != len(X):
         raise DataError(f"the class labels ({len(y)}) and the table ({len(X)} rows) differ in length; "
                         f"give one label per row")
-    labels, classes = encode_classes(y, class0, name or "class")
+    labels, classes = encode_classes(y, class0, name or "class", missing_values)
     encoder = encoder if encoder is not None else Encoder(discretize=discretize, missing_values=missing_values)
     data = encoder.transform(X) if encoder.columns else encoder.fit_transform(X)
     if data.n_rows != len(X):

@@ -48,7 +48,7 @@ readers load them on the first file read, so ``import bnexplore`` does not.
 """
 
 from .blanks import require_complete, require_unweighted
-from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, MAX_MISSING_MARKS, NUMERIC, kept_columns
+from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, MAX_MISSING_MARKS, NUMERIC, kept_columns, marked
 from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype
 from .discretize import discretize_values, interval_labels, learn_cut_points
 from .readers import read_csv, read_frame, read_table
@@ -77,6 +77,7 @@ __all__ = [
     "interval_labels",
     "kept_columns",
     "learn_cut_points",
+    "marked",
     "read_csv",
     "read_frame",
     "read_table",

@@ -211,6 +211,19 @@ def missing_marks(missing_values):
     return frozenset(mark.strip() for mark in marks)
 
 
+def marked(values, missing_values):
+    """Which of ``values`` (one per row, any objects) are one of the ``missing_values`` marks, by their canonical
+    text (:func:`text_of`, spaces around it ignored), as :func:`blanked` compares a text column's cells.
+
+    Examples
+    --------
+    >>> marked(["yes", " ? ", "no", -999], ["?", "-999"]).tolist()
+    [False, True, False, True]
+    """
+    marks = missing_marks(missing_values)
+    return np.array([bool(marks) and text_of(value).strip() in marks for value in values], dtype=bool)
+
+
 def leave_out_names(leave_out):
     """The Encoder's ``leave_out`` as a tuple of column names (None: none); DataError for anything else.
 
