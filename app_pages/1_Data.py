@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bnexplore.data import (MAX_MISSING_MARKS, MISSING_LABEL, MISSING_POLICIES, TABLE_SUFFIXES, Encoder,
-                            learn_cut_points)
+from bnexplore.data import MISSING_LABEL, MISSING_POLICIES, TABLE_SUFFIXES, Encoder, learn_cut_points
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore_app import state
 from bnexplore_app.errors import without_links
@@ -259,11 +258,7 @@ def columns_section(current):
                                                 int(encoding["max_levels"]), key=prefix + "maxlevels"))
     marks = c.text_input("Also missing", ", ".join(encoding["missing_values"]), max_chars=state.MARKS_CHARS,
                          key=prefix + "marks", placeholder="?, unknown, -999", help=MARKS_HELP)
-    marks = list(dict.fromkeys(m.strip() for m in marks.split(",") if m.strip()))
-    if len(marks) > MAX_MISSING_MARKS:
-        st.error(f"*Also missing* takes at most {MAX_MISSING_MARKS} marks for 'no value'; it has {len(marks):,}.")
-        return None
-    encoding["missing_values"] = marks
+    encoding["missing_values"] = list(dict.fromkeys(m.strip() for m in marks.split(",") if m.strip()))
     if len(kept) < 2:
         st.error("A network needs at least two variables: leave out fewer columns.")
         return None

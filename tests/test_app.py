@@ -268,7 +268,7 @@ def test_a_tables_own_mark_for_no_value_typed_into_also_missing(at):
     at.text_input(key=f"col-{key}-marks").input(",".join(str(k) for k in range(101)))
     at.run()
     no_exception(at)
-    assert "*Also missing* takes at most 100 marks for 'no value'; it has 101." in errors(at)
+    assert "*Also missing* takes at most 100 marks for 'no value'; it has 101" in errors(at)
     assert at.session_state["encoding"]["missing_values"] == ["?"] and at.session_state["dataset"] is data
 
 

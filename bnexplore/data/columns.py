@@ -204,10 +204,12 @@ def missing_marks(missing_values):
     if missing_values is None:
         return frozenset()
     marks = [missing_values] if isinstance(missing_values, str) else missing_values
-    if (not isinstance(marks, (list, tuple)) or not all(isinstance(mark, str) for mark in marks)
-            or len(marks) > MAX_MISSING_MARKS):
+    if not isinstance(marks, (list, tuple)) or not all(isinstance(mark, str) for mark in marks):
         raise DataError(f"{subject('missing_values', missing_values)} is not valid; give a value or a list of at most "
                         f"{MAX_MISSING_MARKS} values that mean 'no value' (such as '?' or 'unknown')")
+    if len(marks) > MAX_MISSING_MARKS:  # said without echoing every mark
+        raise DataError(f"{subject('missing_values')} takes at most {MAX_MISSING_MARKS} marks for 'no value'; it has "
+                        f"{len(marks):,}")
     return frozenset(mark.strip() for mark in marks)
 
 
