@@ -52,7 +52,7 @@ import numpy as np
 
 from .compiling import search_clock
 from .control import Control
-from .data import Dataset, require_complete, require_unweighted
+from .data import Dataset, check_dataset, require_complete, require_unweighted
 from .distributed import dask_client, load_dask
 from .errors import ResourceError, SearchError
 from .graphs import DAG, PDAG, pdag_extension
@@ -421,6 +421,7 @@ def bootstrap(data, algorithm="hc", R=200, seed=None, score="bdeu", ess=1.0, kno
     >>> averaged.threshold, len(averaged.graph.arcs()), averaged.graph.n_edges
     (0.3, 5, 8)
     """
+    data = check_dataset(data)
     control = Control.of(control, progress, time_limit, stop)
     if algorithm not in SEARCHES:
         raise SearchError(f"unknown algorithm {algorithm!r}: choose one of {', '.join(SEARCHES)}")

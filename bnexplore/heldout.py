@@ -46,7 +46,7 @@ from .bif import fit_network, log_likelihood
 from .bif.fit import checked_ess
 from .compiling import search_clock
 from .control import Control
-from .data import require_unweighted
+from .data import check_dataset, require_unweighted
 from .em import em_fit, observed_log_likelihood
 from .errors import OptionError, ScoreError, SearchError, subject
 from .graphs import DAG
@@ -255,6 +255,7 @@ def cross_validate_networks(data, methods, folds=5, seed=None, ess=1.0, method="
     ...
     bnexplore.errors.OptionError: folds must be a whole number >= 2 and <= 300, got 1 (from 2 to the data's 300 ...
     """
+    data = check_dataset(data)
     control = Control.of(control, progress, time_limit, stop)
     require_unweighted(data, "held-out likelihood")
     folds = checked_folds(folds, data.n_rows)

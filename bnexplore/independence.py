@@ -40,7 +40,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .data import require_complete, require_unweighted
+from .data import check_dataset, require_complete, require_unweighted
 from .errors import DataError, OptionError, subject
 from .numerics import tie_tolerance
 from .options import positive_number, seed_number, whole_number
@@ -407,6 +407,7 @@ class IndependenceTest:
         self.alpha = positive_number(alpha, "alpha", high=1.0)
         self.permutations = whole_number(permutations, "permutations", low=1, high=MAX_PERMUTATIONS)
         self.seed = seed_number(seed)
+        data = check_dataset(data)
         require_complete(data, "an independence test (PC, MMHC)")
         require_unweighted(data, "an independence test (PC, MMHC)")
         codes = np.asarray(data.codes)
@@ -599,6 +600,7 @@ def independence_test(test, data, alpha=0.05, permutations=500, seed=None):
     ...
     bnexplore.errors.OptionError: test='fisher-z' is not an independence test: choose one of g2, chi2, mi-perm
     """
+    data = check_dataset(data)
     if isinstance(test, str):
         return IndependenceTest(data, test, alpha, permutations, seed)
     if not callable(test) or not hasattr(test, "n_vars"):

@@ -24,7 +24,7 @@ import json
 
 import numpy as np
 
-from .errors import SearchError
+from .errors import OptionError, SearchError
 from .graphs import find_cycle
 
 
@@ -317,6 +317,43 @@ class BoundKnowledge:
         stats = dict(parent_sets.stats)
         stats["knowledge_removed"] = int(len(parent_sets) - sum(len(k) for k in kept))
         return type(parent_sets)(parent_sets.names, kept, parent_sets.score_name, stats)
+
+
+def check_knowledge(knowledge):
+    """``knowledge`` itself when it is None or a :class:`Knowledge`; else a message saying how to make one.
+
+    The doors that take ``knowledge=`` (:func:`bnexplore.search.learn`,
+    :func:`bnexplore.search.search_options` for bootstrap,
+    :func:`bnexplore.search.credible_set`) call it first, so a list of arcs is
+    refused in words rather than by an ``AttributeError`` inside a search.
+
+    Parameters
+    ----------
+    knowledge : object
+
+    Returns
+    -------
+    Knowledge or None
+
+    Raises
+    ------
+    OptionError
+        When ``knowledge`` is something else.
+
+    Examples
+    --------
+    >>> check_knowledge(None) is None
+    True
+    >>> try:
+    ...     check_knowledge([("a", "b")])
+    ... except OptionError as error:
+    ...     print(error)
+    knowledge must be a bnexplore Knowledge, e.g. knowledge=Knowledge(require=[('a', 'b')]), not a list
+    """
+    if knowledge is None or isinstance(knowledge, Knowledge):
+        return knowledge
+    raise OptionError(f"knowledge must be a bnexplore Knowledge, e.g. knowledge=Knowledge(require=[('a', 'b')]), "
+                      f"not a {type(knowledge).__name__}")
 
 
 def knowledge_params(knowledge):

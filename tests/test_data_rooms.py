@@ -16,8 +16,8 @@ ROOMS = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem != "__ini
 
 PUBLIC = ["CATEGORICAL", "CSV", "FEATHER", "IDENTIFIER_MIN_ROWS", "MAX_COLUMNS", "MAX_MISSING_MARKS", "MISSING_LABEL",
           "MISSING_POLICIES", "NUMERIC", "PARQUET", "SEPARATORS", "TABLE_SUFFIXES", "ColumnSpec", "Dataset", "Encoder",
-          "code_dtype", "discretize_values", "interval_labels", "kept_columns", "learn_cut_points", "marked",
-          "read_csv", "read_frame", "read_table", "require_complete", "require_unweighted"]
+          "check_dataset", "code_dtype", "discretize_values", "interval_labels", "kept_columns", "learn_cut_points",
+          "marked", "read_csv", "read_frame", "read_table", "require_complete", "require_unweighted"]
 
 
 def imports_between_rooms(room):

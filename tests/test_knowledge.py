@@ -9,11 +9,12 @@ import pytest
 
 from bnexplore.bif import Network, sample_codes
 from bnexplore.data import Dataset
-from bnexplore.errors import SearchError
+from bnexplore.errors import OptionError, SearchError
 from bnexplore.graphs import DAG
 from bnexplore.knowledge import Knowledge, parse_arcs, parse_tiers
 from bnexplore.parents import ParentSets
-from bnexplore.search import ALGORITHMS, learn, search_options
+from bnexplore.bootstrap import bootstrap
+from bnexplore.search import ALGORITHMS, credible_set, learn, search_options
 
 NAMES = ["A", "B", "C", "D", "E"]
 
@@ -244,3 +245,18 @@ def test_search_options_check_the_knowledge_and_pass_it_to_every_search():
     for name, function in ALGORITHMS.items():
         assert "knowledge" in inspect.signature(function).parameters
         assert search_options(knowledge, name, data_names) == {"knowledge": knowledge}
+
+
+@pytest.mark.parametrize("given", [[("a", "b")], {"require": [("a", "b")]}, "a -> b"])
+def test_knowledge_that_is_not_a_knowledge_object_is_refused_at_every_door_naming_how_to_make_one(given):
+    """A list of arcs (bnlearn's whitelist), a dict or text: before, an AttributeError from inside the search."""
+    data = Dataset.from_codes(np.random.default_rng(0).integers(0, 2, (60, 3)), names=["a", "b", "c"])
+    kind = type(given).__name__
+    says = rf"^knowledge must be a bnexplore Knowledge, e\.g\. knowledge=Knowledge\(require=.*\), not a {kind}$"
+    for door in (lambda: learn(data, "hc", knowledge=given), lambda: learn(data, "exact", knowledge=given),
+                 lambda: bootstrap(data, "hc", R=2, knowledge=given), lambda: credible_set(data, knowledge=given),
+                 lambda: search_options(given, "pc", data.names)):
+        with pytest.raises(OptionError, match=says):
+            door()
+    assert ["a", "b"] in learn(data, "hc", knowledge=Knowledge(require=[("a", "b")])).graph.to_json()["arcs"]
+

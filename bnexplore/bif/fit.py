@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from bnexplore.bif.network import MAX_CPT_CELLS, Network, parent_configurations
+from bnexplore.data import check_dataset
 from bnexplore.errors import DataError, ResourceError, ScoreError, subject
 
 
@@ -76,6 +77,7 @@ def fit_network(dag, dataset, ess=1.0, method="bdeu"):
     >>> fitted.cpts[1].tolist(), fitted.fit["counts"][1].tolist()
     ([[1.0, 0.0], [0.5, 0.5]], [[2, 0], [1, 1]])
     """
+    dataset = check_dataset(dataset, "dataset")
     if method not in ("bdeu", "ml"):
         raise ScoreError(f"unknown fitting method {method!r}: use 'bdeu' (posterior mean), 'ml' (maximum "
                          "likelihood) or 'em' (data with blank cells, bnexplore.fit_network)")

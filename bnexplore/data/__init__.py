@@ -41,7 +41,8 @@ The rooms, each with one job (a room imports only those listed before it):
   ranges, restarting on what a first guess cannot take.
 - :mod:`~bnexplore.data.columnar`: Parquet and Feather files.
 - :mod:`~bnexplore.data.readers`: :func:`read_table`, :func:`read_frame`, the
-  doors above them all.
+  doors above them all, and :func:`check_dataset`, the door of every function
+  that takes a Dataset.
 
 Only ``collect``, ``csvparse`` and ``columnar`` import pyarrow's readers; the
 readers load them on the first file read, so ``import bnexplore`` does not.
@@ -51,7 +52,7 @@ from .blanks import require_complete, require_unweighted
 from .columns import CATEGORICAL, IDENTIFIER_MIN_ROWS, MAX_MISSING_MARKS, NUMERIC, kept_columns, marked
 from .dataset import MISSING_LABEL, MISSING_POLICIES, Dataset, Encoder, code_dtype
 from .discretize import discretize_values, interval_labels, learn_cut_points
-from .readers import read_csv, read_frame, read_table
+from .readers import check_dataset, read_csv, read_frame, read_table
 from .sources import CSV, FEATHER, MAX_COLUMNS, PARQUET, TABLE_SUFFIXES
 from .specs import ColumnSpec
 from .text import SEPARATORS
@@ -72,6 +73,7 @@ __all__ = [
     "ColumnSpec",
     "Dataset",
     "Encoder",
+    "check_dataset",
     "code_dtype",
     "discretize_values",
     "interval_labels",

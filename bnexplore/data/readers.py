@@ -1,4 +1,5 @@
-"""The doors to a table file: :func:`read_table` (read and encode), :func:`read_frame` (read only).
+"""The doors to a Dataset: :func:`read_table` (read and encode), :func:`read_frame` (read only), and
+:func:`check_dataset`, what a function taking a Dataset says to a table that is not one.
 
 They check the options, tell the format from the content
 (:class:`~bnexplore.data.sources.Source`) and hand the bytes to the room that
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 import codecs
 
+import numpy as np
+
 from ..errors import DataError, subject
-from .dataset import Encoder
-from .messages import emit
+from .dataset import Dataset, Encoder
+from .messages import emit, short_repr
 from .sources import CSV, Source
 
 
@@ -165,3 +168,54 @@ def _read(path_or_buffer, header, sep, encoding, name, frame):
         result, notes = read_csv_text(source, header, sep, encoding, frame)
     emit(notes)
     return result, notes
+
+
+def check_dataset(data, keyword="data"):
+    """``data`` itself when it is a :class:`Dataset`; else a message saying how to make one.
+
+    The public functions that learn from or score data call it first, so a
+    pandas DataFrame, a numpy array or a file name is refused in words naming
+    the way to a Dataset, not by an ``AttributeError`` deep inside (or, where a
+    function returns complete data as it is, a table passed back unchanged).
+
+    Parameters
+    ----------
+    data : object
+    keyword : str
+        The argument's name in the caller's signature.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DataError
+        When ``data`` is not a Dataset.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bnexplore.errors import DataError
+    >>> try:
+    ...     check_dataset(pd.DataFrame({"a": ["x", "y"]}))
+    ... except DataError as error:
+    ...     print(str(error).split(": ")[0])
+    data must be a Dataset, not a pandas DataFrame
+    """
+    if isinstance(data, Dataset):
+        return data
+    kind = type(data)
+    if kind.__module__.startswith("pandas"):
+        what = f"a pandas {kind.__name__}"
+        fix = ("encode the table first, data = bnexplore.Encoder().fit_transform(df) (its options choose how numeric "
+               "columns are discretized and blank cells read), or read a file with bnexplore.read_table(path)")
+    elif isinstance(data, np.ndarray):
+        what, fix = "a numpy array", ("wrap integer codes with bnexplore.Dataset.from_codes(codes, names=[...]), or "
+                                      "encode a table with bnexplore.Encoder().fit_transform(df)")
+    elif isinstance(data, str) or hasattr(data, "__fspath__"):
+        what, fix = f"the file name {short_repr(str(data))}", "read the file with bnexplore.read_table(path)"
+    else:
+        what, fix = f"a {kind.__name__}", ("read a file with bnexplore.read_table(path) or encode a DataFrame with "
+                                          "bnexplore.Encoder().fit_transform(df)")
+    raise DataError(f"{keyword} must be a Dataset, not {what}: {fix}")

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from ..data import Dataset, code_dtype
+from ..data import Dataset, check_dataset, code_dtype
 from ..errors import DataError, OptionError, option
 from ..options import seed_number, whole_number
 from ..resources import check_memory
@@ -449,6 +449,7 @@ def completed_data(network, data, completions=COMPLETIONS, seed=0, estep=None):
     >>> done.codes.tolist(), done.weights.round(3).tolist()
     ([[0, 0], [1, 0], [1, 1]], [1.0, 0.1, 0.9])
     """
+    data = check_dataset(data)
     completions = whole_number(completions, "completions", 1)
     seed = seed_number(seed)
     if getattr(data, "blank", None) is None:

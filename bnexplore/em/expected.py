@@ -24,6 +24,7 @@ import numpy as np
 
 from bnexplore.bif import Network
 from bnexplore.bif.fit import family_layout, observed_counts
+from bnexplore.data import check_dataset
 from bnexplore.errors import DataError, ResourceError, subject
 from bnexplore.inference import MAX_CELLS, InferenceEngine
 from bnexplore.junction import expected_family_counts_blocks, junction_tree
@@ -102,6 +103,7 @@ class EStep:
         if not isinstance(network, Network):
             raise DataError(f"EM needs a bnexplore Network (read_bif or fit_network), got {type(network).__name__}")
         max_cells = positive_number(max_cells, "max_cells", unit=" of cells")
+        data = check_dataset(data)
         self.network = network
         shared = previous if (previous is not None and previous.source is data
                               and previous.network.names == network.names

@@ -9,7 +9,7 @@ table can be exported. The work is one numba kernel over rows
 import numpy as np
 from numba import njit, prange
 
-from ..data import Dataset
+from ..data import Dataset, check_dataset
 from ..errors import OptionError, subject
 from ..options import seed_number, whole_number
 from ..resources import check_memory
@@ -223,6 +223,7 @@ def impute(network, data, method="mode", seed=0, limit=LIMIT, samples=SAMPLES):
     >>> impute(net, data, method="sample", seed=1).to_frame().shape
     (3, 2)
     """
+    data = check_dataset(data)
     if method not in METHODS:
         raise OptionError(f"unknown imputation {subject('method', method)}: use 'mode' (the most probable "
                           "completion of each row) or 'sample' (a draw from its posterior)")

@@ -16,6 +16,7 @@ from bnexplore.bif import Network
 from bnexplore.bif import fit_network as fit_complete
 from bnexplore.bif.fit import checked_ess, family_layout, fitted_network, posterior_table
 from bnexplore.control import Control
+from bnexplore.data import check_dataset
 from bnexplore.errors import OptionError, ScoreError, subject
 from bnexplore.inference import MAX_CELLS
 from bnexplore.options import positive_number, seed_number, whole_number
@@ -121,6 +122,7 @@ def em_fit(dag, data, ess=1.0, tolerance=1e-6, max_iterations=100, restarts=0, s
     >>> all(b >= a - 1e-12 for a, b in zip(lls, lls[1:]))
     True
     """
+    data = check_dataset(data)
     ess = checked_ess(ess)
     tolerance = positive_number(tolerance, "tolerance")
     max_iterations = whole_number(max_iterations, "max_iterations", 1, MAX_ITERATIONS)
@@ -249,6 +251,7 @@ def fit_network(dag, data, ess=1.0, method="bdeu", **em_options):
     ...
     bnexplore.errors.DataError: fitting with method='bdeu' needs complete rows, ... fit with method='em' ...
     """
+    data = check_dataset(data)
     if method == "em":
         return em_fit(dag, data, ess=ess, **em_options)
     if em_options:

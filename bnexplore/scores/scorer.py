@@ -16,7 +16,7 @@ import contextlib
 
 import numpy as np
 
-from ..data import require_complete
+from ..data import check_dataset, require_complete
 from ..errors import ScoreError
 from ..options import positive_number
 from . import kernels
@@ -109,6 +109,7 @@ class Scorer:
     _forgetting = 0  # how many forgetting() blocks are open (class default: CacheScorer sets no __init__ of ours)
 
     def __init__(self, data, score="bdeu", ess=1.0, cache=True):
+        data = check_dataset(data)
         spec = score_spec(score)
         ess = positive_number(ess, ESS.name, high=ESS.high, unit=" (the BDeu equivalent sample size)",
                               error=ScoreError)

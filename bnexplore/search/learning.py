@@ -1,8 +1,9 @@
 """The one entry point of the searches: :func:`learn` runs any search of the registry by name, and
 :func:`search_options` gives the options that make it honour background knowledge."""
 
-from ..data import require_complete
+from ..data import check_dataset, require_complete
 from ..errors import OptionError, SearchError, subject
+from ..knowledge import check_knowledge
 from ..scores import Scorer
 from .registry import SEARCHES, search_spec
 from .structural_em import structural_em
@@ -22,10 +23,12 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, missing="em"
     ----------
     data : Dataset
         Encoded data (numeric columns discretized), possibly with blank cells
-        (read with ``missing="em"``). Ignored when ``scorer`` is given.
+        (read with ``missing="em"``): a table becomes one with
+        :class:`bnexplore.data.Encoder` or :func:`bnexplore.data.read_table`
+        (a DataFrame is refused, saying so). Ignored when ``scorer`` is given.
     algorithm : str
-        A name in :data:`SEARCHES` (:mod:`bnexplore.search.registry`): "hc",
-        "tabu", "rpdag", "rpdag-tabu", "exact", "obs", "asobs".
+        A name in :data:`SEARCHES` (:mod:`bnexplore.search.registry`), e.g.
+        "hc", "tabu", "rpdag", "exact", "asobs", "pc", "ges", "mmhc".
     score : str
         Local score (see :class:`bnexplore.scores.Scorer`).
     ess : float
@@ -39,7 +42,7 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, missing="em"
         blank cell, or refuse. Data without blank cells is learnt from as it is.
     em_iterations, completions : int, optional
         Structural EM's options (:data:`~bnexplore.search.registry.EM_OPTIONS`;
-        default 10 and 32).
+        default 10 and 1).
     **options
         Passed to the algorithm's function: those every search takes
         (:data:`COMMON`: ``max_indegree``, ``knowledge``, ``time_limit``,
@@ -92,7 +95,9 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, missing="em"
         raise OptionError(f"{subject('missing', missing)} is not one of {', '.join(MISSING)}: 'em' learns from every "
                           "row by structural EM, 'drop' from the complete rows, 'error' refuses blank cells")
     spec = search_spec(algorithm)
-    if scorer is None and getattr(data, "blank", None) is not None:
+    if scorer is None:
+        data = check_dataset(data)
+    if scorer is None and data.blank is not None:
         if missing == "em":
             em = {key: value for key, value in (("em_iterations", em_iterations), ("completions", completions))
                   if value is not None}
@@ -138,7 +143,7 @@ def search_options(knowledge, algorithm, names, max_indegree=None):
     >>> search_options(Knowledge(require=[("A", "B")]), "hc", ["A", "B"])
     {'knowledge': Knowledge(1 required, 0 forbidden arcs, 0 forbidden edges, 0 tiers)}
     """
-    if not knowledge:
+    if not check_knowledge(knowledge):
         return {}
     if not search_spec(algorithm).knowledge:
         raise SearchError(f"{algorithm} does not take knowledge")

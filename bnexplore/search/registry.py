@@ -33,6 +33,7 @@ import inspect
 from dataclasses import dataclass
 
 from ..errors import SearchError
+from ..knowledge import check_knowledge
 from ..options import positive_number, seed_number, whole_number
 
 ENGINES = ("auto", "dp", "ilp")
@@ -189,12 +190,14 @@ class SearchSpec:
         SearchError
             Naming the keywords the search does not take and those it does.
         OptionError
-            Naming the option and its impossible value.
+            Naming the option and its impossible value (``knowledge`` not a
+            :class:`~bnexplore.knowledge.Knowledge`).
         """
         accepted = self.keywords()
         unknown = sorted(set(options) - accepted)
         if unknown:
             raise SearchError(f"{self.name} does not take {', '.join(unknown)}; it takes {', '.join(sorted(accepted))}")
+        check_knowledge(options.get("knowledge"))
         options = dict(options)
         for option in self.options:
             if options.get(option.name) is not None:

@@ -59,7 +59,7 @@ import numpy as np
 from ..bif import fit_network
 from ..compiling import search_clock
 from ..control import Control
-from ..data import Dataset, code_dtype
+from ..data import Dataset, check_dataset, code_dtype
 from ..em import EStep, em_fit
 from ..em.completions import COMPLETIONS, completed_data
 from ..errors import SearchError
@@ -197,6 +197,7 @@ def structural_em(data, algorithm="hc", score="bdeu", ess=1.0, em_iterations=10,
     >>> [step["iteration"] for step in result.extra["em"]["iterations"]][:2], result.extra["em"]["returned"]
     ([0, 1], 1)
     """
+    data = check_dataset(data)
     spec = search_spec(algorithm)
     if not spec.expected_counts:
         raise SearchError(f"{algorithm} cannot learn from data with blank cells: structural EM runs a search on "

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...bif.fit import checked_ess, family_layout, fitted_network, observed_counts, posterior_table
+from ...data import check_dataset
 from ...errors import DataError, SearchError, subject
 from ...inference import MAX_CELLS, query
 from ..subsets import mask_to_parents
@@ -102,6 +103,7 @@ def fitted_networks(credible, data, ess=1.0, members=None):
     >>> len(nets), nets[0].names[:3]
     (9, ['asia', 'tub', 'smoke'])
     """
+    data = check_dataset(data)
     ess = checked_ess(ess)
     if getattr(data, "blank", None) is not None:
         raise DataError("effect_range fits every credible DAG by counting and the data has blank cells; load "

@@ -19,7 +19,7 @@ import numpy as np
 from ...compiling import search_clock
 from ...control import Control
 from ...errors import SearchError
-from ...knowledge import knowledge_params
+from ...knowledge import check_knowledge, knowledge_params
 from ...parents.pruning import RULES, tolerance
 from ...resources import check_memory, format_bytes
 from ...scores import Scorer
@@ -176,7 +176,7 @@ def credible_set(data_or_scorer, score="bic", bf=20, epsilon=None, ess=1.0, max_
     scorer = data_or_scorer if isinstance(data_or_scorer, Scorer) else Scorer(data_or_scorer, score=score, ess=ess)
     epsilon = _checked_epsilon(bf, epsilon)
     limit = _checked_limit(limit)
-    if knowledge:
+    if check_knowledge(knowledge):
         knowledge.bind(scorer, max_indegree)
     control = Control.of(control, progress, time_limit, stop)
     start = search_clock()
