@@ -405,6 +405,15 @@ def test_missing_error_names_first_column_and_row():
         ({"discretize": {"age": "manual:3,1"}}, r"discretize\['age'\]='manual:3,1'.*strictly increasing"),
         ({"discretize": {"age": [3, 1]}}, r"discretize\['age'\].*strictly increasing"),
         ({"discretize": "manual:1,x"}, "must be numbers"),
+        # bounded before the cut points are allocated (before: numpy's MemoryError for 75 GiB, or int()'s
+        # digit limit), and a long value is shown cut
+        ({"discretize": "width:10000000000"}, r"^discretize='width:10000000000' is not valid: width takes at most "
+                                              r"1,000 bins, e.g. 'width:5'$"),
+        ({"discretize": "quantile:" + "9" * 5000}, r"^discretize='quantile:9{51}\.\.\.' is not valid: quantile takes "
+                                                   r"at most 1,000 bins"),
+        ({"discretize": "quantile:²"}, "K >= 2"),
+        ({"discretize": list(range(1000))}, r"^discretize='\[0, 1, 2, .{40,60}\.\.\.' is not valid: 1,000 cut points "
+                                            r"make more than 1,000 bins$"),
         ({"max_levels": 1}, "max_levels=1"),
         ({"max_int_levels": -1}, "max_int_levels=-1"),
         ({"missing": "ignore"}, "missing='ignore'"),
@@ -943,3 +952,10 @@ def test_a_range_read_in_parallel_that_finds_a_wider_type_or_a_bad_row_restarts(
     path.write_text("a,b\n" + "\n".join(rows) + "\n")
     with pytest.raises(DataError, match="line 2702 has 3 fields where the first line has 2"):
         read_table(path)
+
+
+def test_the_largest_discretization_allowed_gives_its_bins():
+    values = pd.DataFrame({"x": np.arange(5000.0) % 2500})  # repeated values: not a row identifier
+    assert Encoder(discretize="quantile:1000").fit_transform(values).arities.tolist() == [1000]
+    assert Encoder(discretize="quantile:0005").fit_transform(values).arities.tolist() == [5]
+    assert Encoder(discretize=list(range(1, 1000))).fit_transform(values).arities.tolist() == [1000]

@@ -44,7 +44,13 @@ class Method:
         return f"{self.name}:{self.bins}"
 
 
-_METHOD_HELP = "use 'uniform3', 'quantile:K', 'width:K' (K >= 2), 'manual:c1,c2,...' or a list of cut points"
+MAX_BINS = 1000
+"""Most bins a discretization method may ask for (``K`` of quantile and width, cut points + 1 of manual): checked
+before the cut points are allocated, so ``width:10000000000`` is refused in words rather than by numpy's
+MemoryError. A thousand states is far beyond what a family's counts can support at any table size read here."""
+
+_METHOD_HELP = (f"use 'uniform3', 'quantile:K', 'width:K' (K from 2 to {MAX_BINS:,}), 'manual:c1,c2,...' or a list "
+                "of cut points")
 
 
 def parse_method(value, name, key=None):
@@ -73,7 +79,7 @@ def parse_method(value, name, key=None):
     >>> parse_method("Quantile:4", "discretize")
     Method(name='quantile', bins=4, cuts=())
     """
-    given = subject(name, value, key)
+    given = subject(name, value if len(repr(value)) <= 80 else f"{str(value)[:60]}...", key)  # a long list cut
     if isinstance(value, (list, tuple, np.ndarray)):
         return _manual_method(list(value), given)
     if not isinstance(value, str):
@@ -83,9 +89,12 @@ def parse_method(value, name, key=None):
     if name == "uniform3" and not argument:
         return Method("uniform3", 3)
     if name in ("quantile", "width"):
-        if not argument.isdigit() or int(argument) < 2:
+        digits = argument.lstrip("0")  # read as a number only when short: no int() of thousands of digits
+        if not (argument.isascii() and argument.isdigit()) or len(digits) <= 1 and int(digits or 0) < 2:
             raise DataError(f"{given} is not valid: {name} needs a number of bins K >= 2, e.g. '{name}:3'")
-        return Method(name, int(argument))
+        if len(digits) > len(str(MAX_BINS)) or int(digits) > MAX_BINS:
+            raise DataError(f"{given} is not valid: {name} takes at most {MAX_BINS:,} bins, e.g. '{name}:5'")
+        return Method(name, int(digits))
     if name == "manual":
         return _manual_method(argument.split(",") if argument else [], given)
     raise DataError(f"{given} is not a discretization method; {_METHOD_HELP}")
@@ -93,6 +102,8 @@ def parse_method(value, name, key=None):
 
 def _manual_method(items, given):
     """A manual method from cut point items (strings or numbers); ``given`` names the option in messages."""
+    if len(items) >= MAX_BINS:
+        raise DataError(f"{given} is not valid: {len(items):,} cut points make more than {MAX_BINS:,} bins")
     try:
         cuts = [float(item) for item in items]
     except (TypeError, ValueError):
