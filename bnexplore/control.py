@@ -6,6 +6,7 @@ wires them to ``st.progress`` and a Stop button, the CLI to a terminal bar.
 """
 
 from .compiling import search_clock
+from .errors import OptionError
 from .options import positive_number
 
 
@@ -36,6 +37,12 @@ class Control:
     def __init__(self, progress=None, time_limit=None, stop=None, min_interval=0.1, clock=search_clock):
         if time_limit is not None:
             time_limit = positive_number(time_limit, "time_limit", unit=" of seconds")
+        if progress is not None and not callable(progress):
+            raise OptionError(f"progress must be a function called with a dict of progress, not a "
+                              f"{type(progress).__name__}")
+        if stop is not None and not (callable(stop) or callable(getattr(stop, "is_set", None))):
+            raise OptionError(f"stop must be a threading.Event or a function returning True to stop, not a "
+                              f"{type(stop).__name__}")
         self.progress = progress
         self.time_limit = time_limit
         self.stop = stop

@@ -32,11 +32,13 @@ point mass, which is the same distribution.
 
 import math
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .bif import Network
+from .bif.network import check_network
 from .errors import DataError, ResourceError
 from .junction import check_size, junction_tree, multiply, normalise_segments, propagate
 from .options import positive_number
@@ -136,10 +138,7 @@ class InferenceEngine:
     """
 
     def __init__(self, network, max_cells=MAX_CELLS, calibrate=True):
-        if not isinstance(network, Network):
-            raise DataError(f"inference needs a bnexplore Network (read_bif or fit_network), got "
-                            f"{type(network).__name__}")
-        self.network = network
+        self.network = check_network(network, "InferenceEngine")
         self.names = list(network.names)
         self._index = {name: i for i, name in enumerate(self.names)}
         self.cards = network.arities.astype(np.int64)
@@ -423,6 +422,7 @@ class InferenceEngine:
             On an unknown variable or state, a variable both set and observed
             in another state, or evidence of probability 0 (the message says which).
         """
+        check_evidence(evidence, likelihood, do)
         targets = self._targets(targets)
         setting = do_states(self.network, do)
         fixed, hard, soft = self._evidence(*without_set(self.network, evidence, likelihood, setting))
@@ -528,10 +528,9 @@ def do_states(network, do):
     DataError
         If ``do`` is not a dict, or names an unknown variable or state.
     """
+    check_evidence(do=do)
     if do is None:
         return {}
-    if not isinstance(do, dict):
-        raise DataError(f"do must be a dict {{variable: state}}, got {type(do).__name__}")
     index = {name: i for i, name in enumerate(network.names)}
     setting = {}
     for name, state in do.items():
@@ -543,6 +542,28 @@ def do_states(network, do):
             raise DataError(f"{state!r} is not a state of {name!r}; its states are {', '.join(labels)}")
         setting[v] = labels.index(state)
     return setting
+
+
+def check_evidence(evidence=None, likelihood=None, do=None):
+    """A DataError when ``evidence``, ``likelihood`` or ``do`` is given and not a dict keyed by variable.
+
+    Read by every door that takes them (:func:`query`, :meth:`InferenceEngine.query`, :func:`do_states`
+    under :func:`mutilated_network`, :func:`bnexplore.search.effect_range`), so a list of pairs is refused
+    showing the dict form instead of being read as a variable named ``('a', 'x')``.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_evidence(evidence=[("smoke", "yes")])
+    ... except DataError as error:
+    ...     print(error)
+    evidence must be a dict keyed by variable, e.g. evidence={'smoke': 'yes'}, not a list
+    """
+    for keyword, value, example in (("evidence", evidence, "'yes'"), ("likelihood", likelihood, "[0.9, 0.1]"),
+                                    ("do", do, "'yes'")):
+        if value is not None and not isinstance(value, Mapping):
+            raise DataError(f"{keyword} must be a dict keyed by variable, e.g. {keyword}={{'smoke': {example}}}, "
+                            f"not a {type(value).__name__}")
 
 
 def without_set(network, evidence, likelihood, setting):
@@ -621,6 +642,7 @@ def mutilated_network(network, do):
     >>> cut.parents[cut.names.index("lung")], cut.cpts[cut.names.index("lung")].tolist()
     ([], [1.0, 0.0])
     """
+    check_network(network, "mutilated_network")
     setting = do_states(network, do)
     if not setting:
         return network
@@ -707,9 +729,8 @@ def query(network, targets=None, evidence=None, likelihood=None, do=None, max_ce
     """
     if isinstance(network, InferenceEngine):
         return network.query(targets, evidence, likelihood, do)
-    if not isinstance(network, Network):
-        raise DataError(f"inference needs a bnexplore Network (read_bif or fit_network), got "
-                        f"{type(network).__name__}")
+    check_network(network, "query")
+    check_evidence(evidence, likelihood, do)
     names = network.names if targets is None else [targets] if isinstance(targets, str) else list(targets)
     known = set(network.names)
     asked = list(names) + list(evidence or {}) + list(likelihood or {})

@@ -40,7 +40,7 @@ import networkx as nx
 import numpy as np
 
 from bnexplore.bif import SUM_TOLERANCE, Network
-from bnexplore.bif.network import MAX_CPT_CELLS, check_unique
+from bnexplore.bif.network import MAX_CPT_CELLS, check_network, check_unique
 from bnexplore.errors import BIFError, BNExploreError, ResourceError, SearchError
 from bnexplore.graphs import DAG
 from bnexplore.limits import advice, max_expanded_bytes
@@ -89,7 +89,7 @@ def to_pgmpy(network):
     >>> VariableElimination(model).query(["lung"], {"smoke": "yes"}).values  # doctest: +SKIP
     array([0.1, 0.9])
     """
-    network = checked_network(network, "to_pgmpy")
+    network = check_network(network, "to_pgmpy")
     model_class, cpd_class = pgmpy_classes()
     names, states = network.names, network.states
     model = model_class()
@@ -224,7 +224,7 @@ def to_pyagrum(network):
     >>> gum.LazyPropagation(bn).posterior("lung").toarray()  # doctest: +SKIP
     array([0.055, 0.945])
     """
-    network = checked_network(network, "to_pyagrum")
+    network = check_network(network, "to_pyagrum")
     gum = pyagrum_module()
     bn = gum.BayesNet(network.name)
     ids = []
@@ -425,14 +425,6 @@ def from_networkx(graph):
 
 
 # --- shared ----------------------------------------------------------------------------------------------------
-
-
-def checked_network(network, door):
-    """``network`` when it is a :class:`~bnexplore.bif.Network`, else a BIFError naming what ``door`` got."""
-    if not isinstance(network, Network):
-        raise BIFError(f"{door} takes a bnexplore Network (read_bif, read_network or fit_network), "
-                       f"not a {type(network).__name__}")
-    return network
 
 
 def check_size(shapes, what):

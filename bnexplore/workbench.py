@@ -326,7 +326,9 @@ def score_change(graph, edit, scorer, cpdag=None):
     >>> bx.score_change(graph, ("add", "dysp", "smoke"), scorer).refused
     'dysp → smoke would close the cycle dysp → smoke → bronc → dysp'
     """
-    checked_graph(graph, scorer)
+    from .scores.scorer import check_scorer  # numba's: loaded by the call, not by the command line's start
+
+    checked_graph(graph, check_scorer(scorer, "score_change"))
     edit, u, v = edit_of(edit, graph)
     names = graph.names
     before_class = graph.cpdag() if cpdag is None else cpdag
@@ -396,7 +398,9 @@ class Workbench:
     """
 
     def __init__(self, graph, scorer):
-        self.scorer = scorer
+        from .scores.scorer import check_scorer  # numba's: loaded by the call, not by the command line's start
+
+        self.scorer = check_scorer(scorer, "Workbench")
         self.start = checked_graph(graph, scorer)
         self.graph = graph
         self.history = []

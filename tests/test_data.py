@@ -25,6 +25,7 @@ from bnexplore.data import (
     read_table,
 )
 from bnexplore.data import csvparse, parallel
+from bnexplore.data.dataset import MAX_STATES
 from bnexplore.data.sources import Source
 from bnexplore.errors import DataError
 
@@ -274,6 +275,15 @@ def test_from_codes_defaults_and_checks():
         Dataset.from_codes([[0]], arities=[2], names=["a"], states=[["x", "y", "z"]])
     with pytest.raises(DataError, match="duplicated variable names: 'a'"):
         Dataset.from_codes([[0, 0]], names=["a", "a"])
+    # an arity is bounded before a label is made for each state (before: a trillion labels, the process killed)
+    with pytest.raises(DataError, match=r"^variable 'b' has arity 1,000,000,000,000; a variable has 1 to 1,048,576 "
+                                        r"states$"):
+        Dataset.from_codes([[0, 0]], arities=[2, 10**12], names=["a", "b"])
+    with pytest.raises(DataError, match=r"^variable 'X0' has arity 1,000,000,000,001;"):
+        Dataset.from_codes([[10**12]])
+    with pytest.raises(DataError, match=r"^variable 'a' has arity 0; a variable has 1 to"):
+        Dataset([[0]], [0], ["a"], [[]])
+    assert Dataset.from_codes([[0, 1]], arities=[MAX_STATES, 2]).arities.tolist() == [MAX_STATES, 2]
 
 
 # ----------------------------------------------------------------------------

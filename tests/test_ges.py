@@ -169,6 +169,7 @@ def test_each_score_change_is_the_rescored_difference(score):
     rng = np.random.default_rng(5)
     for cpdag in random_cpdags(2, 25, high=5):
         data, _ = random_dag_data(rng, cpdag.n, 300)
+        data.names = list(cpdag.names)  # the scorer matches a graph's nodes to the data's columns by name
         scorer = Scorer(data, score)
         before = scorer.total(cpdag.extension())
         for op, x, y, subset in valid_operators(cpdag):

@@ -9,6 +9,7 @@ import pytest
 
 import naive
 from bnexplore.errors import ScoreError
+from bnexplore.graphs import DAG
 from bnexplore.scores import SCORES as REGISTERED
 from bnexplore.scores import Scorer, kernels, kl_statistics, pack_parent_sets
 
@@ -324,6 +325,25 @@ def test_scorer_errors_name_the_problem(call, message):
     scorer = Scorer(table([[0, 1, 0], [1, 0, 1]]) if "has 1" not in message else table(TINY))
     with pytest.raises(ScoreError, match=message):
         call(scorer)
+
+
+def test_a_dag_is_scored_by_its_node_names_in_any_order():
+    """Before, a DAG whose nodes were listed in another order than the data's was scored by position: c -> b,
+    ordered [c, b, a], scored as the data's a -> b; and a node the data lacks as the data's node at its place."""
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, (400, 3))
+    codes[:, 1] = (codes[:, 0] + (rng.random(400) < 0.2)) % 3
+    scorer = Scorer(table(codes, names=["a", "b", "c"]), "bic")
+    for arcs in ([("a", "b")], [("c", "b")], [("b", "a"), ("c", "a")]):
+        parents = {v: sorted("abc".index(u) for u, w in arcs if w == v) for v in "abc"}
+        expected = sum(naive.local_score(codes, [3, 3, 3], "abc".index(v), parents[v], "bic") for v in "abc")
+        for order in (["a", "b", "c"], ["c", "b", "a"], ["b", "c", "a"]):
+            assert scorer.total(DAG.from_arcs(arcs, order)) == pytest.approx(expected, rel=1e-12), (arcs, order)
+    with pytest.raises(ScoreError, match=r"^the graph's nodes are not the data's variables \(only in the graph: x; "
+                                         r"only in the data: a\); score a graph over the data's columns$"):
+        scorer.total(DAG.from_arcs([("x", "b")], ["x", "b", "c"]))
+    with pytest.raises(ScoreError, match=r"only in the graph: none; only in the data: c\)"):
+        scorer.total(DAG.from_arcs([("a", "b")], ["a", "b"]))
 
 
 @pytest.mark.parametrize("kwargs, message", [

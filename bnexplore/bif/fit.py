@@ -14,6 +14,7 @@ import numpy as np
 from bnexplore.bif.network import MAX_CPT_CELLS, Network, parent_configurations
 from bnexplore.data import check_dataset
 from bnexplore.errors import DataError, ResourceError, ScoreError, subject
+from bnexplore.graphs import DAG, PDAG
 
 
 def fit_network(dag, dataset, ess=1.0, method="bdeu"):
@@ -113,8 +114,9 @@ def family_layout(dag, dataset):
 
     Parameters
     ----------
-    dag : bnexplore.graphs.DAG or similar
-    dataset : bnexplore.data.Dataset or similar
+    dag : bnexplore.graphs.DAG
+        Or anything with ``names`` and ``parents(v)``; a PDAG only without links.
+    dataset : bnexplore.data.Dataset
 
     Returns
     -------
@@ -128,10 +130,18 @@ def family_layout(dag, dataset):
     Raises
     ------
     DataError
-        If a DAG variable is not a column of the data.
+        If ``dag`` is not a DAG (a CPDAG's links have no direction to fit a table by), or a DAG variable
+        is not a column of the data.
     ResourceError
         If a CPT would have more than 2**26 cells (checked before any is allocated).
     """
+    links = dag.links() if isinstance(dag, PDAG) and not isinstance(dag, DAG) else []  # a PDAG of arcs only fits
+    if links or not (hasattr(dag, "names") and callable(getattr(dag, "parents", None))):
+        kind = type(dag).__name__
+        fix = (f"its {len(links)} link(s) (undirected edges) leave those tables undefined: fit one of its members, "
+               f"{kind.lower()}.extension()" if links else
+               "make one with DAG.from_arcs([(parent, child), ...], data.names)")
+        raise DataError(f"{subject('dag')} must be a DAG, got a {kind}; {fix}")
     column_of = {str(name): i for i, name in enumerate(dataset.names)}
     missing = [name for name in dag.names if str(name) not in column_of]
     if missing:

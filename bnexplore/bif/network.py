@@ -143,6 +143,38 @@ class Network:
             raise BIFError(f"{where}: every CPT row must be non-negative and sum to 1")
 
 
+def check_network(network, door):
+    """``network`` when it is a :class:`Network`; else a BIFError saying what ``door`` got and how to make one.
+
+    Every function that reads a network's tables (inference, EM, sampling, BIF and peer-library writers)
+    calls it first, so a DAG or a file name is refused in words rather than by an ``AttributeError``.
+
+    Parameters
+    ----------
+    network : object
+    door : str
+        The function, as the message names it ("sample", "to_pgmpy").
+
+    Returns
+    -------
+    Network
+
+    Examples
+    --------
+    >>> from bnexplore.errors import BIFError
+    >>> try:
+    ...     check_network(DAG.from_arcs([("a", "b")], ["a", "b"]), "sample")
+    ... except BIFError as error:
+    ...     print(str(error).split(": ")[0])
+    sample takes a bnexplore Network (read_network, read_bif or fit_network), not a DAG
+    """
+    if isinstance(network, Network):
+        return network
+    kind = type(network).__name__
+    fix = ": fit its tables first, fit_network(dag, data)" if isinstance(network, DAG) else ""
+    raise BIFError(f"{door} takes a bnexplore Network (read_network, read_bif or fit_network), not a {kind}{fix}")
+
+
 def parent_configurations(codes, parents, arities):
     """Mixed-radix number of every row's parent configuration (last parent fastest).
 

@@ -5,8 +5,9 @@ import numpy as np
 from bnexplore.data import code_dtype
 from bnexplore.errors import DataError
 from bnexplore.options import seed_number
+from bnexplore.resources import check_memory
 
-from bnexplore.bif.network import parent_configurations
+from bnexplore.bif.network import check_network, parent_configurations
 
 
 def sample_codes(network, n, seed=None):
@@ -33,10 +34,15 @@ def sample_codes(network, n, seed=None):
         smallest that fits, as in ``bnexplore.data.Dataset``); column ``i`` is
         ``network.names[i]`` and code ``k`` is ``network.states[i][k]``.
     """
+    check_network(network, "sample")
     n = _row_count(n)
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed_number(seed))
     arities = network.arities
-    codes = np.empty((n, network.n_vars), dtype=code_dtype(int(arities.max(initial=1))), order="F")
+    dtype = code_dtype(int(arities.max(initial=1)))
+    # the codes, a table of them (sample), and one column's uniforms, configurations and states at a time
+    check_memory(n * (2 * network.n_vars * dtype.itemsize + 32), f"sampling {n:,} rows of {network.n_vars} "
+                 "variables", hint="sample fewer rows")
+    codes = np.empty((n, network.n_vars), dtype=dtype, order="F")
     for v in network.topological_order():
         thresholds = _thresholds(network.cpts[v])
         config = parent_configurations(codes, network.parents[v], arities)

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from urllib.parse import quote
 
+from bnexplore.bif.network import check_network
 from bnexplore.bif.source import save_text
 
 _WRITABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
@@ -151,6 +152,7 @@ def write_bif(network, path=None):
     >>> read_bif(write_bif(net)).states
     [['<missing>', 'a']]
     """
+    check_network(network, "write_bif")
     names = unique_names(network.names)
     states = [unique_names(labels, state=True) for labels in network.states]
     title = _BLOCK_WORDS_INSIDE.sub("_", bif_name(network.name))

@@ -38,6 +38,12 @@ MISSING_POLICIES = ("state", "drop", "error", "em")
 blank (``Dataset.blank``) for EM to learn from the values each row has."""
 
 
+MAX_STATES = 1 << 20
+"""Most states of one variable (a million): checked before a Dataset's state labels are made, so
+``Dataset.from_codes([[10**12]])`` is refused in words, not by the memory of a trillion labels (the process
+was killed). A variable with more states than that tells a network nothing."""
+
+
 def code_dtype(max_arity):
     """Smallest integer dtype holding codes ``0 .. max_arity - 1``.
 
@@ -162,6 +168,7 @@ class Dataset:
             names = [f"X{i}" for i in range(n_vars)]
         if arities is None:
             arities = codes.max(axis=0, initial=0) + 1 if n_vars else []
+        _check_arities(np.asarray(arities).reshape(-1), names)
         if states is None:
             states = [[str(k) for k in range(int(r))] for r in np.asarray(arities).reshape(-1)]
         return cls(codes, arities, names, states, blank=blank)
@@ -393,15 +400,21 @@ def _check_layout(codes, arities, names, states):
     twice = repeated(names)
     if twice:
         raise DataError(f"duplicated variable names: {short_list(twice)}; give every variable its own name")
+    _check_arities(arities, names)
     for name, arity, labels in zip(names, arities, states):
-        if arity < 1:
-            raise DataError(f"variable {name!r} has arity {arity}; every variable needs at least one state")
         if len(labels) != arity:
             raise DataError(
                 f"variable {name!r} has arity {arity} but {len(labels)} state labels; give one label per state"
             )
         if len(set(labels)) != len(labels):
             raise DataError(f"variable {name!r} has repeated state labels {labels}; make them unique")
+
+
+def _check_arities(arities, names):
+    """Raise DataError unless every arity is from 1 to :data:`MAX_STATES` (``names`` name the variable)."""
+    for name, arity in zip(names, arities):
+        if not 1 <= arity <= MAX_STATES:
+            raise DataError(f"variable {name!r} has arity {arity:,}; a variable has 1 to {MAX_STATES:,} states")
 
 
 def _check_code_range(codes, arities, names):

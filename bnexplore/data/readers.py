@@ -171,12 +171,15 @@ def _read(path_or_buffer, header, sep, encoding, name, frame):
 
 
 def check_dataset(data, keyword="data"):
-    """``data`` itself when it is a :class:`Dataset`; else a message saying how to make one.
+    """``data`` itself when it is a :class:`Dataset` (or reads as one); else a message saying how to make one.
 
     The public functions that learn from or score data call it first, so a
     pandas DataFrame, a numpy array or a file name is refused in words naming
     the way to a Dataset, not by an ``AttributeError`` deep inside (or, where a
     function returns complete data as it is, a table passed back unchanged).
+    An object with a Dataset's ``codes``, ``arities`` and ``names`` (the
+    plain arrays the scores read, as the tests' reference data are made) is
+    taken as it is.
 
     Parameters
     ----------
@@ -203,10 +206,11 @@ def check_dataset(data, keyword="data"):
     ...     print(str(error).split(": ")[0])
     data must be a Dataset, not a pandas DataFrame
     """
-    if isinstance(data, Dataset):
-        return data
     kind = type(data)
-    if kind.__module__.startswith("pandas"):
+    table = kind.__module__.startswith("pandas")  # a DataFrame may have a column named "codes"
+    if isinstance(data, Dataset) or not table and all(hasattr(data, key) for key in ("codes", "arities", "names")):
+        return data
+    if table:
         what = f"a pandas {kind.__name__}"
         fix = ("encode the table first, data = bnexplore.Encoder().fit_transform(df) (its options choose how numeric "
                "columns are discretized and blank cells read), or read a file with bnexplore.read_table(path)")

@@ -24,6 +24,7 @@ import numpy as np
 
 from bnexplore.bif import Network
 from bnexplore.bif.fit import family_layout, observed_counts
+from bnexplore.bif.network import check_network
 from bnexplore.data import check_dataset
 from bnexplore.errors import DataError, ResourceError, subject
 from bnexplore.inference import MAX_CELLS, InferenceEngine
@@ -100,8 +101,7 @@ class EStep:
     """
 
     def __init__(self, network, data, max_cells=MAX_CELLS, group_states=GROUP_STATES, previous=None):
-        if not isinstance(network, Network):
-            raise DataError(f"EM needs a bnexplore Network (read_bif or fit_network), got {type(network).__name__}")
+        check_network(network, "EM")
         max_cells = positive_number(max_cells, "max_cells", unit=" of cells")
         data = check_dataset(data)
         self.network = network

@@ -104,6 +104,7 @@ from ..control import Control
 from ..errors import ResourceError, SearchError
 from ..knowledge import knowledge_params
 from ..scores import kernels, penalty_weight
+from ..scores.scorer import check_scorer
 from .candidates import ParentSets
 
 RULES = ("subset", "penalty", "entropy", "bdeu")
@@ -623,6 +624,7 @@ def candidate_parent_sets(scorer, epsilon=0.0, max_indegree=None, rules=RULES, k
     >>> found.stats["rules"], found.stats["removed"]["subset"]
     (['subset', 'penalty', 'entropy'], 7)
     """
+    check_scorer(scorer, "candidate_parent_sets")
     epsilon, rules = _checked_arguments(scorer, epsilon, max_indegree, rules)
     control = Control.of(control, progress, time_limit, stop)
     start = search_clock()

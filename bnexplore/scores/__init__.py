@@ -14,7 +14,7 @@ from ..exports import lazy_exports
 EXPORTS = {
     "kl": ["KLStatistics", "kl_statistics"],
     "registry": ["Hyperparameter", "SCORES", "ScoreSpec", "penalty_weight", "score_spec"],
-    "scorer": ["Scorer", "pack_parent_sets"],
+    "scorer": ["Scorer", "check_scorer", "pack_parent_sets"],
 }
 """The module of :mod:`bnexplore.scores` each public name is loaded from."""
 

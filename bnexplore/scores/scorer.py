@@ -336,15 +336,19 @@ class Scorer:
     def parent_lists(self, graph):
         """Parent lists (ints) of a graph.
 
-        ``graph`` is a DAG (anything with ``parent_sets()``), a sequence of
-        parent sequences (one per variable, names or ints), or a dict
-        ``{child: parents}`` (missing children have no parents).
+        ``graph`` is a DAG (anything with ``parent_sets()`` and ``names``:
+        its nodes are matched to the data's variables by name, in any order),
+        a sequence of parent sequences (one per variable, names or ints), or a
+        dict ``{child: parents}`` (missing children have no parents).
         """
         if hasattr(graph, "parent_sets"):
             lists = list(graph.parent_sets())
-            if list(graph.names) == self.names:  # ascending indices of other nodes: only the size bound to check
+            names = [str(name) for name in graph.names]
+            if names == self.names:  # ascending indices of other nodes: only the size bound to check
                 return [self.family(c, ps)[1] if len(ps) > 30 else ps for c, ps in enumerate(lists)]
-        elif isinstance(graph, dict):
+            self._check_nodes(names)
+            graph = {names[c]: [names[p] for p in ps] for c, ps in enumerate(lists)}  # by name: any node order
+        if isinstance(graph, dict):
             lists = [()] * self.n_vars
             for child, parents in graph.items():
                 lists[self.index(child)] = tuple(parents)
@@ -353,6 +357,16 @@ class Scorer:
         if len(lists) != self.n_vars:
             raise ScoreError(f"the graph has {len(lists)} nodes but the data has {self.n_vars} variables")
         return [self.family(c, ps)[1] for c, ps in enumerate(lists)]
+
+    def _check_nodes(self, names):
+        """A ScoreError unless a graph's node ``names`` are the data's variables (in any order)."""
+        given = set(names)
+        extra = [name for name in names if name not in self._position]
+        missing = [name for name in self.names if name not in given]
+        if extra or missing:
+            raise ScoreError(f"the graph's nodes are not the data's variables (only in the graph: "
+                             f"{', '.join(extra[:8]) or 'none'}; only in the data: "
+                             f"{', '.join(missing[:8]) or 'none'}); score a graph over the data's columns")
 
     def local_scores(self, graph):
         """Local score of every node of ``graph`` (see :meth:`parent_lists`)."""
@@ -417,3 +431,36 @@ class Scorer:
 
 
 __all__ = ["MAX_ESS", "SCORES", "Scorer", "pack_parent_sets"]  # MAX_ESS and SCORES live in .registry
+
+
+def check_scorer(scorer, door):
+    """``scorer`` when it is a :class:`Scorer`; else a ScoreError saying how ``door`` is called.
+
+    The search functions take a Scorer (its cache is shared between calls);
+    :func:`bnexplore.search.learn` takes the data. Each search calls this
+    first, so ``exact_search(data)`` is refused in words rather than by an
+    ``AttributeError`` inside.
+
+    Parameters
+    ----------
+    scorer : object
+    door : str
+        The function, as the message names it ("exact_search").
+
+    Returns
+    -------
+    Scorer
+
+    Examples
+    --------
+    >>> try:
+    ...     check_scorer("data.csv", "hill_climb")
+    ... except ScoreError as error:
+    ...     print(error)
+    hill_climb takes a Scorer, not a str: hill_climb(bnexplore.Scorer(data, score='bdeu')); learn(data, ...) builds it
+    """
+    if isinstance(scorer, Scorer):
+        return scorer
+    raise ScoreError(f"{door} takes a Scorer, not a {type(scorer).__name__}: {door}(bnexplore.Scorer(data, "
+                     "score='bdeu')); learn(data, ...) builds it")
+

@@ -20,6 +20,7 @@ from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..resources import check_memory, format_bytes
 from ..result import Result
+from ..scores.scorer import check_scorer
 from .candidate_sets import prepare_parent_sets
 from .engine import DP_PREFERRED_SECONDS, DP_PREFERRED_SECONDS_CREDIBLE, ENGINES, REESTIMATED, choose_engine, dp_hint
 from .ilp import ilp_search
@@ -99,6 +100,7 @@ def exact_search(scorer, max_indegree=None, parent_sets=None, engine="auto", kno
     >>> result.graph.n_edges, result.stats["engine"], result.stats["exact"], result.stats["gap"]
     (1, 'dp', True, 0.0)
     """
+    check_scorer(scorer, "exact_search")
     n = scorer.n_vars
     if knowledge:
         knowledge.bind(scorer, max_indegree)

@@ -74,6 +74,7 @@ from ..numerics import tie_tolerance
 from ..options import whole_number
 from ..scores import kernels
 from ..scores.registry import equivalent_names
+from ..scores.scorer import check_scorer
 from .dagstate import check_pass_memory
 from .run import SearchRun, first_best
 
@@ -652,6 +653,7 @@ def ges(scorer, max_indegree=None, knowledge=None, progress=None, time_limit=Non
     .. [1] D. M. Chickering (2002). Optimal structure identification with
        greedy search. JMLR 3, 507-554.
     """
+    check_scorer(scorer, "ges")
     equivalent = equivalent_names()
     if scorer.score_name not in equivalent:
         raise SearchError(f"GES needs a score-equivalent score ({', '.join(equivalent)}); "

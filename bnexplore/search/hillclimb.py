@@ -16,6 +16,7 @@ from ..errors import SearchError
 from ..graphs import DAG
 from ..knowledge import knowledge_params
 from ..numerics import tie_tolerance
+from ..scores.scorer import check_scorer
 from .dagstate import DagState, best_move, legal_moves
 from .run import SearchRun
 
@@ -206,6 +207,7 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
         perturbation moves marked ``kind="perturb"``; ``extra["start"]`` the
         start graph (whitelisted and required arcs included) unless empty.
     """
+    check_scorer(scorer, "hill_climb")
     control = Control.of(control, progress, time_limit, stop)
     if int(restarts) != restarts or restarts < 0:
         raise SearchError(f"restarts must be a whole number >= 0, got {restarts!r}")
@@ -260,6 +262,7 @@ def tabu_search(scorer, start=None, max_indegree=None, blacklist=None, whitelist
         graph; each trajectory step has ``tabu`` (True when a tabu move was
         let through by aspiration).
     """
+    check_scorer(scorer, "tabu_search")
     control = Control.of(control, progress, time_limit, stop)
     n = scorer.n_vars
     tabu_length = n if tabu_length is None else int(tabu_length)

@@ -97,7 +97,7 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, missing="em"
     spec = search_spec(algorithm)
     if scorer is None:
         data = check_dataset(data)
-    if scorer is None and data.blank is not None:
+    if scorer is None and getattr(data, "blank", None) is not None:
         if missing == "em":
             em = {key: value for key, value in (("em_iterations", em_iterations), ("completions", completions))
                   if value is not None}

@@ -19,6 +19,7 @@ from ..control import Control
 from ..errors import SearchError, subject
 from ..independence import independence_test
 from ..options import positive_number, seed_number, whole_number
+from ..scores.scorer import check_scorer
 from .hillclimb import hill_climb, tabu_search
 from .registry import CLIMBS
 
@@ -302,6 +303,7 @@ def mmhc(scorer, test="g2", alpha=0.05, max_condition=None, climb="hc", permutat
     >>> [step["op"] for step in result.trajectory][:4]
     ['mmpc', 'mmpc', 'mmpc', 'skeleton']
     """
+    check_scorer(scorer, "mmhc")
     control = Control.of(control, progress, time_limit, stop)
     started = search_clock()
     if climb not in CLIMBS:

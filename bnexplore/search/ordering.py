@@ -61,6 +61,7 @@ from ..parents.explore import METHODS as EXPLORERS
 from ..parents.explore import explore_parent_sets
 from ..resources import return_freed_memory
 from ..scores import kernels
+from ..scores.scorer import check_scorer
 from .dagstate import DAG_PAIR_BYTES, check_pass_memory, first_pass_seconds, step_seconds
 from .hillclimb import hill_climb
 from .ordering_kernels import (apply_insertion, asobs_parents, best_insertion, climb_swaps, obs_parents,
@@ -800,6 +801,7 @@ def ordering_search(scorer, method="asobs", parents="independence", max_indegree
         topological order of the result (names). The trajectory has one step
         per new best: ``op`` "start", "restart", "climb" or "polish".
     """
+    check_scorer(scorer, "ordering_search")
     if method not in METHODS:
         raise SearchError(f"unknown ordering search {method!r}: choose one of {', '.join(METHODS)}")
     if restarts is not None and (int(restarts) != restarts or restarts < 1):

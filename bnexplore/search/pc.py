@@ -31,6 +31,7 @@ from ..graphs import CPDAG, DAG, PDAG, meek_orient, pdag_extension
 from ..independence import independence_test
 from ..knowledge import knowledge_params
 from ..options import positive_number, whole_number
+from ..scores.scorer import check_scorer
 from .registry import V_STRUCTURES
 from .run import SearchRun
 
@@ -395,6 +396,7 @@ def pc_stable(scorer, test="g2", alpha=0.05, max_condition=None, v_structures="s
     >>> [(step["op"], step["args"]) for step in result.trajectory]
     [('remove', ['a', 'c']), ('v_structure', ['a', 'b', 'c'])]
     """
+    check_scorer(scorer, "pc_stable")
     control = Control.of(control, progress, time_limit, stop)
     alpha = positive_number(alpha, "alpha", high=1.0)
     if max_condition is not None:

@@ -22,7 +22,7 @@ import numpy as np
 from ...bif.fit import checked_ess, family_layout, fitted_network, observed_counts, posterior_table
 from ...data import check_dataset
 from ...errors import DataError, SearchError, subject
-from ...inference import MAX_CELLS, query
+from ...inference import MAX_CELLS, check_evidence, query
 from ..subsets import mask_to_parents
 from .sets import CredibleSet
 from .solve import credible_set
@@ -182,6 +182,7 @@ def effect_range(source, target, do, evidence=None, data=None, ess=1.0, bf=20, e
     >>> bool(answer.minimum[0] <= answer.mean[0] <= answer.maximum[0])
     True
     """
+    check_evidence(evidence=evidence, do=do)  # before a credible set is found
     if isinstance(source, CredibleSet):
         if data is None:
             raise DataError("effect_range needs data= with a credible set: the data its DAGs are fitted to")

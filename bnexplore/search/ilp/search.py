@@ -18,6 +18,7 @@ from ...graphs import DAG
 from ...knowledge import knowledge_params
 from ...resources import check_memory, format_bytes
 from ...result import Result
+from ...scores.scorer import check_scorer
 from ..candidate_sets import prepare_parent_sets
 from ..kbest import Collector, lp_margin, tie_slack
 from ..memo import Memo, digest
@@ -208,6 +209,7 @@ def ilp_search(scorer, max_indegree=None, parent_sets=None, knowledge=None, prog
     ResourceError
         When the programme would need more memory than is available.
     """
+    check_scorer(scorer, "ilp_search")
     control = Control.of(control, progress, time_limit, stop)
     start = search_clock()
     snapshot = scorer.snapshot()

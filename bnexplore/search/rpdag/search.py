@@ -46,6 +46,7 @@ from ...knowledge import knowledge_params
 from ...numerics import tie_tolerance
 from ...options import whole_number
 from ...scores.registry import equivalent_names
+from ...scores.scorer import check_scorer
 from ..run import SearchRun
 from .operators import checked_rpdag, honouring_extension
 from .scoring import RpdagState
@@ -237,6 +238,7 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
         None) and ``post_edges`` (arcs made by Complete / turned into links by
         Undo).
     """
+    check_scorer(scorer, "rpdag_search")
     if scorer.score_name not in SCORE_EQUIVALENT:
         raise SearchError(f"the RPDAG search needs a score-equivalent score ({', '.join(SCORE_EQUIVALENT)}); "
                           f"{scorer.score_name} scores equivalent DAGs differently")
@@ -272,6 +274,7 @@ def rpdag_search(scorer, start=None, max_indegree=None, tabu=False, tabu_length=
 def rpdag_hill_climb(scorer, start=None, max_indegree=None, knowledge=None, progress=None, time_limit=None,
                      stop=None, control=None):
     """Greedy RPDAG search: :func:`rpdag_search` with ``tabu=False`` (``learn(..., algorithm="rpdag")``)."""
+    check_scorer(scorer, "rpdag_hill_climb")
     return rpdag_search(scorer, start=start, max_indegree=max_indegree, knowledge=knowledge, progress=progress,
                         time_limit=time_limit, stop=stop, control=control)
 
@@ -279,6 +282,7 @@ def rpdag_hill_climb(scorer, start=None, max_indegree=None, knowledge=None, prog
 def rpdag_tabu_search(scorer, start=None, max_indegree=None, tabu_length=None, iterations=None, knowledge=None,
                       progress=None, time_limit=None, stop=None, control=None):
     """TS-RPDAG: :func:`rpdag_search` with ``tabu=True`` (``learn(..., algorithm="rpdag-tabu")``)."""
+    check_scorer(scorer, "rpdag_tabu_search")
     return rpdag_search(scorer, start=start, max_indegree=max_indegree, tabu=True, tabu_length=tabu_length,
                         iterations=iterations, knowledge=knowledge, progress=progress, time_limit=time_limit,
                         stop=stop, control=control)
