@@ -140,6 +140,21 @@ def test_a_network_file_on_the_data_in_use_is_attached_and_asked_with_its_own_ta
     np.testing.assert_allclose(table.to_numpy(float)[0], ASIA.cpts[0], rtol=0, atol=1e-15)
 
 
+def test_a_network_file_listing_the_variables_in_another_order_is_scored_as_its_own_dag(at):
+    """The Networks page's score of an imported file whose variables come in reverse order: the same DAG's
+    (before, the scorer read the DAG by node position and the page showed another DAG's score)."""
+    n = ASIA.n_vars
+    reversed_asia = Network("asia", ASIA.names[::-1], ASIA.states[::-1],
+                            [[n - 1 - p for p in ASIA.parents[v]] for v in reversed(range(n))], ASIA.cpts[::-1])
+    assert reversed_asia.dag().arcs() != ASIA.dag().arcs()  # the same arcs, at other positions
+    upload(at, "reversed.bif", write_network(reversed_asia, format="bif").encode())
+    assert not at.error
+    data = at.session_state["dataset"]
+    want = Scorer(data, score="bdeu", ess=1.0).total(ASIA.dag())
+    assert at.session_state["results"]["reversed.bif"].result.score == pytest.approx(want, rel=1e-12)
+    assert f"{want:,.2f}" in " ".join(str(m.value) for m in at.metric)  # the page's Score metric
+
+
 @pytest.mark.parametrize("format", each_format())
 def test_a_network_of_other_variables_is_kept_without_data_and_says_why(at, format):
     spec = FORMATS[format]

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import bnexplore as bx
 from bnexplore import bundled, cli
 from bnexplore.bif import read_bif
 from bnexplore.formats import FORMATS, read_graph, read_network
@@ -297,3 +298,19 @@ def test_query_takes_uai_evidence_files_beside_the_uai_network(capsys, tmp_path)
                                                                            "lung")[1])["posterior"]["lung"])
     evidence.write_text("2 0 0 9 1\n")  # asia has variables 0-7
     assert_refused(*run(capsys, "query", network, "--evidence-file", evidence), "UAI evidence", "line 1")
+
+
+def test_compare_scores_a_network_whose_variables_are_in_another_order_by_name(capsys, tmp_path):
+    """A result over the data's variables listed in reverse order: its score is the same DAG's (before, the
+    scorer read it by position and compare printed another DAG's score)."""
+    truth = read_bif(ASIA_BIF).dag()
+    data = bx.read_csv(ASIA_CSV)
+    names = list(reversed(truth.names))
+    reordered = {"graph": {"nodes": names, "arcs": [[truth.names[u], truth.names[v]] for u, v in truth.arcs()],
+                           "links": []}, "algorithm": "graph", "score": 0.0, "score_name": "bdeu"}
+    path = tmp_path / "reversed.json"
+    path.write_text(json.dumps(reordered))
+    code, out, err = run(capsys, "compare", ASIA_CSV, path, "--quiet")
+    assert code == 0, err
+    expected = bx.Scorer(data, "bdeu").total(truth)
+    assert [row["score"] for row in json.loads(out)["rows"]] == [pytest.approx(expected, rel=1e-12)]
