@@ -12,7 +12,8 @@ import naive
 from bnexplore.control import Control
 from fakes import FakeClock, StopAfter
 from bnexplore.errors import BNExploreError
-from bnexplore.graphs import is_acyclic
+from bnexplore.data import Dataset
+from bnexplore.graphs import DAG, is_acyclic
 from bnexplore.scores import Scorer
 from bnexplore.scores import scorer as scorer_module
 from bnexplore.search.dagstate import best_move, legal_moves, reachability
@@ -384,3 +385,14 @@ def test_toggles_with_more_configurations_than_an_int64_holds():
     for u, value in zip((65, 66, 67), values):
         assert value == pytest.approx(naive.local_score(codes, data.arities, 0, sorted(parents | {u}), "bdeu"),
                                       rel=1e-9)
+
+
+
+def test_a_start_graph_listing_its_nodes_in_another_order_is_the_same_start():
+    """The start is matched to the data by node name (before, by position: [c, b, a] with a -> b started
+    the climb from c -> b)."""
+    codes = np.random.default_rng(2).integers(0, 2, (300, 3))
+    data = Dataset.from_codes(codes, names=["a", "b", "c"])
+    starts = [hill_climb(Scorer(data, "bic"), start=DAG.from_arcs([("a", "b")], order)).extra["start"]
+              for order in (["a", "b", "c"], ["c", "b", "a"])]
+    assert starts[0] == starts[1] == DAG.from_arcs([("a", "b")], ["a", "b", "c"])

@@ -177,8 +177,9 @@ def hill_climb(scorer, start=None, max_indegree=None, blacklist=None, whitelist=
     ----------
     scorer : Scorer
     start : DAG or parent lists, optional
-        Start graph (default: the empty graph). Whitelisted and required
-        arcs are added.
+        Start graph (default: the empty graph), its nodes matched to the
+        data's by name (:meth:`~bnexplore.scores.Scorer.parent_lists`).
+        Whitelisted and required arcs are added.
     max_indegree : int, optional
     blacklist, whitelist : iterables of (parent, child) pairs, optional
         Arcs that may never appear / must always appear.
