@@ -152,7 +152,11 @@ def test_a_network_file_listing_the_variables_in_another_order_is_scored_as_its_
     data = at.session_state["dataset"]
     want = Scorer(data, score="bdeu", ess=1.0).total(ASIA.dag())
     assert at.session_state["results"]["reversed.bif"].result.score == pytest.approx(want, rel=1e-12)
-    assert f"{want:,.2f}" in " ".join(str(m.value) for m in at.metric)  # the page's Score metric
+    at.selectbox(key="net_pick_box").set_value("reversed.bif")
+    at.radio(key="keep.net_view").set_value("DAG")  # the shared session may be on another view
+    at.run()
+    no_exception(at)
+    assert f"{want:,.2f}" in [str(m.value) for m in at.metric]  # the page's Score metric
 
 
 @pytest.mark.parametrize("format", each_format())
