@@ -72,7 +72,7 @@ FLAGS = {"sep": "--sep", "encoding": "--encoding", "discretize": "--discretize",
          "time_limit": "--time-limit", "max_indegree": "--max-indegree", "R": "--bootstrap",
          "bootstrap_workers": "--bootstrap-workers", "n": "-n", "max_cells": "--max-cells", "cv": "--cv",
          "folds": "--folds", "max_parents": "--max-parents", "method": "--fit",  # fit_network's method: query's --fit
-         "equivalence_class": "--class", "target": "--target", "do": "--do", "evidence": "--evidence",
+         "equivalence_class": "--class", "target": "--target", "do": "--do", "evidence": "--evidence", "bf": "--bf",
          "BNEXPLORE_MAX_EXPANDED_MB": "BNEXPLORE_MAX_EXPANDED_MB",  # limits.ENVIRONMENT, set outside the command
          **{h.name: "--" + h.name.replace("_", "-") for spec in SCORES.values() for h in spec.hyperparameters},
          **{name: option.flag for name, option in {**searches.options(), **EM_OPTIONS}.items()}}

@@ -181,6 +181,7 @@ def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
         (["learn", ASIA, "--max-levels", 1], "--max-levels 1 is not valid; use a whole number >= 2"),
         (["learn", ASIA, "--sep", ";;"], "--sep ';;' is not valid"),
         (["learn", ASIA, "--discretize", "magic"], "--discretize magic is not a discretization method"),
+        (["enumerate", ASIA, "--bf", "0.3"], "the Bayes factor must be a finite number >= 1, got --bf 0.3"),
         (["learn", WDBC, "--discretize", "width:10000000000"], "--discretize width:10000000000 is not valid: width "
                                                                "takes at most 1,000 bins, e.g. 'width:5'"),
         (["learn", ASIA, "--encoding", "klingon"], "--encoding klingon is not a known text encoding"),

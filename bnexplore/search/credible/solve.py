@@ -18,7 +18,7 @@ import numpy as np
 
 from ...compiling import search_clock
 from ...control import Control
-from ...errors import SearchError
+from ...errors import SearchError, subject
 from ...knowledge import check_knowledge, knowledge_params
 from ...parents.pruning import RULES, tolerance
 from ...resources import check_memory, format_bytes
@@ -55,10 +55,10 @@ LIMITED_SETS = Memo(LIMITED_KEPT)
 def _checked_epsilon(bf, epsilon):
     if epsilon is None:
         if not (isinstance(bf, (int, float, np.integer, np.floating)) and math.isfinite(bf) and bf >= 1):
-            raise SearchError(f"the Bayes factor must be a finite number >= 1, got bf={bf!r}")
+            raise SearchError(f"the Bayes factor must be a finite number >= 1, got {subject('bf', bf)}")
         return math.log(bf)
     if not (isinstance(epsilon, (int, float, np.integer, np.floating)) and math.isfinite(epsilon) and epsilon >= 0):
-        raise SearchError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        raise SearchError(f"{subject('epsilon')} must be a finite number >= 0, got {epsilon!r}")
     return float(epsilon)
 
 
