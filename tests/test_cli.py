@@ -171,6 +171,7 @@ def test_every_data_command_reads_parquet_and_feather(capsys, tmp_path):
 def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
     """Library messages that suggest an option say it as a flag here (never max_levels=, missing=, types=)."""
     (tmp_path / "gaps.csv").write_text("a,b\nx,1\n,2\ny,1\n")
+    (tmp_path / "ab.json").write_text('{"nodes": ["a", "b"], "arcs": [["a", "b"]]}')
     pd.DataFrame({"id": [f"p{i}" for i in range(60)], "v": ["a", "b"] * 30}).to_csv(tmp_path / "ids.csv", index=False)
     (tmp_path / "noise.bin").write_bytes(np.random.default_rng(0).bytes(2000))
     pd.DataFrame({"n": range(30), "code": range(100, 160, 2), "v": ["a", "b"] * 15}).to_csv(tmp_path / "numbered.csv",
@@ -182,6 +183,9 @@ def test_data_messages_name_the_command_line_flags(capsys, tmp_path):
         (["learn", ASIA, "--sep", ";;"], "--sep ';;' is not valid"),
         (["learn", ASIA, "--discretize", "magic"], "--discretize magic is not a discretization method"),
         (["enumerate", ASIA, "--bf", "0.3"], "the Bayes factor must be a finite number >= 1, got --bf 0.3"),
+        (["query", tmp_path / "gaps.csv", "--missing", "em", "--graph", tmp_path / "ab.json", "--fit", "bdeu"],
+         "fitting with --fit bdeu needs complete rows, and the data has 1 blank cells (first: column 'a', row 2); "
+         "fit with --fit em"),
         (["learn", WDBC, "--discretize", "width:10000000000"], "--discretize width:10000000000 is not valid: width "
                                                                "takes at most 1,000 bins, e.g. 'width:5'"),
         (["learn", ASIA, "--encoding", "klingon"], "--encoding klingon is not a known text encoding"),

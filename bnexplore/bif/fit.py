@@ -89,8 +89,8 @@ def fit_network(dag, dataset, ess=1.0, method="bdeu"):
     if blank is not None:
         row = int(np.argmax(blank.any(axis=1)))
         raise DataError(
-            f"fitting with method={method!r} needs complete rows, and the data has {int(np.count_nonzero(blank)):,} "
-            f"blank cells (first: column {dataset.names[int(np.argmax(blank[row]))]!r}, row {row + 1}); fit with "
+            f"fitting with {subject('method', method)} needs complete rows, and the data has "
+            f"{int(np.count_nonzero(blank)):,} blank cells (first: column {dataset.names[int(np.argmax(blank[row]))]!r}, row {row + 1}); fit with "
             f"{subject('method', 'em')} (EM on the rows as they are), or load the data with "
             f"{subject('missing', 'drop')}")
     columns, parents, arities = family_layout(dag, dataset)
