@@ -97,14 +97,14 @@ def learn(data, algorithm="hc", score="bdeu", ess=1.0, scorer=None, missing="em"
     spec = search_spec(algorithm)
     if scorer is None:
         data = check_dataset(data)
-    if scorer is None and getattr(data, "blank", None) is not None:
-        if missing == "em":
-            em = {key: value for key, value in (("em_iterations", em_iterations), ("completions", completions))
-                  if value is not None}
-            return structural_em(data, algorithm, score=score, ess=ess, **em, **options)
-        if missing == "error":
-            require_complete(data, f"learning with {subject('missing', 'error')}")
-        data = data.complete_rows()
+        if getattr(data, "blank", None) is not None:
+            if missing == "em":
+                em = {key: value for key, value in (("em_iterations", em_iterations), ("completions", completions))
+                      if value is not None}
+                return structural_em(data, algorithm, score=score, ess=ess, **em, **options)
+            if missing == "error":
+                require_complete(data, f"learning with {subject('missing', 'error')}")
+            data = data.complete_rows()
     options = spec.checked(options)
     if scorer is None:
         scorer = Scorer(data, score=score, ess=ess)
