@@ -12,7 +12,8 @@ variables are cut into chunks and each chunk is one Dask task:
   (``scatter``, to every worker); each worker builds its scorer once.
 - Finished chunks are gathered as they complete, so a worker lost later
   cannot lose them; Dask reruns the tasks of a lost worker, and a chunk
-  whose task still fails is resubmitted (up to :data:`RESUBMITS` times).
+  whose task still fails, or whose finished result was lost with its worker
+  before it was fetched, is resubmitted (up to :data:`RESUBMITS` times).
 
 Worker processes are spawned: a script that starts a local cluster must
 guard its entry point with ``if __name__ == "__main__":``.
@@ -158,16 +159,18 @@ def _gather(distributed, client, chunks, data, settings, control):
             continue
         for future in done:
             chunk, tries = pending.pop(future)
-            if future.status == "finished":
-                for v, items, stats in future.result():
-                    found[v] = (pack_items(items), stats)
-                control.report(done=len(found) / total, message=f"parent sets: {len(found)}/{total} variables",
-                               variables_done=len(found), time_left=control.remaining)
-            elif tries < RESUBMITS:
+            try:  # a failed task raises; so does a finished one whose worker died before its result was fetched
+                rows = future.result()
+            except Exception as error:  # the task's error, KilledWorker or the lost result's cancellation
+                if tries >= RESUBMITS:
+                    raise ResourceError(f"the Dask task for variables {chunk[:5]}... failed {tries + 1} times "
+                                        f"({error!r}); check the workers' logs") from None
                 pending[submit(chunk)] = (chunk, tries + 1)
-            else:
-                raise ResourceError(f"the Dask task for variables {chunk[:5]}... failed {tries + 1} times "
-                                    f"({future.exception()!r}); check the workers' logs")
+                continue
+            for v, items, stats in rows:
+                found[v] = (pack_items(items), stats)
+            control.report(done=len(found) / total, message=f"parent sets: {len(found)}/{total} variables",
+                           variables_done=len(found), time_left=control.remaining)
     return found
 
 
