@@ -15,11 +15,23 @@ It listens to numba's event API (:mod:`numba.core.event`): the
 ``"numba:compile"`` event is broadcast around each compile, never around a
 load from the cache. Compiles are serialised by numba's compiler lock, so
 one count serves every thread.
+
+Every kernel is declared with this module's :data:`njit`, so that numba's
+CPU target is set up before any kernel compiles or loads, and without SciPy's
+linear algebra (:func:`_load_cpu_target`): numba's array functions import
+``scipy.linalg`` once, only to learn whether ``np.convolve`` may call BLAS,
+which no kernel here does; that import held 15-22 MiB of every process (the
+app, a command, each Dask worker) and 0.1-0.4 s of its first kernel.
 """
 
 import contextlib
+import importlib
+import importlib.abc
+import sys
+import threading
 import time
 
+import numba
 from numba.core import event
 
 
@@ -51,6 +63,56 @@ class _Compiling(event.Listener):
 
 _LISTENER = _Compiling()
 event.register("numba:compile", _LISTENER)
+
+
+class _NoLinearAlgebra(importlib.abc.MetaPathFinder):
+    """Refuses ``scipy.linalg`` and its submodules to one thread (an import hook, see :mod:`importlib.abc`)."""
+
+    def __init__(self):
+        self.thread = threading.get_ident()
+
+    def find_spec(self, name, path=None, target=None):
+        if (name == "scipy.linalg" or name.startswith("scipy.linalg.")) and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError(f"{name} is not loaded while numba sets up its CPU target", name=name)
+        return None
+
+
+def _load_cpu_target():
+    """Import numba's array functions while this thread cannot import ``scipy.linalg``.
+
+    numba's :mod:`numba.np.arraymath` asks at import whether
+    ``scipy.linalg.cython_blas`` loads, and uses the answer only to choose
+    BLAS for ``np.convolve`` and ``np.correlate`` in compiled code (a plain
+    loop otherwise). Everything else that needs BLAS in numba (``np.dot``,
+    ``np.linalg``) imports it when such a kernel compiles, so nothing is lost:
+    SciPy stays importable by every other thread, and by this one afterwards.
+    A process that has loaded ``scipy.linalg`` or numba's array functions
+    already is left as it is.
+    """
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    hook = _NoLinearAlgebra()
+    sys.meta_path.insert(0, hook)
+    try:
+        importlib.import_module("numba.np.arraymath")
+    finally:
+        sys.meta_path.remove(hook)
+
+
+_load_cpu_target()
+
+njit = numba.njit
+"""numba's :func:`numba.njit`, taken from here by every kernel so that the CPU target above is set up first.
+
+Examples
+--------
+>>> import numpy as np
+>>> @njit(cache=False)
+... def total(x):
+...     return x.sum()
+>>> float(total(np.ones(3)))
+3.0
+"""
 
 
 def compile_seconds():

@@ -38,8 +38,8 @@ import zlib
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from .compiling import njit
 from .data import check_dataset, require_complete, require_unweighted
 from .errors import DataError, OptionError, subject
 from .numerics import tie_tolerance

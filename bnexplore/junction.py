@@ -24,8 +24,9 @@ states costs ``1/r`` of its size.
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .compiling import njit
 from .errors import ResourceError
 
 

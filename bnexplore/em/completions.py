@@ -35,8 +35,9 @@ serve :mod:`bnexplore.em.imputation` too.
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..compiling import njit
 from ..data import Dataset, check_dataset, code_dtype
 from ..errors import DataError, OptionError, option
 from ..options import seed_number, whole_number

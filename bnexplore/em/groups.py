@@ -27,7 +27,9 @@ arrays of :class:`bnexplore.em.completions.NetworkArrays`.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from ..compiling import njit
 
 MAX_GROUP_STATES = 4096
 """Most joint states of one group of blank cells that is enumerated. A row with a larger group goes to the

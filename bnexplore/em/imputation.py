@@ -7,8 +7,9 @@ table can be exported. The work is one numba kernel over rows
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..compiling import njit
 from ..data import Dataset, check_dataset
 from ..errors import OptionError, subject
 from ..options import seed_number, whole_number

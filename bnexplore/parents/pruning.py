@@ -97,9 +97,9 @@ not enough: the subset that removed a set may lack a required parent.
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
-from ..compiling import search_clock
+from ..compiling import njit, search_clock
 from ..control import Control
 from ..errors import ResourceError, SearchError
 from ..knowledge import knowledge_params

@@ -25,9 +25,10 @@ compiles it, so the unweighted kernels run the integer code they always ran.
 import math
 
 import numpy as np
-from numba import config, njit, prange, types
+from numba import config, prange, types
 from numba.extending import overload
 
+from ..compiling import njit
 from .registry import AIC, BDEU, BIC, K2  # the codes the kernels branch on, as the score registry numbers them
 
 _KEY_LIMIT = 1 << 40

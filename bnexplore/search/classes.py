@@ -13,7 +13,9 @@ entry ``v`` is the bitmask of ``v``'s parents.
 """
 
 import numpy as np
-from numba import njit
+
+from ..compiling import njit
+
 
 @njit(cache=True)
 def class_keys(parent_masks, rpdag):

@@ -48,7 +48,8 @@ the node whose best still-allowed family has the largest LP value.
 """
 
 import numpy as np
-from numba import njit
+
+from ..compiling import njit
 
 _EPS = 1e-9
 

@@ -11,8 +11,8 @@ for an addition or deletion, two for a reversal), so each step costs at most
 """
 
 import numpy as np
-from numba import njit
 
+from ..compiling import njit
 from ..errors import SearchError
 from ..graphs import find_cycle
 from ..resources import check_memory, format_bytes

@@ -12,8 +12,8 @@ smaller, stated margin of the optimum; both engines share these rules.
 import math
 
 import numpy as np
-from numba import njit
 
+from ..compiling import njit
 from ..numerics import tie_tolerance
 from ..parents.pruning import tolerance
 

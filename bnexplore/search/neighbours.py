@@ -7,7 +7,9 @@ credible sets are mostly connected by them. Families are laid out as in
 """
 
 import numpy as np
-from numba import njit
+
+from ..compiling import njit
+
 
 @njit(cache=True)
 def family_changes(chosen, masks, scores, offsets, min_gain):

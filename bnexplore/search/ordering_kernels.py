@@ -16,7 +16,8 @@ orders that follow an ordering where they can (:func:`respecting_order`, :func:`
 """
 
 import numpy as np
-from numba import njit
+
+from ..compiling import njit
 
 
 @njit(cache=True)

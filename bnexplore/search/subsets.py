@@ -21,8 +21,9 @@ size, in parallel) so that a layer only reads the one before it. The optimum
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from ..compiling import njit
 from ..errors import ResourceError, SearchError
 
 MAX_VARIABLES = 62

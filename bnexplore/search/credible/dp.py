@@ -10,9 +10,8 @@ them all, or the best ``limit`` (:mod:`bnexplore.search.kbest`).
 
 
 import numpy as np
-from numba import njit
 
-from ...compiling import search_clock
+from ...compiling import njit, search_clock
 from ...parents.pruning import tolerance
 from ..kbest import enumeration_memory, heapify, limited_set, sift_down
 from ..subsets import CandidateArrays, dp_memory, subset_table

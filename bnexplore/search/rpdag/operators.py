@@ -40,8 +40,8 @@ References
 """
 
 import numpy as np
-from numba import njit
 
+from ...compiling import njit
 from ...errors import SearchError
 from ...graphs import RPDAG
 from ...options import whole_number
