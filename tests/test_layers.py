@@ -10,7 +10,8 @@ until run time). Checked on the whole tree:
 - no private name (``_x``) of one module is imported or read by another;
 - every module of ``bnexplore/`` sits in one layer of :data:`LAYERS` and
   imports only from its own layer or lower ones (the cycle check keeps a
-  layer's modules from needing each other both ways).
+  layer's modules from needing each other both ways);
+- every kernel of ``bnexplore/`` is declared with ``compiling.njit``, never numba's own decorator.
 
 Each check is a function of the sources, so it is also run on small made-up
 trees that break it (a check that cannot fail proves nothing).
@@ -206,6 +207,28 @@ def upward_imports(sources, layers=LAYERS):
     return sorted(out)
 
 
+def numba_decorators(sources):
+    """``module:line`` of every import of numba's ``njit`` or ``jit`` in the library outside ``compiling``.
+
+    Kernels take ``njit`` from :mod:`bnexplore.compiling`, which sets numba's CPU target up first (without
+    scipy.linalg); a kernel decorated with numba's own could load first and bring SciPy's BLAS back.
+    """
+    out = []
+    for module, line, target, names in imports(sources):
+        if module.split(".")[0] != "bnexplore" or module == "bnexplore.compiling" or target.split(".")[0] != "numba":
+            continue
+        if {"njit", "jit"} & set(names):
+            out.append(f"{module}:{line}")
+    for module, (path, text) in sources.items():
+        if module.split(".")[0] != "bnexplore" or module == "bnexplore.compiling":
+            continue
+        for node in ast.walk(ast.parse(text, str(path))):
+            if (isinstance(node, ast.Attribute) and node.attr in ("njit", "jit") and isinstance(node.value, ast.Name)
+                    and node.value.id == "numba"):
+                out.append(f"{module}:{node.lineno}")
+    return sorted(out)
+
+
 # -- the tree ---------------------------------------------------------------------------------------
 
 SOURCES = project_sources()
@@ -230,6 +253,10 @@ def test_no_private_name_crosses_modules():
 
 def test_every_module_imports_only_from_its_layer_or_lower():
     assert upward_imports(SOURCES) == []
+
+
+def test_every_kernel_takes_njit_from_compiling():
+    assert numba_decorators(SOURCES) == []
 
 
 def test_knowledge_imports_only_errors_and_graphs():
@@ -300,3 +327,13 @@ def test_an_upward_import_and_a_module_in_no_layer_are_found(tmp_path):
 def test_every_layer_name_is_a_module_of_the_tree(name):
     """A layer naming a module that no longer exists is out of date."""
     assert name in SOURCES or any(module.startswith(name + ".") for module in SOURCES)
+
+
+def test_a_kernel_decorated_by_numba_itself_is_found(tmp_path):
+    sources = fake(tmp_path, {
+        "bnexplore/__init__.py": "",
+        "bnexplore/compiling.py": "import numba\n\nnjit = numba.njit\n",
+        "bnexplore/a.py": "from numba import njit, prange\n",
+        "bnexplore/b.py": "import numba\n\n@numba.njit(cache=True)\ndef f():\n    pass\n",
+        "bnexplore/c.py": "from numba import prange\n\nfrom .compiling import njit\n"})
+    assert numba_decorators(sources) == ["bnexplore.a:1", "bnexplore.b:3"]
