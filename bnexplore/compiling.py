@@ -92,11 +92,11 @@ def _load_cpu_target():
     if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
         return
     hook = _NoLinearAlgebra()
-    sys.meta_path.insert(0, hook)
+    sys.meta_path = [hook, *sys.meta_path]  # a new list: another thread's import may be walking the old one
     try:
         importlib.import_module("numba.np.arraymath")
     finally:
-        sys.meta_path.remove(hook)
+        sys.meta_path = [finder for finder in sys.meta_path if finder is not hook]
 
 
 _load_cpu_target()
