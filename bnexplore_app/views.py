@@ -85,7 +85,7 @@ def settings_text(params):
 
 
 def stopped_text(result):
-    """What a result's early stop means, or "" when it ran to its end.
+    """What a result's stop means (the time limit, or early and why), or "" when it ran to its end.
 
     An exact search stopped with a proven upper bound on the optimum
     (``stats["bound"]``, ``stats["gap"]``, from :mod:`bnexplore.search.exact`
@@ -98,7 +98,9 @@ def stopped_text(result):
     bound, gap = stats.get("bound"), stats.get("gap")
     if bound is not None and gap is not None and math.isfinite(bound):
         return f"stopped: within {gap:,.4g} of the optimum (proven bound {bound:,.2f})"
-    return f"stopped early ({stats.get('stopped_note') or stats['stopped']})"
+    if stats["stopped"] == "time limit":  # OBS and ASOBS use their whole limit by design: not "early"
+        return "ended at the time limit"
+    return f"stopped early ({stats['stopped']})"
 
 
 def found_pattern(result):

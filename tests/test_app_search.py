@@ -11,6 +11,7 @@ import pytest
 from bnexplore.control import Control
 from bnexplore.result import Result
 from bnexplore.search.exact import exact_search
+from bnexplore.search.hillclimb import hill_climb
 from bnexplore_app import algorithms, jobs, warmup
 from fakes import FakeClock
 from test_app import errors, go, load_sample, new_session, no_exception, paste, run_search
@@ -435,3 +436,36 @@ def test_the_replay_legend_draws_a_changed_link_without_an_arrow():
         changed = next(item for item in picture.legend if item.label == "changed in this step")
         legends[step["op"]] = changed.directed
     assert legends.get("A_link") is False and legends.get("A_arc", legends.get("A_hh")) is True, legends
+
+
+@pytest.fixture
+def ends_at_its_limit():
+    """A search that runs to its time limit by design (as OBS and ASOBS do with no count): its best score is
+    reached at 0.2 s and held to the limit at 1.0 s (two points in time: a table)."""
+
+    def run(inputs, options, control):
+        result = hill_climb(inputs.scorer())
+        result.trajectory = [{"step": 0, "seconds": 0.2, "score": result.score},  # too few points for a line
+                             {"step": 1, "seconds": 1.0, "score": result.score}]
+        result.stats["stopped"] = "time limit"
+        return result
+
+    register("anytime", run)
+    yield "anytime"
+    del algorithms.REGISTRY["anytime"]
+
+
+def test_a_search_that_ends_at_its_time_limit_is_not_said_to_stop_early(at, ends_at_its_limit):
+    """Was: "Stopped early (obs ...)" and a "seconds" column of 0.083 for an OBS run of 10 s: the column held the
+    last point's time, read as the run's length, and "early" is not true of a search meant to use its limit."""
+    job = start_search(at, ends_at_its_limit)
+    assert job.wait(120)
+    at.run()
+    no_exception(at)
+    summary = " ".join(s.value for s in at.success)
+    assert f"Ended at the time limit ({job.tasks[0].name}): the best network found by then is kept." in summary
+    assert "Stopped early" not in summary
+    table = at.table[0].value
+    assert list(table.columns) == ["search", "best score", "proven upper bound", "gap", "best found at (s)"]
+    assert float(table["best found at (s)"].iloc[0]) == pytest.approx(0.2)
+    assert at.dataframe[-1].value["stopped?"].tolist() == ["ended at the time limit"]  # the Results table

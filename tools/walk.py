@@ -173,6 +173,7 @@ def run_one(page, label, seconds=SEARCH_SECONDS):
     settle(page, lambda: page.get_by_role("button", name="Run", exact=True).click())
     ended = page.get_by_text("Finished:").or_(page.locator("[data-testid='stAlertContentError']"))
     ended.first.wait_for(timeout=SEARCH_WAIT_MS + seconds * 1000)
+    wait_idle(page)  # the page that says "Finished:" may still be drawing: a chart counted then can go again
     chart = page.locator("[data-testid='stVegaLiteChart']")
     if chart.count():
         chart.first.scroll_into_view_if_needed()
