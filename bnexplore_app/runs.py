@@ -45,12 +45,11 @@ def collect(job):
         stopped = [(name, result) for name, result in kept if result.stats.get("stopped")]
         bounded = "".join(f" {name}: {views.stopped_text(result)}." for name, result in stopped
                           if result.stats.get("bound") is not None)  # how close to the optimum it is proven
-        by_user = [name for name, result in stopped if result.stats["stopped"] != "time limit"]
-        timed = [name for name, result in stopped if result.stats["stopped"] == "time limit"]
+        timed = [name for name, result in stopped if views.ended_at_time_limit(result)]
+        by_user = [name for name, _ in stopped if name not in timed]
         notes.append(("success", f"Finished: {', '.join(name for name, _ in kept)}."
                       + (f" Stopped early ({', '.join(by_user)}): the best network found so far is kept."
                          if by_user else "")
-                      # an anytime search (OBS, ASOBS) runs to its limit by design: "early" would not be true
                       + (f" Ended at the time limit ({', '.join(timed)}): the best network found by then is kept."
                          if timed else "")
                       + bounded

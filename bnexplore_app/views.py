@@ -84,6 +84,11 @@ def settings_text(params):
     return ", ".join(f"{k}={number(v)}" for k, v in (params or {}).items() if v is not None)
 
 
+def ended_at_time_limit(result):
+    """True when a search ended at its time limit: no early stop for OBS and ASOBS, which use their whole limit."""
+    return (result.stats or {}).get("stopped") == "time limit"
+
+
 def stopped_text(result):
     """What a result's stop means (the time limit, or early and why), or "" when it ran to its end.
 
@@ -98,7 +103,7 @@ def stopped_text(result):
     bound, gap = stats.get("bound"), stats.get("gap")
     if bound is not None and gap is not None and math.isfinite(bound):
         return f"stopped: within {gap:,.4g} of the optimum (proven bound {bound:,.2f})"
-    if stats["stopped"] == "time limit":  # OBS and ASOBS use their whole limit by design: not "early"
+    if ended_at_time_limit(result):
         return "ended at the time limit"
     return f"stopped early ({stats['stopped']})"
 
