@@ -86,7 +86,7 @@ def checks():
         **{name: option.check for name, option in {**searches.options(), **EM_OPTIONS}.items()
            if option.kind != "choice"},
         "time_limit": lambda v: positive_number(v, "time_limit", unit=" of seconds"),
-        "ess": lambda v: positive_number(v, "ess", high=ESS.high, unit=" (the equivalent sample size)"),
+        "ess": ESS.check,
         "max_indegree": lambda v: whole_number(v, "max_indegree", 0),
         "bootstrap": lambda v: whole_number(v, "R", 1, MAX_RESAMPLES),
         "bootstrap_workers": lambda v: whole_number(v, "bootstrap_workers", 1),

@@ -31,8 +31,8 @@ def _real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def positive_number(value, name, high=None, unit="", error=OptionError):
-    """``float(value)`` when it is a finite number > 0 (and <= ``high``).
+def positive_number(value, name, high=None, unit="", error=OptionError, low=None):
+    """``float(value)`` when it is a finite number > 0 (and >= ``low``, <= ``high``).
 
     Parameters
     ----------
@@ -45,6 +45,8 @@ def positive_number(value, name, high=None, unit="", error=OptionError):
         Words after "number" in the message (``" of seconds"``).
     error : type
         The BNExploreError raised (a module's own, such as ScoreError).
+    low : float, optional
+        Smallest value allowed (above 0).
 
     Returns
     -------
@@ -55,9 +57,11 @@ def positive_number(value, name, high=None, unit="", error=OptionError):
     OptionError (or ``error``)
         Naming the option, the rule and the value.
     """
-    if not _real(value) or value <= 0 or (high is not None and value > high):
-        most = "" if high is None else f" at most {int(high) if high == int(high) else high:,}"
-        raise error(f"{subject(name)} must be a positive number{unit}{most}, got {value!r}")
+    if not _real(value) or value <= 0 or (low is not None and value < low) or (high is not None and value > high):
+        bounds = ([f"at least {low:g}"] if low is not None else []) + \
+            ([f"at most {int(high) if high == int(high) else high:,}"] if high is not None else [])
+        within = f" {' and '.join(bounds)}" if bounds else ""
+        raise error(f"{subject(name)} must be a positive number{unit}{within}, got {value!r}")
     return float(value)
 
 

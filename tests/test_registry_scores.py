@@ -167,3 +167,19 @@ def test_params_and_labels_come_from_the_registry():
     assert SCORES["bic"].settings_text({"ess": 2.0}) == "BIC"  # no hyperparameter: ess is not its setting
     with pytest.raises(ScoreError, match="unknown score 'mdl': choose one of " + ", ".join(SCORES)):
         score_spec("mdl")
+
+
+def test_an_ess_too_small_for_the_prior_counts_is_refused():
+    # below MIN_ESS BDeu's prior count ess / (q r) heads for 0: at 5e-324 it is 0 and every score was -inf, silently
+    from bnexplore import learn
+    from bnexplore.scores.registry import MIN_ESS
+
+    data = random_data(1, n_vars=3)
+    for ess in (5e-324, 1e-9, 0.0):
+        with pytest.raises(ScoreError, match=rf"^ess must be a positive number \(the equivalent sample size\) at "
+                                             rf"least 1e-06 and at most 1,000,000, got {ess!r}$"):
+            learn(data, "hc", ess=ess)
+    scorer = Scorer(data, "bdeu", ess=MIN_ESS)  # the smallest allowed scores like its naive twin
+    for v, parents in ((0, []), (1, [0]), (2, [0, 1])):
+        expected = naive.local_score(data.codes, data.arities, v, parents, "bdeu", ess=MIN_ESS)
+        assert math.isfinite(expected) and scorer.local(v, parents) == pytest.approx(expected, rel=1e-9)

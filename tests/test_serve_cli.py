@@ -67,6 +67,7 @@ def graphs(tmp_path_factory):
     (["learn", ASIA, "--ess", "1e308"], ["--ess", "1,000,000", "1e+308"]),
     (["learn", ASIA, "--ess", "nan"], ["--ess"]),
     (["learn", ASIA, "--ess", "0"], ["--ess"]),
+    (["learn", ASIA, "--ess", "1e-9"], ["--ess", "at least 1e-06", "1e-09"]),  # BDeu's prior counts near 0
     (["score", ASIA, "--arcs", "smoke->lung", "--ess", "-1"], ["--ess"]),
     (["enumerate", ASIA, "--ess", "1e7"], ["--ess"]),
     (["sample", ASIA_BIF, "-n", "1000000000000"], ["1,000,000,000,000 rows", "-n"]),

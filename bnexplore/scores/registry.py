@@ -29,7 +29,8 @@ Examples
 import math
 from dataclasses import dataclass
 
-from ..errors import ScoreError
+from ..errors import OptionError, ScoreError
+from ..options import positive_number
 
 BDEU, K2, BIC, AIC, LL = 0, 1, 2, 3, 4
 """Integer codes of the local scores, as the kernels of :mod:`bnexplore.scores.kernels` branch on them
@@ -40,6 +41,14 @@ MAX_ESS = 1e6
 ``lgamma`` values near ``lgamma(ess)``, which lose digits as ``ess`` grows: on
 asia (5,000 rows) the difference of two local scores is right to 1e-9 at 1e6, to
 1e-5 at 1e10, of random sign at 1e12, and every score is 0 (null) at 1e300."""
+
+MIN_ESS = 1e-6
+"""Smallest BDeu equivalent sample size accepted. BDeu's prior count of a cell is ``ess / (q r)``; near
+the smallest floats it becomes 0 and every score -inf (``ess = 5e-324``), long before that the learned
+network no longer depends on the data so much as on the tiny prior (Silander, Kontkanen & Myllymaki 2007,
+"On sensitivity of the MAP Bayesian network structure to the equivalent sample size parameter"). A
+millionth of a row keeps every prior count a normal float for any table a search can count, far below the
+values people use (0.1 to 100)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ class Hyperparameter:
         What it is called in words ("equivalent sample size (ESS)").
     default : float
     low, high : float
-        The range a user may set: ``low < value <= high`` (the library's check);
+        The range a user may set: ``low <= value <= high`` (:meth:`check`);
         the app's widget offers ``[low_widget, high_widget]``.
     low_widget, high_widget : float
         The range the app's widget offers (a picker needs finite, practical ends).
@@ -70,6 +79,27 @@ class Hyperparameter:
     low_widget: float
     high_widget: float
     help: str
+
+    def check(self, value, error=OptionError):
+        """``float(value)`` when it is a number in ``[low, high]``, else ``error`` naming the option as the door
+        in use names it (``ess``, ``--ess``) and the range.
+
+        Examples
+        --------
+        >>> ESS.check(2)
+        2.0
+        >>> ESS.check(0)
+        Traceback (most recent call last):
+        ...
+        bnexplore.errors.OptionError: ess must be a positive number (the equivalent sample size) at least 1e-06 and at most 1,000,000, got 0
+        """
+        return positive_number(value, self.name, low=self.low, high=self.high, unit=f" (the {self.unit})",
+                               error=error)
+
+    @property
+    def unit(self):
+        """The label without its abbreviation, as messages put it after "number": "equivalent sample size"."""
+        return self.label.split(" (")[0]
 
 
 @dataclass(frozen=True)
@@ -154,7 +184,7 @@ class ScoreSpec:
 
 
 ESS = Hyperparameter(
-    "ess", "equivalent sample size (ESS)", 1.0, 0.0, MAX_ESS, 0.01, 1000.0,
+    "ess", "equivalent sample size (ESS)", 1.0, MIN_ESS, MAX_ESS, 0.01, 1000.0,
     "How many imaginary rows the uniform prior is worth. Larger ESS lets more arcs in; 1 is the usual choice.")
 
 SCORES = {spec.name: spec for spec in (

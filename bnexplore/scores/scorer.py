@@ -18,7 +18,6 @@ import numpy as np
 
 from ..data import check_dataset, require_complete
 from ..errors import ScoreError
-from ..options import positive_number
 from . import kernels
 from .registry import ESS, LL, MAX_ESS, SCORES, score_spec
 
@@ -85,7 +84,8 @@ class Scorer:
         maximised log-likelihood LL. All natural log, higher is better.
     ess : float
         Equivalent sample size of BDeu (ignored by the other scores): a
-        number in ``(0, MAX_ESS]``, else a ScoreError naming ``ess``.
+        number in ``[MIN_ESS, MAX_ESS]`` (:mod:`bnexplore.scores.registry`), else a ScoreError naming
+        ``ess``.
     cache : bool
         Keep every computed local score (turn off only to measure kernels).
 
@@ -111,8 +111,7 @@ class Scorer:
     def __init__(self, data, score="bdeu", ess=1.0, cache=True):
         data = check_dataset(data)
         spec = score_spec(score)
-        ess = positive_number(ess, ESS.name, high=ESS.high, unit=" (the BDeu equivalent sample size)",
-                              error=ScoreError)
+        ess = ESS.check(ess, error=ScoreError)
         codes = np.asarray(data.codes)
         if codes.ndim != 2 or codes.shape[0] == 0:
             raise ScoreError("the data set has no rows: load data before scoring")
