@@ -11,7 +11,7 @@ from bnexplore.data import MISSING_LABEL, MISSING_POLICIES, TABLE_SUFFIXES, Enco
 from bnexplore.errors import BNExploreError, DataError
 from bnexplore_app import state
 from bnexplore_app.errors import without_links
-from bnexplore_app.page import run_page
+from bnexplore_app.page import WIDGETS, run_page
 from bnexplore_app.widgets import data_status, literal, pick_one, show_chart
 
 METHODS = ("uniform3", "quantile", "width", "manual")
@@ -122,7 +122,7 @@ def source_section():
     elif kind == "Upload a file":
         st.markdown("CSV, Parquet or Feather, one row per sample; a CSV's first line holds the column names. "
                     "Gzipped CSV (.csv.gz) works too.")
-        sep, encoding = text_options()
+        sep, encoding, header = text_options()
         upload = st.file_uploader(f"Table file (at most {UPLOAD_LIMIT_MB} MB)",
                                   type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES], key="data_upload",
                                   help=f"The server's limit is `server.maxUploadSize` = {UPLOAD_LIMIT_MB} in "
@@ -130,17 +130,18 @@ def source_section():
         st.markdown(f"**A file over {UPLOAD_LIMIT_MB} MB is refused by your browser** before it reaches the app: "
                     "the uploader marks it in red and nothing here changes. Gzip a CSV (.csv.gz) or save the "
                     "table as Parquet to make it several times smaller.")
-        read_as = (upload.file_id, sep, encoding) if upload is not None else None
+        read_as = (upload.file_id, sep, encoding, header) if upload is not None else None
         if upload is not None and st.session_state.get("_last_upload") != read_as:
-            st.session_state["_last_upload"] = read_as  # read again when the separator or encoding changes
+            st.session_state["_last_upload"] = read_as  # read again when how to read it changes
             return load(lambda: state.upload_table(f"upload {upload.name}", upload.getvalue(), upload.name,
-                                                   sep, encoding))
+                                                   sep, encoding, header))
     elif kind == "Paste CSV text":
-        sep, _ = text_options(encoding=False)
-        text = st.text_area("CSV text (first line: column names)", height=160, key="data_paste",
+        sep, _, header = text_options(encoding=False)
+        text = st.text_area("CSV text", height=160, key="data_paste",
                             placeholder="smoker,cancer\nyes,no\nno,no\n...")
         if st.button("Use this table", type="primary", key="data_use_paste"):
-            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted.csv", sep))
+            return load(lambda: state.upload_table("pasted table", text.encode("utf-8"), "pasted.csv", sep,
+                                                   header=header))
     else:
         st.caption("Rows are drawn forward through the network's probability tables; the network is kept as "
                    "the ground truth, so the Compare page can score what a search finds against it.")
@@ -158,17 +159,22 @@ def source_section():
 
 
 def text_options(encoding=True):
-    """The Separator (and Encoding) of CSV text: ``(sep, encoding)`` as read_frame takes them."""
-    left, right, _ = st.columns([1, 1, 2])
+    """How to read CSV text: ``(sep, encoding, header)`` as read_frame takes them (Separator, Encoding, and
+    whether the first line holds the column names)."""
+    left, middle, right = st.columns([1, 1, 2])
     sep = left.selectbox("Separator", list(SEPARATORS), key="data_sep",
                          help="The character between fields. auto: the one of , ; tab | that splits the first "
                               "lines into the same number of fields.")
     chosen = "auto"
     if encoding:
-        chosen = right.selectbox("Encoding", ENCODINGS, key="data_encoding",
-                                 help="How the text's characters are stored. auto: UTF-8 (UTF-16 or UTF-32 when "
-                                      "the file starts with their byte-order mark), else latin-1 with a warning.")
-    return SEPARATORS[sep], None if chosen == "auto" else chosen
+        chosen = middle.selectbox("Encoding", ENCODINGS, key="data_encoding",
+                                  help="How the text's characters are stored. auto: UTF-8 (UTF-16 or UTF-32 when "
+                                       "the file starts with their byte-order mark), else latin-1 with a warning.")
+    right.write("")
+    header = right.checkbox(WIDGETS["header"], value=True, key="data_header",
+                            help="Untick for a file whose first line is already data (many UCI files): its "
+                                 "columns are then called X0, X1, ...")
+    return SEPARATORS[sep], None if chosen == "auto" else chosen, header
 
 
 def numeric_values(frame, column):

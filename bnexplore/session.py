@@ -13,7 +13,8 @@ A data source is a bundled data set (``{"kind": "bundled", "name": "asia"}``), r
 sampled from a bundled network (``{"kind": "network", "name", "rows", "seed"}``) or a
 table carried in the file (``{"kind": "table", "label", "file_name", "bytes"}``, the
 original file's bytes, base64, with ``"sep"`` and ``"encoding"`` when they were chosen rather
-than detected), so loading reproduces exactly the same rows.
+than detected, and ``"header": false`` for a file without a header line), so loading reproduces exactly
+the same rows.
 
 A session file may come from anyone, so :meth:`Session.loads` checks all of it before
 building anything (DESIGN.md, "Serving safely"): the gzip and the JSON are bounded
@@ -181,12 +182,15 @@ class Session:
 
     # -- the data ------------------------------------------------------------
     @staticmethod
-    def table_source(data, file_name, label=None, sep=None, encoding=None):
-        """A source that carries a table's file in the session (``data``: the file's bytes; ``sep`` and
-        ``encoding`` as :func:`bnexplore.data.read_frame` takes them, None: sniffed and detected)."""
+    def table_source(data, file_name, label=None, sep=None, encoding=None, header=True):
+        """A source that carries a table's file in the session (``data``: the file's bytes; ``sep``,
+        ``encoding`` and ``header`` as :func:`bnexplore.data.read_frame` takes them, None: sniffed and
+        detected; ``"header": false`` is written only for a file without a header line)."""
         source = {"kind": "table", "label": label or file_name, "file_name": file_name,
                   "bytes": base64.b64encode(bytes(data)).decode("ascii")}
         source.update({key: value for key, value in (("sep", sep), ("encoding", encoding)) if value is not None})
+        if not header:
+            source["header"] = False
         return source
 
     def frame(self):
@@ -199,7 +203,8 @@ class Session:
             return sample(network, int(self.source["rows"]), seed=self.source.get("seed"))
         if kind == "table":
             return read_frame(io.BytesIO(table_bytes(self.source)), name=self.source.get("file_name"),
-                              sep=self.source.get("sep"), encoding=self.source.get("encoding"))[0]
+                              sep=self.source.get("sep"), encoding=self.source.get("encoding"),
+                              header=self.source.get("header", True))[0]
         raise DataError(f"this session's data source is of an unknown kind {kind!r}; "
                         f"known are {', '.join(SOURCE_KINDS)}")
 
@@ -491,6 +496,8 @@ def _check_source(source):
                     f"one of {', '.join(map(repr, TABLE_SEPARATORS))} or absent", source.get("sep"))
         check_field(source.get("encoding") in (None, *TABLE_ENCODINGS), "data.source.encoding",
                     f"one of {', '.join(TABLE_ENCODINGS)} or absent", source.get("encoding"))
+        check_field(isinstance(source.get("header", True), bool), "data.source.header", "true, false or absent",
+                    source.get("header"))
         table_bytes(source)
 
 

@@ -31,6 +31,7 @@ WIDGETS = {
     "discretize": "Discretize numeric columns with",
     "encoding": "Encoding",
     "sep": "Separator",
+    "header": "First line holds the column names",
     "drop_constant": None,
     "BNEXPLORE_MAX_EXPANDED_MB": None,  # set by whoever runs the server, not by the app's user
 }
@@ -51,6 +52,8 @@ def app_option(name, value=NO_VALUE, key=None):
         return None
     if value is NO_VALUE or value is Ellipsis:
         return f"*{widget}*"
+    if isinstance(value, bool):  # a checkbox
+        return f"*{widget}* {'ticked' if value else 'unticked'}"
     if isinstance(value, (list, tuple)):  # columns to leave out, marks for "no value"
         value = ", ".join(map(str, value))
     return f"*{widget}* ({value})" if name == "max_levels" else f"*{widget}: {value}*"

@@ -249,19 +249,20 @@ def sample_table(name):
                  f"{SHORT_NAMES.get(name, name)} {short_count(len(frame))}", {"kind": "bundled", "name": name})
 
 
-def upload_table(name, data, file_name, sep=None, encoding=None):
+def upload_table(name, data, file_name, sep=None, encoding=None, header=True):
     """A Table from uploaded or pasted bytes (raises DataError on a bad table).
 
     ``name`` is what the user reads ("upload people.csv"); the stem of
-    ``file_name`` names the data in result names ("people"). ``sep`` and
-    ``encoding`` are read_frame's (None: sniffed, detected).
+    ``file_name`` names the data in result names ("people"). ``sep``,
+    ``encoding`` and ``header`` are read_frame's (None: sniffed, detected).
     """
-    frame, notes = read_frame(io.BytesIO(data), name=file_name, sep=sep, encoding=encoding)
+    frame, notes = read_frame(io.BytesIO(data), name=file_name, sep=sep, encoding=encoding, header=header)
     digest = hashlib.sha256(data).hexdigest()  # the whole digest: equal keys mean equal bytes
     stem = file_name.removesuffix(".gz").rsplit(".", 1)[0] or file_name
-    read_as = f":{sep!r}:{encoding}" if sep or encoding else ""  # the same bytes read otherwise are other data
+    # the same bytes read otherwise are other data
+    read_as = (f":{sep!r}:{encoding}" if sep or encoding else "") + ("" if header else ":no header")
     return Table(frame, name, f"upload:{name}:{digest}{read_as}", None, f"{stem} {short_count(len(frame))}",
-                 Session.table_source(data, file_name, name, sep, encoding), notes)
+                 Session.table_source(data, file_name, name, sep, encoding, header), notes)
 
 
 def network_table(name, rows, seed):
@@ -282,7 +283,7 @@ def table_from_source(source):
     if kind == "network":
         return network_table(source["name"], int(source["rows"]), int(source["seed"]))
     return upload_table(source["label"], table_bytes(source), source["file_name"], source.get("sep"),
-                        source.get("encoding"))
+                        source.get("encoding"), source.get("header", True))
 
 
 METHOD = re.compile(r"uniform3|(quantile|width):([2-9]|1[0-9]|20)")

@@ -63,6 +63,31 @@ def test_a_semicolon_csv_loads_through_the_upload_and_the_separator_choice_reads
     assert at.session_state["dataset"].names == ["smoker", "cough", "town"]
 
 
+def test_a_file_without_a_header_line_is_read_by_unticking_the_first_line_box(at):
+    # a UCI-style file: every line is data, and the first line's numbers repeat (duplicated column names)
+    rows = "".join(f"{i % 2},{i % 3},{(i // 2) % 2}\n" for i in range(41))
+    upload(at, "uci.csv", rows.encode())
+    message = errors(at)
+    assert "duplicated column names: '0' (columns 1, 2, 3)" in message
+    assert "if the first line is a data row, read the file with *First line holds the column names* unticked" \
+        in message
+    assert at.session_state["dataset"].names == ASIA  # refused: the data in use stay
+    at.checkbox(key="data_header").uncheck()
+    at.run()
+    no_exception(at)
+    data = at.session_state["dataset"]
+    assert data.names == ["X0", "X1", "X2"] and data.n_rows == 41  # the first line is a row, not names
+
+
+def test_a_header_line_of_numbers_alone_is_read_but_said(at):
+    rows = "7,5,3\n" + "".join(f"{i % 2},{i % 3},{(i // 2) % 2}\n" for i in range(40))
+    upload(at, "numbers.csv", rows.encode())
+    assert at.session_state["dataset"].names == ["7", "5", "3"] and at.session_state["dataset"].n_rows == 40
+    said = " ".join(m.value for m in [*at.warning, *at.info, *at.caption])
+    assert "read as the column names, holds only numbers ('7', '5', '3')" in said
+    assert "*First line holds the column names* unticked" in said
+
+
 def test_a_tab_separated_paste_is_sniffed(at):
     paste(at, survey("\t"))
     assert at.session_state["dataset"].names == ["smoker", "cough", "town"]

@@ -233,3 +233,23 @@ def test_a_table_read_with_a_chosen_separator_and_encoding_comes_back_the_same(a
     open_file(other, "de.bnx", saved)
     assert other.session_state["data_key"] == at.session_state["data_key"]  # the same data: results attach
     assert other.session_state["dataset"].names == ["größe", "farbe"]
+
+
+def test_a_table_read_without_a_header_line_comes_back_the_same(at, downloads):
+    rows = "".join(f"{i % 2},{i % 3}\n" for i in range(30))
+    go(at, "1_Data")
+    at.radio(key="data_source").set_value("Upload a file")
+    at.run()
+    at.checkbox(key="data_header").uncheck()
+    at.file_uploader(key="data_upload").set_value(("uci.csv", rows.encode(), "text/csv"))
+    at.run()
+    no_exception(at)
+    assert at.session_state["dataset"].n_rows == 30
+    at.sidebar.button(key="session_save").click()
+    at.run()
+    saved = downloads["bnexplore-session.bnx"]
+    assert Session.loads(saved).source["header"] is False
+    other = new_session()
+    open_file(other, "uci.bnx", saved)
+    assert other.session_state["data_key"] == at.session_state["data_key"]
+    assert other.session_state["dataset"].names == ["X0", "X1"] and other.session_state["dataset"].n_rows == 30

@@ -2,6 +2,7 @@
 
 import gzip
 import io
+import json
 import math
 import os
 import re
@@ -644,6 +645,32 @@ def test_read_csv_header_only(tmp_path):
 def test_read_csv_duplicated_header_names_before_pandas_renames_them():
     with pytest.raises(DataError, match=r"duplicated column names: 'A' \(columns 1, 3\)"):
         read_csv(io.BytesIO(b"A,B,A\n1,2,3\n"))
+
+
+def test_a_first_line_of_numbers_is_said_to_be_perhaps_a_data_row():
+    # UCI files often have no header line: with repeated numbers it cannot be names; with distinct ones it reads
+    repeated = b"0,0,1\n1,0,1\n0,1,0\n"
+    with pytest.raises(DataError, match=r"duplicated column names: '0' \(columns 1, 2\); rename them so every "
+                                        r"column has its own name, or, if the first line is a data row, read "
+                                        r"the file with header=False$"):
+        read_csv(io.BytesIO(repeated))
+    assert read_csv(io.BytesIO(repeated), header=False).n_rows == 3
+    with pytest.warns(UserWarning, match=r"read as the column names, holds only numbers \('7', '5\.5', '-3'\): "
+                                         r"if the first line is a data row, read the file with header=False"):
+        frame, notes = read_frame(io.BytesIO(b"7,5.5,-3\n1,0,1\n0,1,0\n"))
+    assert list(frame.columns) == ["7", "5.5", "-3"] and len(notes) == 1
+    assert read_frame(io.BytesIO(b"age,7\n1,0\n"))[1] == []  # one name that is not a number: a header
+
+
+def test_the_command_line_names_its_no_header_flag(tmp_path, capsys):
+    from bnexplore.cli import main
+
+    path = tmp_path / "uci.csv"
+    path.write_bytes(b"0,0,1\n1,0,1\n0,1,0\n")
+    assert main(["learn", str(path)]) == 1
+    assert capsys.readouterr().err.strip().endswith("if the first line is a data row, read the file with --no-header")
+    assert main(["learn", str(path), "--no-header", "--quiet", "--json", str(tmp_path / "out.json")]) == 0
+    assert json.loads((tmp_path / "out.json").read_text())["graph"]["nodes"] == ["X0", "X1", "X2"]
 
 
 def test_read_csv_latin1_falls_back_with_line_number():

@@ -190,6 +190,8 @@ def test_json_items_are_bounded_before_parsing(monkeypatch):
      r"data.source.sep must be one of"),
     ({"data": {"source": {"kind": "table", "label": "x", "file_name": "x.csv", "bytes": "YQ==", "encoding": "rot13"}}},
      r"data.source.encoding must be one of utf-8"),
+    ({"data": {"source": {"kind": "table", "label": "x", "file_name": "x.csv", "bytes": "YQ==", "header": "no"}}},
+     r"data.source.header must be true, false or absent, got 'no'"),
     ({"data": {}}, "data.source must be an object"),
     ({"data": None}, "data must be an object"),
     ({"data": {"source": {"kind": "bundled", "name": "asia"}, "encoding": {"columns": "asia"}}},

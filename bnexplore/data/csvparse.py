@@ -24,7 +24,8 @@ from ..errors import DataError, option, subject
 from ..limits import BoundedStream
 from . import parallel
 from .collect import collect, joined
-from .sources import check_names, check_width, named, offsets
+from .messages import short_list
+from .sources import check_names, check_width, named, numbers_only, offsets
 from .text import (check_text, decode_error, first_record_fields, not_text, sniff_separator, text_encoding,
                    undecodable, wide)
 
@@ -130,7 +131,12 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, bloc
             forced.update(widen)
             return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, block)
         shown, notes = named(source, schema.names) if header else ([f"X{j}" for j in range(len(schema.names))], [])
-        check_names(source, shown)
+        data_row = header and numbers_only(shown)
+        headless = f"if the first line is a data row, read the file with {subject('header', False)}"
+        check_names(source, shown, hint=headless if data_row else None)
+        if data_row:
+            notes.append(f"the first line of {source.label}, read as the column names, holds only numbers "
+                         f"({short_list(shown, 5)}): {headless}")
         check_nul = not wide(encoding)
         ordered = [False] * len(shown)
         types = dict(zip(schema.names, schema.types))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import zlib
 from pathlib import Path
 
@@ -192,8 +193,8 @@ def check_width(source, count, at_least=False):
                         f"here; keep the columns you need (at most {MAX_COLUMNS:,}) in the file")
 
 
-def check_names(source, names):
-    """DataError naming duplicated column names with their positions."""
+def check_names(source, names, hint=None):
+    """DataError naming duplicated column names with their positions (``hint``: one more way out, said last)."""
     if not names:
         raise DataError(f"{source.label} has no columns; choose a table with at least one column")
     spots = {}
@@ -202,7 +203,22 @@ def check_names(source, names):
     duplicates = [f"{name!r} (columns {', '.join(map(str, at))})" for name, at in spots.items() if len(at) > 1]
     if duplicates:
         raise DataError(f"{source.label} has duplicated column names: {'; '.join(duplicates)}; "
-                        f"rename them so every column has its own name")
+                        f"rename them so every column has its own name{'' if hint is None else ', or, ' + hint}")
+
+
+NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+"""A cell that reads as a number."""
+
+
+def numbers_only(names):
+    """Whether every name reads as a number: a header line that is likely a data row (UCI files have none).
+
+    Examples
+    --------
+    >>> numbers_only(["39", "7", "0.5"]), numbers_only(["age", "7"])
+    (True, False)
+    """
+    return all(NUMBER.fullmatch(str(name)) for name in names)
 
 
 def named(source, stored):
