@@ -7,7 +7,8 @@ page, every search the Search page offers (each with a short time limit), the
 views of the Networks page, Compare, the replay, Save session and Open session
 (in a new browser session), Stop on a long exact search, and the bad uploads
 (a binary file, a one-column CSV, a semicolon-separated CSV, a gzip bomb that
-expands past the server's bound). Each step prints its number, what it did,
+expands past the server's bound), and a table without a header line read by
+unticking *First line holds the column names*. Each step prints its number, what it did,
 the page's height, the error and warning boxes on the page, and anything that
 must never show (a traceback, "please report", an exception name); the
 screenshots are ``NN_step.png`` in the output folder. Then look at them.
@@ -358,6 +359,20 @@ def mark_missing(page, marks):
     to_top(page.get_by_text("Variables in use"))
 
 
+def headless_table(folder):
+    """A table without a header line, as UCI writes them: its first line is data (0s, so names would repeat)."""
+    path = Path(folder) / "no_header.csv"
+    path.write_text("".join(f"{k % 2},{(k // 2) % 3},{'yes' if k % 5 else 'no'}\n" for k in range(90)))
+    return path
+
+
+def untick_header(page):
+    """Untick *First line holds the column names* and wait until the table is in use."""
+    settle(page, page.get_by_text("First line holds the column names").click)
+    page.get_by_text("Now using").first.wait_for()
+    wait_idle(page)
+
+
 def bad_files(folder, bomb_mb):
     """The bad uploads: ``[(what, path)]``."""
     folder = Path(folder)
@@ -443,6 +458,8 @@ def walk_app(url, out, bomb_mb):
         for what, path in bad_files(walk.out, bomb_mb):
             walk.step(page, f"upload {what}", lambda path=path: upload_table(page, path))
         walk.step(page, "Tune page after the bad uploads", lambda: open_page(page, "2 · Tune"))
+        walk.step(page, "upload a table without a header line", lambda: upload_table(page, headless_table(walk.out)))
+        walk.step(page, "untick First line holds the column names", lambda: untick_header(page))
         if page.offline_requests:
             walk.flagged.append(f"the app asked the internet for {page.offline_requests[:3]}")
     return walk
