@@ -827,6 +827,32 @@ def test_utf16_text_reads_with_its_byte_order_mark_and_is_refused_without_one():
     assert same_dataset(read_table(io.BytesIO(bare), encoding="utf-16-le"), ds)
 
 
+def _zipped(name, text):
+    """A zip archive holding one member, deflated."""
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("name, content, says", [
+    ("survey.xlsx", _zipped("xl/worksheets/sheet1.xml", "<row><c><v>1</v></c></row>" * 400),
+     "file 'survey.xlsx' is a spreadsheet workbook (Excel or OpenDocument), not a text table; save its sheet as "
+     "CSV (File, Save As, CSV) and give that, or a Parquet or Feather file"),
+    ("old.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "file 'old.xls' is a spreadsheet workbook"),
+    ("survey.zip", _zipped("survey.csv", "a,b\n1,2\n" * 300),
+     "file 'survey.zip' is a zip archive, not a text table; give the CSV inside it (or that CSV gzipped, .csv.gz), "
+     "or a Parquet or Feather file"),
+])
+def test_a_workbook_or_a_zip_is_named_as_such_with_what_to_give_instead(tmp_path, name, content, says):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DataError, match=re.escape(says)):
+        read_table(path)
+
+
 @pytest.mark.parametrize("content, found", [
     (np.random.default_rng(3).bytes(4000), "it holds NUL bytes, the first at byte 67"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00", "it holds NUL bytes, the first at byte 9"),

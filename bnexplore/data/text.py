@@ -118,10 +118,29 @@ def check_text(source, encoding):
         raise not_text(source, f"{control:,} of its first {len(text):,} characters are control characters")
 
 
+WORKBOOKS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
+"""How spreadsheet workbooks begin: a zip (.xlsx, .ods) or an OLE2 compound file (.xls)."""
+
+
 def not_text(source, found):
-    """DataError for content that is not a text table (``found``: why), hinting at UTF-16 when it looks so."""
-    hint = ""
+    """DataError for content that is not a text table (``found``: why), saying so plainly of a spreadsheet
+    workbook or a zip archive and hinting at UTF-16 when it looks so.
+
+    Examples
+    --------
+    >>> import io
+    >>> from bnexplore.data.sources import Source
+    >>> print(not_text(Source(io.BytesIO(b"PK\\x03\\x04\\x00\\x00"), "survey.xlsx"), "it holds NUL bytes"))
+    file 'survey.xlsx' is a spreadsheet workbook (Excel or OpenDocument), not a text table; save its sheet as CSV (File, Save As, CSV) and give that, or a Parquet or Feather file
+    """
     head = source.prefix
+    if head.startswith(WORKBOOKS[0]) and (source.name or "").lower().endswith(".zip"):
+        return DataError(f"{source.label} is a zip archive, not a text table; give the CSV inside it (or that CSV "
+                         f"gzipped, .csv.gz), or a Parquet or Feather file")
+    if head.startswith(WORKBOOKS):
+        return DataError(f"{source.label} is a spreadsheet workbook (Excel or OpenDocument), not a text table; "
+                         f"save its sheet as CSV (File, Save As, CSV) and give that, or a Parquet or Feather file")
+    hint = ""
     if b"\x00" in head and max(head[0::2].count(0), head[1::2].count(0)) > 0.4 * len(head) / 2:
         hint = f"; if it is UTF-16 text, set {subject('encoding', 'utf-16')}"
     return DataError(f"{source.label} is not a text table ({found}); give a CSV, Parquet or Feather file{hint}")
