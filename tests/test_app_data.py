@@ -84,7 +84,7 @@ def test_a_header_line_of_numbers_alone_is_read_but_said(at):
     upload(at, "numbers.csv", rows.encode())
     assert at.session_state["dataset"].names == ["7", "5", "3"] and at.session_state["dataset"].n_rows == 40
     said = " ".join(m.value for m in [*at.warning, *at.info, *at.caption])
-    assert "read as the column names, holds only numbers ('7', '5', '3')" in said
+    assert "is read as the column names, but '7', '5', '3' are numbers heading columns of numbers" in said
     assert "*First line holds the column names* unticked" in said
 
 

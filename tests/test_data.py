@@ -649,17 +649,21 @@ def test_read_csv_duplicated_header_names_before_pandas_renames_them():
 
 def test_a_first_line_of_numbers_is_said_to_be_perhaps_a_data_row():
     # UCI files often have no header line: with repeated numbers it cannot be names; with distinct ones it reads
-    repeated = b"0,0,1\n1,0,1\n0,1,0\n"
+    repeated = b"0,0,no\n1,0,yes\n0,1,yes\n"
     with pytest.raises(DataError, match=r"duplicated column names: '0' \(columns 1, 2\); rename them so every "
                                         r"column has its own name, or, if the first line is a data row, read "
                                         r"the file with header=False$"):
         read_csv(io.BytesIO(repeated))
-    assert read_csv(io.BytesIO(repeated), header=False).n_rows == 3
-    with pytest.warns(UserWarning, match=r"read as the column names, holds only numbers \('7', '5\.5', '-3'\): "
-                                         r"if the first line is a data row, read the file with header=False"):
-        frame, notes = read_frame(io.BytesIO(b"7,5.5,-3\n1,0,1\n0,1,0\n"))
-    assert list(frame.columns) == ["7", "5.5", "-3"] and len(notes) == 1
-    assert read_frame(io.BytesIO(b"age,7\n1,0\n"))[1] == []  # one name that is not a number: a header
+    assert read_csv(io.BytesIO(repeated), header=False).names == ["X0", "X1", "X2"]
+    adult = b"39,State-gov,77516\n50,Self-emp,83311\n38,Private,215646\n"  # UCI's adult.data, three columns
+    with pytest.warns(UserWarning, match=r"^the first line of the upload is read as the column names, but '39', "
+                                         r"'77516' are numbers heading columns of numbers: if the first line is "
+                                         r"a data row, read the file with header=False$"):
+        frame, notes = read_frame(io.BytesIO(adult))
+    assert list(frame.columns) == ["39", "State-gov", "77516"] and len(frame) == 2 and len(notes) == 1
+    assert read_frame(io.BytesIO(adult), header=False)[0].shape == (3, 3)
+    # a header of names (or a number over a column of text) is a header: nothing said
+    assert read_frame(io.BytesIO(b"age,Q1,2020\n34,yes,a\n51,no,b\n"))[1] == []
 
 
 def test_the_command_line_names_its_no_header_flag(tmp_path, capsys):

@@ -368,7 +368,8 @@ def headless_table(folder):
 
 def untick_header(page):
     """Untick *First line holds the column names* and wait until the table is in use."""
-    settle(page, page.get_by_text("First line holds the column names").click)
+    box = page.locator("[data-testid='stCheckbox']").filter(has_text="First line holds the column names")
+    settle(page, box.first.click)
     page.get_by_text("Now using").first.wait_for()
     wait_idle(page)
 

@@ -25,7 +25,7 @@ from ..limits import BoundedStream
 from . import parallel
 from .collect import collect, joined
 from .messages import short_list
-from .sources import check_names, check_width, named, numbers_only, offsets
+from .sources import check_names, check_width, named, offsets, reads_as_number
 from .text import (check_text, decode_error, first_record_fields, not_text, sniff_separator, text_encoding,
                    undecodable, wide)
 
@@ -131,12 +131,15 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, bloc
             forced.update(widen)
             return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, block)
         shown, notes = named(source, schema.names) if header else ([f"X{j}" for j in range(len(schema.names))], [])
-        data_row = header and numbers_only(shown)
+        # a number naming a column of numbers: the first line is likely a data row (UCI files have no header)
+        numbered = [name for name, kind in zip(shown, schema.types)
+                    if header and (pa.types.is_integer(kind) or pa.types.is_floating(kind)) and reads_as_number(name)]
         headless = f"if the first line is a data row, read the file with {subject('header', False)}"
-        check_names(source, shown, hint=headless if data_row else None)
-        if data_row:
-            notes.append(f"the first line of {source.label}, read as the column names, holds only numbers "
-                         f"({short_list(shown, 5)}): {headless}")
+        check_names(source, shown, hint=headless if numbered else None)
+        if numbered:
+            notes.append(f"the first line of {source.label} is read as the column names, but {short_list(numbered, 5)} "
+                         f"{'is a number' if len(numbered) == 1 else 'are numbers'} heading columns of numbers: "
+                         f"{headless}")
         check_nul = not wide(encoding)
         ordered = [False] * len(shown)
         types = dict(zip(schema.names, schema.types))

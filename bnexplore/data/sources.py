@@ -210,15 +210,15 @@ NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
 """A cell that reads as a number."""
 
 
-def numbers_only(names):
-    """Whether every name reads as a number: a header line that is likely a data row (UCI files have none).
+def reads_as_number(text):
+    """Whether ``text`` reads as a number (a column name that does is likely a value of a data row).
 
     Examples
     --------
-    >>> numbers_only(["39", "7", "0.5"]), numbers_only(["age", "7"])
-    (True, False)
+    >>> reads_as_number("39"), reads_as_number(" -0.5e3"), reads_as_number("age"), reads_as_number("Q1")
+    (True, True, False, False)
     """
-    return all(NUMBER.fullmatch(str(name)) for name in names)
+    return NUMBER.fullmatch(str(text)) is not None
 
 
 def named(source, stored):
