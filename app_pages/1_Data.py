@@ -120,8 +120,8 @@ def source_section():
         if right.button("Load sample", type="primary", key="data_load_sample"):
             return load(lambda: state.sample_table(name))
     elif kind == "Upload a file":
-        st.markdown("CSV, Parquet or Feather, one row per sample; a CSV's first line holds the column names. "
-                    "Gzipped CSV (.csv.gz) works too.")
+        st.markdown("CSV, Parquet or Feather, one row per sample; a CSV's first line holds the column names "
+                    "(untick the box if it is a row of data). Gzipped CSV (.csv.gz) works too.")
         sep, encoding, header = text_options()
         upload = st.file_uploader(f"Table file (at most {UPLOAD_LIMIT_MB} MB)",
                                   type=[suffix.lstrip(".") for suffix in TABLE_SUFFIXES], key="data_upload",

@@ -132,8 +132,8 @@ def _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, bloc
             return _parse_csv(source, header, sep, encoding, forced, ranges, frame, names, block)
         shown, notes = named(source, schema.names) if header else ([f"X{j}" for j in range(len(schema.names))], [])
         # a number naming a column of numbers: the first line is likely a data row (UCI files have no header)
-        numbered = [name for name, kind in zip(shown, schema.types)
-                    if header and (pa.types.is_integer(kind) or pa.types.is_floating(kind)) and reads_as_number(name)]
+        numeric = [pa.types.is_integer(kind) or pa.types.is_floating(kind) for kind in schema.types]
+        numbered = [name for name, number in zip(shown, numeric) if number and reads_as_number(name)] if header else []
         headless = f"if the first line is a data row, read the file with {subject('header', False)}"
         check_names(source, shown, hint=headless if numbered else None)
         if numbered:
