@@ -106,10 +106,6 @@ SAMPLE_BYTES_PER_CELL = 8
 writer's buffers (4.3 bytes measured on asia, 10^6 rows), with headroom."""
 
 
-SWITCHES = {"header"}
-"""Options whose flag takes no value: ``--no-header`` is ``header=False``."""
-
-
 def flag_option(name, value=NO_VALUE, key=None):
     """How the command line names a library option in messages: ``--max-levels 50``.
 
@@ -123,7 +119,7 @@ def flag_option(name, value=NO_VALUE, key=None):
     flag = FLAGS.get(name)
     if flag is None or value is None:
         return None
-    if value is NO_VALUE or name in SWITCHES:
+    if value is NO_VALUE or isinstance(value, bool):  # a switch: --no-header is header=False
         return flag
     if value is Ellipsis:
         return f"{flag} {name.upper()}"
