@@ -118,7 +118,9 @@ def check_text(source, encoding):
         raise not_text(source, f"{control:,} of its first {len(text):,} characters are control characters")
 
 
-WORKBOOKS = (b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
+ZIP = b"PK\x03\x04"
+"""How a zip archive begins (an .xlsx or .ods workbook is one)."""
+WORKBOOKS = (ZIP, b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")
 """How spreadsheet workbooks begin: a zip (.xlsx, .ods) or an OLE2 compound file (.xls)."""
 
 
@@ -134,7 +136,7 @@ def not_text(source, found):
     file 'survey.xlsx' is a spreadsheet workbook (Excel or OpenDocument), not a text table; save its sheet as CSV (File, Save As, CSV) and give that, or a Parquet or Feather file
     """
     head = source.prefix
-    if head.startswith(WORKBOOKS[0]) and (source.name or "").lower().endswith(".zip"):
+    if head.startswith(ZIP) and (source.name or "").lower().endswith(".zip"):
         return DataError(f"{source.label} is a zip archive, not a text table; give the CSV inside it (or that CSV "
                          f"gzipped, .csv.gz), or a Parquet or Feather file")
     if head.startswith(WORKBOOKS):
